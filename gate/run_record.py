@@ -1,0 +1,105 @@
+"""The provider-neutral record of one trial of one case (DESIGN.md section 3).
+
+The agent loop produces it; scoring, path assertions and reports read it. Pure data with a
+lossless ``to_dict`` / ``from_dict`` so that it travels inside the JSON results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+MockKind = Literal["matched", "fallback", "error", "unmocked", "none"]
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One tool call the agent made.
+
+    ``raw_arguments`` is the argument text exactly as the model sent it; ``arguments`` its parsed
+    JSON object, or None when it is not valid JSON / not an object (then ``arguments_error`` says why).
+    """
+
+    id: str
+    name: str
+    raw_arguments: str
+    arguments: dict[str, Any] | None
+    arguments_error: str | None
+    turn: int
+    result: Any = None
+    mock: MockKind = "none"
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What happened in one trial.
+
+    ``messages`` is the provider-neutral transcript: dicts with ``role`` ("system", "user",
+    "assistant", "tool"), ``content`` (str) and, for assistant turns with calls, ``calls`` (list of
+    call ids); tool messages carry ``call_id`` and ``name``. ``error`` is set when the provider
+    failed (the trial is then an *error*, not a failure).
+    """
+
+    input: str
+    messages: tuple[dict[str, Any], ...]
+    calls: tuple[RecordedCall, ...]
+    output: str
+    turns: int
+    latency_ms: float
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    error: str | None = None
+    stop_reason: str = "final_answer"  # final_answer | max_turns | max_tool_calls | provider_error | budget
+    model: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["messages"] = list(self.messages)
+        data["calls"] = [asdict(c) for c in self.calls]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
+        return cls(
+            input=data["input"],
+            messages=tuple(data.get("messages", ())),
+            calls=tuple(RecordedCall(**c) for c in data.get("calls", ())),
+            output=data.get("output", ""),
+            turns=data.get("turns", 0),
+            latency_ms=data.get("latency_ms", 0.0),
+            usage=Usage(**data.get("usage", {})),
+            cost_usd=data.get("cost_usd"),
+            error=data.get("error"),
+            stop_reason=data.get("stop_reason", "final_answer"),
+            model=data.get("model", ""),
+            extra=dict(data.get("extra", {})),
+        )
+
+    def as_path_root(self) -> dict[str, Any]:
+        """The object path assertions walk: ``calls[0].name``, ``calls[*].args.city``, ``output``,
+        ``messages[-1].content``, ``turns``, ``latency_ms``, ``usage.input_tokens``."""
+        return {
+            "input": self.input,
+            "messages": list(self.messages),
+            "calls": [
+                {"name": c.name, "args": c.arguments, "raw_args": c.raw_arguments, "result": c.result, "turn": c.turn}
+                for c in self.calls
+            ],
+            "output": self.output,
+            "turns": self.turns,
+            "latency_ms": self.latency_ms,
+            "usage": asdict(self.usage),
+            "cost_usd": self.cost_usd,
+            "error": self.error,
+        }

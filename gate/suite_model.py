@@ -1,0 +1,277 @@
+"""The suite language as typed, frozen data (DESIGN.md section 2).
+
+The loader (``gate.suite_loader``) turns a validated YAML document into these objects; everything
+after loading (agent loop, scoring, reports) reads only these. Pure data: no I/O here.
+
+Argument matchers are kept as plain JSON-like values in their YAML form (see ``gate.matchers`` for
+their meaning), because they nest arbitrarily and are interpreted by one pure function.
+
+A ``Source`` records where something was written (file, line, column), so that every report can
+point back at the exact line a user must change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Provider = Literal["openai", "anthropic"]
+OrderMode = Literal["any", "in_order", "strict"]
+ExtraCalls = Literal["allow", "forbid"]
+Reducer = Literal["all", "any", "at_least", "majority", "mean"]
+ScoringMode = Literal["all", "weighted"]
+Aggregate = Literal["all", "any", "mean", "min", "max"]
+Role = Literal["user", "assistant", "tool"]
+
+DEFAULT_THRESHOLD = 0.9
+DEFAULT_WEIGHTS = {"precision": 0.3, "recall": 0.3, "arguments": 0.3, "output": 0.1}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a thing was written: repository-relative path, 1-based line and column (0 = unknown)."""
+
+    path: str
+    line: int = 0
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """A tool in provider-neutral form. ``parameters`` is the tool's JSON Schema (an object schema)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    source: Source
+    # Line of the description text, where review comments about the description go (0 = unknown).
+    description_line: int = 0
+    # Per-parameter source lines (parameter name -> line of its definition), for argument advice.
+    parameter_lines: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    temperature: float | None = None
+    max_tokens: int | None = None
+    # "auto" | "required" | "none" | a tool name to force.
+    tool_choice: str | None = None
+    parallel_tool_calls: bool | None = None
+    seed: int | None = None
+    top_p: float | None = None
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The system prompt template. ``source`` is the prompt file (or the suite line when inline)."""
+
+    template: str
+    source: Source
+    from_file: bool = False
+
+
+@dataclass(frozen=True)
+class Agent:
+    provider: Provider
+    model: str
+    params: ModelParams
+    system_prompt: Prompt | None
+    tools: tuple[ToolDef, ...]
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The model that grades judged checks; always run at temperature 0 with a forced tool call."""
+
+    provider: Provider
+    model: str
+    max_tokens: int = 1024
+
+
+@dataclass(frozen=True)
+class MockRule:
+    """One rule for a tool: used when ``when`` (argument matchers, None = always) matches the call.
+
+    Exactly one of ``returns`` (any JSON value) or ``error`` (message sent back as a tool error)."""
+
+    when: dict[str, Any] | None
+    returns: Any = None
+    error: str | None = None
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class Mocks:
+    tools: dict[str, tuple[MockRule, ...]] = field(default_factory=dict)
+    # What an unmocked tool returns; None means the built-in default (an explanatory error result).
+    unmocked: MockRule | None = None
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class Times:
+    """How many times an expected call must occur: between ``min`` and ``max`` (None = no upper bound)."""
+
+    min: int = 1
+    max: int | None = 1
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    tool: str
+    # Argument name -> matcher (YAML form, see gate.matchers). Empty: any arguments.
+    args: dict[str, Any]
+    times: Times = Times()
+    # Arguments not named in ``args`` are allowed (otherwise: "unexpected argument").
+    allow_extra_args: bool = False
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class OutputChecks:
+    """Checks on the agent's final answer. Judged ones need the suite's ``judge``."""
+
+    contains: tuple[str, ...] = ()
+    not_contains: tuple[str, ...] = ()
+    regex: tuple[str, ...] = ()
+    equals: str | None = None
+    # Judged:
+    criteria: tuple[str, ...] = ()
+    semantic_contains: tuple[str, ...] = ()
+    ranking: Ranking | None = None
+    choice: Choice | None = None
+    asks_clarification: bool | None = None
+    ignore_case: bool = False
+
+    def judged(self) -> bool:
+        return bool(
+            self.criteria
+            or self.semantic_contains
+            or self.ranking
+            or self.choice
+            or self.asks_clarification is not None
+        )
+
+    def empty(self) -> bool:
+        return not (self.contains or self.not_contains or self.regex or self.equals is not None) and not self.judged()
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Judge orders (agent answer, wrong, irrelevant) against the verified reference answer."""
+
+    reference: str
+    wrong: str
+    irrelevant: str
+    threshold: float = 0.75
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Multiple choice: options are shown to the agent shuffled per trial (fixed seed)."""
+
+    options: tuple[str, ...]
+    correct: str
+
+
+@dataclass(frozen=True)
+class PathAssertion:
+    """An assertion over the run record: ``path`` selects values, ``check`` is a one-key mapping
+    (equals / exists / not_exists / matches / one_of / criteria / semantic_contains / matcher)."""
+
+    path: str
+    check: dict[str, Any]
+    aggregate: Aggregate = "all"
+    threshold: float = 1.0
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class CallExpectation:
+    """The call-related part of an expectation; ``alternatives`` holds several of these."""
+
+    calls: tuple[ExpectedCall, ...] = ()
+    order: OrderMode = "any"
+    extra_calls: ExtraCalls = "allow"
+    forbidden_tools: tuple[str, ...] = ()
+    no_calls: bool = False
+    max_calls: int | None = None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    calls: CallExpectation = CallExpectation()
+    # Any one of these (each merged over nothing: it replaces ``calls``) may pass instead.
+    alternatives: tuple[CallExpectation, ...] = ()
+    output: OutputChecks = OutputChecks()
+    latency_ms: int | None = None
+    asserts: tuple[PathAssertion, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scoring:
+    mode: ScoringMode = "all"
+    pass_score: float = 0.8
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+
+
+@dataclass(frozen=True)
+class Defaults:
+    trials: int = 1
+    reducer: Reducer = "all"
+    # For reducer "at_least": how many trials must pass. For "mean": the pass score.
+    at_least: int = 1
+    mean_pass_score: float = 0.5
+    max_tool_calls: int = 16
+    max_turns: int = 8
+    latency_ms: int | None = None
+    scoring: Scoring = Scoring()
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    # The conversation sent to the agent; a single ``input`` becomes one user message.
+    conversation: tuple[Message, ...]
+    vars: dict[str, str]
+    tags: tuple[str, ...]
+    expect: Expectation
+    trials: int
+    reducer: Reducer
+    at_least: int
+    mean_pass_score: float
+    max_tool_calls: int
+    max_turns: int
+    scoring: Scoring
+    mocks: Mocks
+    source: Source
+    skip: str | None = None  # reason, when the case is skipped
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    path: str  # repository-relative path of the suite file
+    description: str
+    tags: tuple[str, ...]
+    agent: Agent
+    judge: Judge | None
+    mocks: Mocks
+    defaults: Defaults
+    threshold: float
+    cases: tuple[Case, ...]
+    # Every repository-relative file this suite reads (prompt, tool and mock files), for change detection.
+    dependencies: tuple[str, ...] = ()
+    source: Source | None = None
+
+    def tool(self, name: str) -> ToolDef | None:
+        for tool in self.agent.tools:
+            if tool.name == name:
+                return tool
+        return None
