@@ -1,0 +1,188 @@
+"""The redactor: secret env values and credential shapes never survive, ordinary text does."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from xml.sax.saxutils import escape as xml_escape
+
+import pytest
+
+from gate.redact import MASK, RedactingStream, Redactor, is_secret_name
+
+OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"
+ANTHROPIC_KEY = "sk-ant-api03-ZZZyyyXXXwww-vvvUUUttt_sss"
+GITHUB_TOKEN = "ghs_16C7e42F292c6912E7710c838347Ae178B4a"
+ODD_SECRET = 'pa"ss<w>rd&more/slashes+and=signs'
+
+
+def env() -> dict[str, str]:
+    return {
+        "OPENAI_API_KEY": OPENAI_KEY,
+        "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+        "INPUT_GITHUB_TOKEN": GITHUB_TOKEN,
+        "MY_SERVICE_SECRET_VALUE": ODD_SECRET,
+        "DB_PASSWORD": "correct-horse-battery",
+        "SHORT_TOKEN": "abc",  # too short to be a credential: ignored
+        "HOME": "/home/runner/work",  # not secret-looking
+        "OPENAI_BASE_URL": "http://127.0.0.1:8080/v1",
+        "MODEL": "gpt-4o-mini-long-name",
+    }
+
+
+@pytest.mark.parametrize(
+    "name,secret",
+    [
+        ("OPENAI_API_KEY", True),
+        ("ANTHROPIC_API_KEY", True),
+        ("AZURE_OPENAI_API_KEY", True),
+        ("GITHUB_TOKEN", True),
+        ("GH_TOKEN", True),
+        ("INPUT_GITHUB_TOKEN", True),
+        ("INPUT_OPENAI_API_KEY", True),
+        ("ACTIONS_RUNTIME_TOKEN", True),
+        ("CLIENT_SECRET", True),
+        ("MY_SECRET_THING", True),
+        ("DB_PASSWORD", True),
+        ("HOME", False),
+        ("OPENAI_BASE_URL", False),
+        ("GITHUB_REPOSITORY", False),
+        ("INPUT_THRESHOLD", False),
+        ("TOKENIZER_PATH", False),
+    ],
+)
+def test_secret_names(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+
+
+def test_from_env_masks_secret_values_and_keeps_ordinary_text() -> None:
+    redactor = Redactor.from_env(env())
+    text = (
+        f"key={OPENAI_KEY} ant={ANTHROPIC_KEY} gh={GITHUB_TOKEN} odd={ODD_SECRET} "
+        "db=correct-horse-battery model gpt-4o-mini-long-name at /home/runner/work abc"
+    )
+    out = redactor.redact(text)
+    for secret in (OPENAI_KEY, ANTHROPIC_KEY, GITHUB_TOKEN, ODD_SECRET, "correct-horse-battery"):
+        assert secret not in out
+    assert out.count(MASK) == 5
+    # Non-secret values and values too short to be credentials stay.
+    assert "gpt-4o-mini-long-name" in out and "/home/runner/work" in out and out.endswith(" abc")
+
+
+def test_secret_values_are_masked_in_their_serialised_forms() -> None:
+    from urllib.parse import quote
+
+    redactor = Redactor.from_env(env())
+    forms = {
+        "json": json.dumps(ODD_SECRET)[1:-1],
+        "xml": xml_escape(ODD_SECRET, {'"': "&quot;"}),
+        "url": quote(ODD_SECRET, safe=""),
+    }
+    for kind, form in forms.items():
+        assert form != ODD_SECRET, kind
+        out = redactor.redact(f"<x a='{form}'/>")
+        assert out == f"<x a='{MASK}'/>", kind
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "sk-abcdefghijklmnopqrstuvwxyz0123456789",
+        "sk-proj-abcdefghijklmnop_qrstu-vwxyz0123",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyzABCDEF",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "gho_abcdefghijklmnopqrstuvwxyz0123456789",
+        "ghs_abcdefghijklmnopqrstuvwxyz0123456789",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+    ],
+)
+def test_known_shapes_are_masked_without_any_env(shape: str) -> None:
+    out = Redactor().redact(f"the model said: {shape}.")
+    assert shape not in out
+    assert out == f"the model said: {MASK}."
+
+
+def test_bearer_and_url_credentials_are_masked_but_context_kept() -> None:
+    redactor = Redactor()
+    assert redactor.redact("Authorization: Bearer abcdef0123456789xyz") == "Authorization: Bearer ***"
+    assert (
+        redactor.redact("proxy https://alice:s3cr3tpassw0rd@proxy.example/v1 failed")
+        == "proxy https://***@proxy.example/v1 failed"
+    )
+    # Ordinary URLs and words are untouched.
+    plain = "see https://example.com:8443/path?q=1 and task-list skills sk-8 ghp_short"
+    assert redactor.redact(plain) == plain
+
+
+def test_longer_secret_containing_a_shorter_one_is_masked_whole() -> None:
+    redactor = Redactor(secrets=("abcdefgh", "abcdefgh-and-more"))
+    assert redactor.redact("x abcdefgh-and-more y abcdefgh z") == "x *** y *** z"
+
+
+def test_redact_obj_walks_json_like_data_and_keeps_types() -> None:
+    redactor = Redactor.from_env(env())
+    data = {
+        "output": f"your key is {OPENAI_KEY}",
+        "calls": [{"args": {"token": GITHUB_TOKEN, "n": 5, "ok": True, "none": None}}],
+        "tuple": (ANTHROPIC_KEY, 1.5),
+        OPENAI_KEY: "as a key",
+    }
+    out = redactor.redact_obj(data)
+    assert OPENAI_KEY not in json.dumps(out)
+    assert GITHUB_TOKEN not in json.dumps(out)
+    assert out["calls"][0]["args"] == {"token": MASK, "n": 5, "ok": True, "none": None}
+    assert out["tuple"] == (MASK, 1.5)
+    assert out[MASK] == "as a key"
+    # The input is not modified.
+    assert data["calls"][0]["args"]["token"] == GITHUB_TOKEN
+
+
+def test_multiline_secret_is_masked_line_by_line() -> None:
+    pem = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nabcdefghijklmnopqrstuvwx\n-----END KEY-----"
+    redactor = Redactor.from_env({"DEPLOY_PRIVATE_KEY": pem})
+    out = redactor.redact("line: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC")
+    assert "MIIEvQ" not in out
+    assert all("\n" not in cmd for cmd in redactor.mask_commands())
+
+
+def test_mask_commands_cover_every_secret_value() -> None:
+    redactor = Redactor.from_env(env())
+    commands = redactor.mask_commands()
+    for secret in (OPENAI_KEY, ANTHROPIC_KEY, GITHUB_TOKEN, ODD_SECRET):
+        assert f"::add-mask::{secret}" in commands
+    assert not any("abc" == c.split("::")[-1] for c in commands)
+
+
+def test_redacting_stream_catches_a_secret_written_in_pieces() -> None:
+    sink = io.StringIO()
+    stream = RedactingStream(sink, Redactor(secrets=(OPENAI_KEY,)))
+    stream.write("error: key ")
+    stream.write(OPENAI_KEY[:10])
+    stream.write(OPENAI_KEY[10:])
+    assert sink.getvalue() == ""  # held until the line ends
+    stream.write(" rejected\nnext")
+    assert sink.getvalue() == "error: key *** rejected\n"
+    stream.flush()
+    assert sink.getvalue().endswith("next")
+    assert OPENAI_KEY not in sink.getvalue()
+
+
+def test_redacting_stream_passes_progress_lines_at_carriage_return() -> None:
+    sink = io.StringIO()
+    stream = RedactingStream(sink, Redactor())
+    stream.write("\r[3/10] running")
+    assert sink.getvalue() == "\r"
+    stream.write("\r[4/10] running")
+    assert sink.getvalue() == "\r[3/10] running\r"
+
+
+def test_redaction_is_fast() -> None:
+    redactor = Redactor.from_env({f"SERVICE_{i}_TOKEN": f"tok-{i:04d}-abcdefghijkl" for i in range(50)})
+    text = ("The weather in Paris is 18 degrees and cloudy; call get_weather(city=Paris). " * 1300)[:100_000]
+    start = time.perf_counter()
+    for _ in range(10):
+        assert redactor.redact(text) == text
+    per_call = (time.perf_counter() - start) / 10
+    # 100 kB of report text in well under the budget of a whole report render.
+    assert per_call < 0.05, per_call
