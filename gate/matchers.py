@@ -1,0 +1,468 @@
+"""The argument matcher language (docs/architecture.md, "Argument matchers").
+
+An expected value is a literal (typed equality: ``5 == 5.0``, ``True != 1``, ``"5" != 5``) or a
+matcher: a mapping with exactly one key from ``MATCHER_KEYS`` (or ``object`` with ``extra_keys``).
+A plain mapping matches an object key by key, a plain list a list element by element.
+
+Every comparison gives a ``MatchOutcome`` whose ``reason`` distinguishes a wrong JSON type
+(``type_error``) from a wrong value of the right type (``value_error``), a missing value, an
+unexpected one, and a judge that could not decide (``judge_failed``). Pure: ``judge`` matchers read
+verdicts the evaluator obtained beforehand (see ``judge_requests_for_arguments``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gate.assignment import optimal_assignment
+from gate.judging import JudgeRequest, Verdict
+
+MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
+
+MATCHER_KEYS = frozenset(
+    {
+        "equals",
+        "one_of",
+        "regex",
+        "contains",
+        "range",
+        "approx",
+        "schema",
+        "normalized",
+        "optional",
+        "absent",
+        "anything",
+        "unordered",
+        "object",
+        "not",
+        "judge",
+    }
+)
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """The result of matching one expected value. ``path`` names the argument (``city``,
+    ``filter.city``, ``stops[1]``); ``expected`` is the matcher in its YAML form."""
+
+    ok: bool
+    reason: MatchReason | None
+    detail: str
+    expected: Any
+    actual: Any
+    path: str
+
+
+def is_matcher(value: Any) -> bool:
+    """True when ``value`` is a matcher mapping rather than a literal or a plain object pattern."""
+    if not isinstance(value, Mapping):
+        return False
+    keys = set(value)
+    if keys == {"object", "extra_keys"}:
+        return True
+    return len(keys) == 1 and next(iter(keys)) in MATCHER_KEYS
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value (booleans are not numbers)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def typed_equal(expected: Any, actual: Any) -> bool:
+    """JSON equality: same JSON type and equal value, recursively (``5 == 5.0``, ``True != 1``)."""
+    kind = json_type(expected)
+    if kind != json_type(actual):
+        return False
+    if kind == "array":
+        return len(expected) == len(actual) and all(typed_equal(e, a) for e, a in zip(expected, actual, strict=True))
+    if kind == "object":
+        return set(expected) == set(actual) and all(typed_equal(expected[k], actual[k]) for k in expected)
+    return bool(expected == actual)
+
+
+def normalize_text(text: str) -> str:
+    """Unicode NFKC, case folding, dashes/slashes/underscores as spaces, other punctuation dropped,
+    white space collapsed: ``"  New-York!"`` and ``"new york"`` normalise alike."""
+    out: list[str] = []
+    for char in unicodedata.normalize("NFKC", text).casefold():
+        category = unicodedata.category(char)
+        if category == "Pd" or char in "/_":
+            out.append(" ")
+        elif category.startswith("P"):
+            continue
+        else:
+            out.append(char)
+    return " ".join("".join(out).split())
+
+
+def show(value: Any, limit: int = 120) -> str:
+    """A short JSON rendering of a value for messages."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def value_text(value: Any) -> str:
+    """A value as the text a judge reads: strings as they are, anything else as JSON."""
+    return value if isinstance(value, str) else show(value, limit=10_000)
+
+
+@dataclass
+class _Context:
+    verdicts: Mapping[str, Verdict] | None
+    requests: list[JudgeRequest] | None = None
+
+
+def _ok(expected: Any, actual: Any, path: str, detail: str = "") -> MatchOutcome:
+    return MatchOutcome(True, None, detail, expected, actual, path)
+
+
+def _fail(reason: MatchReason, detail: str, expected: Any, actual: Any, path: str) -> MatchOutcome:
+    return MatchOutcome(False, reason, detail, expected, actual, path)
+
+
+def _key_path(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def _index_path(path: str, index: int) -> str:
+    return f"{path}[{index}]"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _type_fail(wanted: str, matcher: Any, value: Any, path: str) -> MatchOutcome:
+    return _fail("type_error", f"expected {wanted}, got {json_type(value)} {show(value)}", matcher, value, path)
+
+
+@functools.lru_cache(maxsize=512)
+def _compile(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Any:
+    import jsonschema  # lazy: heavy, and only needed by schema matchers
+
+    schema = json.loads(schema_json)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _literal(expected: Any, value: Any, path: str, matcher: Any = None) -> MatchOutcome:
+    shown = expected if matcher is None else matcher
+    if typed_equal(expected, value):
+        return _ok(shown, value, path)
+    if json_type(expected) != json_type(value):
+        return _fail(
+            "type_error",
+            f"expected {json_type(expected)} {show(expected)}, got {json_type(value)} {show(value)}",
+            shown,
+            value,
+            path,
+        )
+    return _fail("value_error", f"expected {show(expected)}, got {show(value)}", shown, value, path)
+
+
+def _first_failure(outcomes: list[MatchOutcome], matcher: Any, value: Any, path: str) -> MatchOutcome:
+    for outcome in outcomes:
+        if not outcome.ok:
+            return outcome
+    return _ok(matcher, value, path)
+
+
+def _match_object(
+    pattern: Mapping[str, Any], extra_keys: bool, matcher: Any, value: Any, ctx: _Context, path: str
+) -> MatchOutcome:
+    if not isinstance(value, Mapping):
+        return _type_fail("object", matcher, value, path)
+    outcomes = [
+        _match(sub, key in value, value.get(key), ctx, _key_path(path, key)) for key, sub in pattern.items()
+    ]
+    if not extra_keys:
+        for key in value:
+            if key not in pattern:
+                outcomes.append(
+                    _fail("unexpected_argument", f"unexpected key {key!r}", None, value[key], _key_path(path, key))
+                )
+    return _first_failure(outcomes, matcher, value, path)
+
+
+def _match_list(pattern: list[Any] | tuple[Any, ...], value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    if not isinstance(value, (list, tuple)):
+        return _type_fail("array", pattern, value, path)
+    if len(pattern) != len(value):
+        return _fail(
+            "value_error", f"expected {len(pattern)} elements, got {len(value)}", pattern, value, path
+        )
+    outcomes = [_match(p, True, v, ctx, _index_path(path, i)) for i, (p, v) in enumerate(zip(pattern, value, strict=True))]
+    return _first_failure(outcomes, pattern, value, path)
+
+
+def _match_unordered(items: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    if not isinstance(value, (list, tuple)):
+        return _type_fail("array", matcher, value, path)
+    items = list(items) if isinstance(items, (list, tuple)) else [items]
+    grid = [[_match(item, True, v, ctx, _index_path(path, j)) for j, v in enumerate(value)] for item in items]
+    if len(items) != len(value):
+        return _fail("value_error", f"expected {len(items)} elements in any order, got {len(value)}", matcher, value, path)
+    if not items:
+        return _ok(matcher, value, path)
+    pairing = optimal_assignment([[0.0 if o.ok else 1.0 for o in row] for row in grid])
+    for i, j in enumerate(pairing):
+        if j is None or not grid[i][j].ok:
+            unmatched = grid[i][j] if j is not None else None
+            why = f": {unmatched.detail}" if unmatched is not None and unmatched.detail else ""
+            reason: MatchReason = "judge_failed" if unmatched is not None and unmatched.reason == "judge_failed" else "value_error"
+            return _fail(reason, f"no one-to-one match for element {show(items[i])}{why}", matcher, value, path)
+    return _ok(matcher, value, path)
+
+
+def _match_contains(needle: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    if isinstance(value, str):
+        if not isinstance(needle, str):
+            return _type_fail(f"an array containing {show(needle)}", matcher, value, path)
+        if needle in value:
+            return _ok(matcher, value, path)
+        return _fail("value_error", f"{show(value)} does not contain {show(needle)}", matcher, value, path)
+    if isinstance(value, (list, tuple)):
+        if isinstance(needle, (Mapping, list, tuple)):
+            outcomes = [_match(needle, True, v, ctx, _index_path(path, i)) for i, v in enumerate(value)]
+            found = any(o.ok for o in outcomes)
+        else:
+            found = any(typed_equal(needle, v) for v in value)
+        if found:
+            return _ok(matcher, value, path)
+        return _fail("value_error", f"no element matches {show(needle)}", matcher, value, path)
+    wanted = "a string" if isinstance(needle, str) else "an array"
+    return _type_fail(f"{wanted} containing {show(needle)}", matcher, value, path)
+
+
+def _match_range(bounds: Any, matcher: Any, value: Any, path: str) -> MatchOutcome:
+    if not _is_number(value):
+        return _type_fail("a number", matcher, value, path)
+    low = bounds.get("min") if isinstance(bounds, Mapping) else None
+    high = bounds.get("max") if isinstance(bounds, Mapping) else None
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else show(low)
+        hi = "inf" if high is None else show(high)
+        return _fail("value_error", f"{show(value)} is outside [{lo}, {hi}]", matcher, value, path)
+    return _ok(matcher, value, path)
+
+
+def _match_approx(spec: Any, matcher: Any, value: Any, path: str) -> MatchOutcome:
+    if not _is_number(value):
+        return _type_fail("a number", matcher, value, path)
+    spec = spec if isinstance(spec, Mapping) else {"value": spec}
+    target = spec.get("value", 0)
+    tolerance = float(spec.get("tolerance") or 0.0)
+    rel = float(spec.get("rel_tolerance") or 0.0)
+    allowed = max(tolerance, rel * abs(target))
+    if not (tolerance or rel):
+        allowed = 1e-9 * max(1.0, abs(target))
+    difference = abs(value - target)
+    if math.isnan(difference) or difference > allowed + 1e-12:
+        return _fail(
+            "value_error", f"{show(value)} is not within {allowed:g} of {show(target)}", matcher, value, path
+        )
+    return _ok(matcher, value, path)
+
+
+def _match_schema(schema: Any, matcher: Any, value: Any, path: str) -> MatchOutcome:
+    import jsonschema
+
+    try:
+        validator = _validator(json.dumps(schema, sort_keys=True))
+    except (jsonschema.SchemaError, TypeError, ValueError) as exc:
+        message = getattr(exc, "message", str(exc))
+        return _fail("value_error", f"the schema is invalid: {message}", matcher, value, path)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is None:
+        return _ok(matcher, value, path)
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    reason: MatchReason = "type_error" if error.validator == "type" and not where else "value_error"
+    return _fail(reason, f"schema: {where.lstrip('.') + ': ' if where else ''}{error.message}", matcher, value, path)
+
+
+def _match_judge(criterion: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    request = argument_request(str(criterion), value, path)
+    if ctx.requests is not None:
+        ctx.requests.append(request)
+    verdict = ctx.verdicts.get(request.key) if ctx.verdicts is not None else None
+    if verdict is None:
+        return _fail("judge_failed", f"no judge verdict for criterion {show(criterion)}", matcher, value, path)
+    if verdict.passed:
+        return _ok(matcher, value, path, verdict.rationale)
+    return _fail("value_error", f"judge: does not meet {show(criterion)}: {verdict.rationale}", matcher, value, path)
+
+
+def argument_request(criterion: str, value: Any, path: str) -> JudgeRequest:
+    """The judge request of a ``{judge: criterion}`` matcher applied to ``value`` at ``path``."""
+    return JudgeRequest(
+        kind="argument", text=value_text(value), criterion=criterion, context=f"argument {path}" if path else ""
+    )
+
+
+def _match(matcher: Any, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    if not is_matcher(matcher):
+        if not present:
+            return _fail("missing_argument", f"missing; expected {show(matcher)}", matcher, None, path)
+        if isinstance(matcher, Mapping):
+            return _match_object(matcher, False, matcher, value, ctx, path)
+        if isinstance(matcher, (list, tuple)):
+            return _match_list(matcher, value, ctx, path)
+        return _literal(matcher, value, path)
+
+    key = "object" if "object" in matcher else next(iter(matcher))
+    arg = matcher[key]
+    if key == "optional":
+        if not present:
+            return _ok(matcher, None, path, "absent (optional)")
+        inner = {"anything": True} if isinstance(arg, bool) else arg
+        return _match(inner, present, value, ctx, path)
+    if key == "absent":
+        if present and arg is not False:
+            return _fail("unexpected_argument", f"must be absent, got {show(value)}", matcher, value, path)
+        if not present and arg is False:
+            return _fail("missing_argument", "missing; expected a value", matcher, None, path)
+        return _ok(matcher, value if present else None, path)
+    if not present:
+        return _fail("missing_argument", f"missing; expected {show(matcher)}", matcher, None, path)
+    if key == "anything":
+        return _ok(matcher, value, path)
+    if key == "equals":
+        return _literal(arg, value, path, matcher)
+    if key == "one_of":
+        options = list(arg) if isinstance(arg, (list, tuple)) else [arg]
+        if any(typed_equal(option, value) for option in options):
+            return _ok(matcher, value, path)
+        if json_type(value) not in {json_type(option) for option in options}:
+            return _type_fail(f"one of {show(options)}", matcher, value, path)
+        return _fail("value_error", f"{show(value)} is not one of {show(options)}", matcher, value, path)
+    if key == "regex":
+        if not isinstance(value, str):
+            return _type_fail(f"a string matching /{arg}/", matcher, value, path)
+        try:
+            pattern = _compile(str(arg))
+        except re.error as exc:
+            return _fail("value_error", f"invalid regex pattern {show(arg)}: {exc}", matcher, value, path)
+        if pattern.search(value):
+            return _ok(matcher, value, path)
+        return _fail("value_error", f"{show(value)} does not match /{arg}/", matcher, value, path)
+    if key == "contains":
+        return _match_contains(arg, matcher, value, ctx, path)
+    if key == "range":
+        return _match_range(arg, matcher, value, path)
+    if key == "approx":
+        return _match_approx(arg, matcher, value, path)
+    if key == "schema":
+        return _match_schema(arg, matcher, value, path)
+    if key == "normalized":
+        if not isinstance(value, str):
+            return _type_fail("a string", matcher, value, path)
+        if normalize_text(value) == normalize_text(str(arg)):
+            return _ok(matcher, value, path)
+        return _fail(
+            "value_error", f"{show(value)} does not equal {show(arg)} after normalisation", matcher, value, path
+        )
+    if key == "unordered":
+        return _match_unordered(arg, matcher, value, ctx, path)
+    if key == "object":
+        pattern = arg if isinstance(arg, Mapping) else {}
+        return _match_object(pattern, bool(matcher.get("extra_keys", False)), matcher, value, ctx, path)
+    if key == "not":
+        inner = _match(arg, True, value, ctx, path)
+        if inner.reason == "judge_failed":
+            return _fail("judge_failed", inner.detail, matcher, value, path)
+        if inner.ok:
+            return _fail("value_error", f"{show(value)} must not match {show(arg)}", matcher, value, path)
+        return _ok(matcher, value, path)
+    # key == "judge"
+    return _match_judge(arg, matcher, value, ctx, path)
+
+
+def match_value(
+    matcher: Any,
+    present: bool,
+    value: Any,
+    verdicts: Mapping[str, Verdict] | None = None,
+    path: str = "",
+) -> MatchOutcome:
+    """Match one value (``present`` False: the argument was not given) against an expected value."""
+    return _match(matcher, present, value, _Context(verdicts), path)
+
+
+def _match_arguments(
+    expected_args: Mapping[str, Any], actual: Mapping[str, Any], allow_extra: bool, ctx: _Context
+) -> tuple[MatchOutcome, ...]:
+    outcomes = [_match(m, name in actual, actual.get(name), ctx, name) for name, m in expected_args.items()]
+    if not allow_extra:
+        for name, value in actual.items():
+            if name not in expected_args:
+                outcomes.append(
+                    _fail(
+                        "unexpected_argument",
+                        f"unexpected argument {name!r} = {show(value)} (not in the expectation)",
+                        None,
+                        value,
+                        name,
+                    )
+                )
+    return tuple(outcomes)
+
+
+def match_arguments(
+    expected_args: Mapping[str, Any],
+    actual: Mapping[str, Any],
+    allow_extra: bool,
+    verdicts: Mapping[str, Verdict] | None = None,
+) -> tuple[MatchOutcome, ...]:
+    """One outcome per expected argument, then one per unexpected argument (unless ``allow_extra``)."""
+    return _match_arguments(expected_args, actual, allow_extra, _Context(verdicts))
+
+
+def judge_requests_for_arguments(expected_args: Mapping[str, Any], actual: Mapping[str, Any] | None) -> list[JudgeRequest]:
+    """The judge requests that matching ``actual`` against ``expected_args`` will look up."""
+    if actual is None:
+        return []
+    ctx = _Context(verdicts=None, requests=[])
+    _match_arguments(expected_args, actual, True, ctx)
+    seen: dict[str, JudgeRequest] = {}
+    for request in ctx.requests or ():
+        seen.setdefault(request.key, request)
+    return list(seen.values())
+
+
+def has_judge(matcher: Any) -> bool:
+    """Whether an expected value contains a ``judge`` matcher anywhere."""
+    if isinstance(matcher, Mapping):
+        if is_matcher(matcher) and "judge" in matcher:
+            return True
+        return any(has_judge(v) for v in matcher.values())
+    if isinstance(matcher, (list, tuple)):
+        return any(has_judge(v) for v in matcher)
+    return False

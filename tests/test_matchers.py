@@ -1,0 +1,250 @@
+from __future__ import annotations
+
+import pytest
+
+from gate.judging import Verdict
+from gate.matchers import (
+    is_matcher,
+    judge_requests_for_arguments,
+    match_arguments,
+    match_value,
+    normalize_text,
+)
+
+
+def ok(matcher, value, present=True):
+    return match_value(matcher, present, value).ok
+
+
+def reason(matcher, value, present=True):
+    return match_value(matcher, present, value).reason
+
+
+# --- literals: typed equality -------------------------------------------------------------------
+
+
+def test_int_equals_float():
+    assert ok(5, 5.0)
+    assert ok(5.0, 5)
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"),
+    [(True, 1), (1, True), ("5", 5), (5, "5"), (None, 0), (None, ""), ([1], {"0": 1})],
+)
+def test_different_json_types_are_a_type_error(expected, actual):
+    outcome = match_value(expected, True, actual)
+    assert not outcome.ok
+    assert outcome.reason == "type_error"
+
+
+def test_same_type_different_value_is_a_value_error():
+    outcome = match_value("Paris", True, "London", path="city")
+    assert (outcome.ok, outcome.reason, outcome.path) == (False, "value_error", "city")
+    assert outcome.expected == "Paris" and outcome.actual == "London"
+    assert "Paris" in outcome.detail and "London" in outcome.detail
+
+
+def test_equals_takes_a_matcher_looking_object_literally():
+    assert ok({"equals": {"regex": "x"}}, {"regex": "x"})
+    assert not ok({"equals": {"regex": "x"}}, "x")
+
+
+def test_nested_plain_mapping_and_list():
+    expected = {"filter": {"city": "Paris", "days": [1, 2]}}
+    assert ok(expected, {"filter": {"city": "Paris", "days": [1, 2.0]}})
+    outcome = match_value(expected, True, {"filter": {"city": "Paris", "days": [2, 1]}}, path="q")
+    assert outcome.reason == "value_error" and outcome.path == "q.filter.days[0]"
+
+
+def test_plain_mapping_rejects_extra_keys_and_reports_missing_ones():
+    outcome = match_value({"a": 1}, True, {"a": 1, "b": 2})
+    assert (outcome.reason, outcome.path) == ("unexpected_argument", "b")
+    outcome = match_value({"a": 1, "b": 2}, True, {"a": 1})
+    assert (outcome.reason, outcome.path) == ("missing_argument", "b")
+
+
+def test_object_matcher_with_extra_keys():
+    assert ok({"object": {"a": 1}, "extra_keys": True}, {"a": 1, "b": 2})
+    assert not ok({"object": {"a": 1}, "extra_keys": False}, {"a": 1, "b": 2})
+    assert reason({"object": {"a": 1}}, [1]) == "type_error"
+
+
+def test_list_length_mismatch():
+    assert reason([1, 2], [1]) == "value_error"
+    assert reason([1, 2], "12") == "type_error"
+
+
+# --- matchers --------------------------------------------------------------------------------------
+
+
+def test_one_of():
+    assert ok({"one_of": ["metric", "celsius"]}, "celsius")
+    assert reason({"one_of": ["metric", "celsius"]}, "kelvin") == "value_error"
+    assert reason({"one_of": ["metric", "celsius"]}, 3) == "type_error"
+    assert ok({"one_of": [1, 2]}, 2.0)
+
+
+def test_regex_uses_search_and_bad_pattern_is_a_value_error():
+    assert ok({"regex": "ar"}, "Paris")
+    assert not ok({"regex": "^ar"}, "Paris")
+    assert reason({"regex": "a"}, 5) == "type_error"
+    outcome = match_value({"regex": "(unclosed"}, True, "x")
+    assert outcome.reason == "value_error" and "invalid regex" in outcome.detail
+
+
+def test_contains_string_and_list():
+    assert ok({"contains": "York"}, "New York")
+    assert reason({"contains": "york"}, "New York") == "value_error"
+    assert ok({"contains": 3}, [1, 2, 3.0])
+    assert reason({"contains": 4}, [1, 2, 3]) == "value_error"
+    assert ok({"contains": {"regex": "^b"}}, ["apple", "banana"])
+    assert reason({"contains": "a"}, 12) == "type_error"
+    assert reason({"contains": 1}, "1") == "type_error"
+
+
+def test_range_is_inclusive_and_bounds_optional():
+    matcher = {"range": {"min": 1, "max": 7}}
+    assert ok(matcher, 1) and ok(matcher, 7) and ok(matcher, 3.5)
+    assert reason(matcher, 0) == "value_error"
+    assert reason(matcher, 8) == "value_error"
+    assert reason(matcher, "3") == "type_error"
+    assert reason(matcher, True) == "type_error"
+    assert ok({"range": {"min": 10}}, 1e9)
+    assert ok({"range": {"max": 0}}, -5)
+
+
+def test_approx_absolute_and_relative():
+    assert ok({"approx": {"value": 10, "tolerance": 0.5}}, 10.5)
+    assert reason({"approx": {"value": 10, "tolerance": 0.5}}, 10.6) == "value_error"
+    assert ok({"approx": {"value": 200, "rel_tolerance": 0.01}}, 198)
+    assert not ok({"approx": {"value": 200, "rel_tolerance": 0.01}}, 197.9)
+    assert reason({"approx": {"value": 1, "tolerance": 1}}, "1") == "type_error"
+
+
+def test_schema_matcher_distinguishes_type_from_value():
+    schema = {"type": "integer", "minimum": 1}
+    assert ok({"schema": schema}, 3)
+    assert reason({"schema": schema}, 0) == "value_error"
+    assert reason({"schema": schema}, "3") == "type_error"
+    outcome = match_value({"schema": {"type": "object", "required": ["a"]}}, True, {})
+    assert outcome.reason == "value_error" and "'a'" in outcome.detail
+
+
+def test_schema_matcher_with_invalid_schema_does_not_crash():
+    outcome = match_value({"schema": {"type": 12}}, True, 3)
+    assert outcome.reason == "value_error" and "invalid" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"),
+    [("New York", "  new   york! "), ("New York", "NEW-YORK"), ("St. Louis", "st louis"), ("ｐａｒｉｓ", "Paris")],
+)
+def test_normalized_equality(expected, actual):
+    assert ok({"normalized": expected}, actual)
+
+
+def test_normalized_mismatch_and_type():
+    assert reason({"normalized": "Paris"}, "Parisx") == "value_error"
+    assert reason({"normalized": "Paris"}, None) == "type_error"
+    assert normalize_text("Ünïcode\tText.") == "ünïcode text"
+
+
+def test_optional_absent_anything():
+    assert ok({"optional": "metric"}, None, present=False)
+    assert ok({"optional": "metric"}, "metric")
+    assert reason({"optional": "metric"}, "imperial") == "value_error"
+    assert ok({"optional": True}, 123)
+    assert ok({"absent": True}, None, present=False)
+    assert reason({"absent": True}, "x") == "unexpected_argument"
+    assert ok({"anything": True}, None)
+    assert reason({"anything": True}, None, present=False) == "missing_argument"
+
+
+def test_missing_value_for_every_non_optional_matcher():
+    for matcher in ["x", {"regex": "x"}, {"one_of": [1]}, {"not": 1}, {"judge": "c"}, {"a": 1}, [1]]:
+        assert reason(matcher, None, present=False) == "missing_argument"
+
+
+def test_unordered_finds_a_one_to_one_matching():
+    matcher = {"unordered": [{"regex": "a"}, "banana"]}
+    # Greedy would give "banana" to the regex and leave nothing for the literal.
+    assert ok(matcher, ["banana", "apple"])
+    assert reason(matcher, ["apple", "apple"]) == "value_error"
+    assert reason(matcher, ["banana"]) == "value_error"
+    assert reason(matcher, "banana") == "type_error"
+    assert ok({"unordered": []}, [])
+
+
+def test_not_matcher():
+    assert ok({"not": "Paris"}, "London")
+    assert reason({"not": "Paris"}, "Paris") == "value_error"
+    assert ok({"not": {"regex": "^\\d+$"}}, "abc")
+
+
+def test_is_matcher():
+    assert is_matcher({"regex": "x"})
+    assert is_matcher({"object": {}, "extra_keys": True})
+    assert not is_matcher({"city": "x"})
+    assert not is_matcher({"regex": "x", "other": 1})
+    assert not is_matcher("regex")
+    assert not is_matcher({"extra_keys": True})
+
+
+# --- judge matchers ---------------------------------------------------------------------------------
+
+
+def test_judge_matcher_reads_verdicts_by_request_key():
+    expected = {"note": {"judge": "is polite"}, "city": "Paris"}
+    actual = {"note": "Please, thank you", "city": "Paris"}
+    requests = judge_requests_for_arguments(expected, actual)
+    assert len(requests) == 1
+    assert requests[0].kind == "argument" and requests[0].criterion == "is polite"
+    assert requests[0].text == "Please, thank you"
+
+    missing = match_arguments(expected, actual, allow_extra=False)
+    assert [o.reason for o in missing] == ["judge_failed", None]
+
+    yes = {requests[0].key: Verdict(True, 1.0, "polite")}
+    no = {requests[0].key: Verdict(False, 0.0, "rude")}
+    assert all(o.ok for o in match_arguments(expected, actual, False, yes))
+    outcome = match_arguments(expected, actual, False, no)[0]
+    assert outcome.reason == "value_error" and "rude" in outcome.detail
+
+
+def test_judge_requests_inside_nested_and_unordered_values_are_consistent():
+    expected = {"items": {"unordered": [{"judge": "a fruit"}, "x"]}}
+    actual = {"items": ["apple", "x"]}
+    requests = judge_requests_for_arguments(expected, actual)
+    verdicts = {r.key: Verdict(r.text == "apple", 1.0 if r.text == "apple" else 0.0, "") for r in requests}
+    assert {r.text for r in requests} == {"apple", "x"}
+    assert match_arguments(expected, actual, False, verdicts)[0].ok
+
+
+def test_judge_requests_for_unparsed_arguments_is_empty():
+    assert judge_requests_for_arguments({"a": {"judge": "c"}}, None) == []
+
+
+# --- match_arguments: pinned defaults ------------------------------------------------------------
+
+
+def test_missing_optional_argument_passes_only_when_marked_optional():
+    assert all(o.ok for o in match_arguments({"units": {"optional": "metric"}}, {}, False))
+    outcome = match_arguments({"units": "metric"}, {}, False)[0]
+    assert outcome.reason == "missing_argument" and outcome.path == "units"
+
+
+def test_unexpected_argument_fails_unless_allowed():
+    outcomes = match_arguments({"city": "Paris"}, {"city": "Paris", "units": "metric"}, allow_extra=False)
+    assert [o.reason for o in outcomes] == [None, "unexpected_argument"]
+    assert outcomes[1].path == "units" and outcomes[1].actual == "metric"
+    assert all(o.ok for o in match_arguments({"city": "Paris"}, {"city": "Paris", "units": "x"}, allow_extra=True))
+
+
+def test_one_outcome_per_expected_argument_in_order():
+    outcomes = match_arguments({"a": 1, "b": {"range": {"max": 3}}, "c": {"absent": True}}, {"a": 1.0, "b": 9}, False)
+    assert [(o.path, o.ok, o.reason) for o in outcomes] == [
+        ("a", True, None),
+        ("b", False, "value_error"),
+        ("c", True, None),
+    ]
