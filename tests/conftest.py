@@ -1,0 +1,45 @@
+"""Shared fixtures. ``model_server`` starts scripted OpenAI/Anthropic-compatible servers on loopback:
+
+def test_x(model_server):
+    server = model_server({"rules": [...]}, latency=0.0)
+    client = openai.OpenAI(base_url=server.openai_base_url, api_key="test", max_retries=0)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # makes ``tests.support`` importable however pytest is started
+    sys.path.insert(0, str(ROOT))
+
+from tests.support.model_server import ScriptedModelServer  # noqa: E402
+
+SCRIPTS = ROOT / "tests" / "support" / "scripts"
+
+
+@pytest.fixture
+def model_server() -> Iterator[Callable[..., ScriptedModelServer]]:
+    """A factory: ``model_server(script, latency=0.0, faults=())`` returns a started server; every
+    server it made is stopped when the test ends. ``script`` may be a dict, a Script, rules, or the
+    name of a file in ``tests/support/scripts`` (e.g. ``"weather.yaml"``)."""
+    started: list[ScriptedModelServer] = []
+
+    def make(
+        script: Any = None, latency: float = 0.0, faults: Any = (), **kwargs: Any
+    ) -> ScriptedModelServer:
+        if isinstance(script, str) and not Path(script).is_absolute() and (SCRIPTS / script).exists():
+            script = str(SCRIPTS / script)
+        server = ScriptedModelServer(script, latency, faults, **kwargs)
+        server.start()
+        started.append(server)
+        return server
+
+    yield make
+    for server in started:
+        server.stop()

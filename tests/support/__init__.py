@@ -1,0 +1,1 @@
+"""Test support: the scripted OpenAI/Anthropic-compatible model server (and other loopback fakes)."""
