@@ -1,0 +1,101 @@
+"""``tool-eval-gate report RESULTS.json ...``: re-render the reports from saved results.
+
+Several results files are the shards of one run and are merged (suites sorted by path, cases in
+file order). The gate policy is the one recorded in the results (``settings``), with the command's
+flags on top. Prints the verdict line and returns the verdict's exit code (0 passed, 1 gate failed,
+2 invalid input, 3 incomplete). Rendering the same results twice gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from gate.errors import InputError
+from gate.verdict import FAIL_ON_VALUES, GatePolicy
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"{message}\n{self.format_usage().strip()}")
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value > 1 and value <= 100:
+        value /= 100  # "90" means 90%
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1 (or 0 and 100%), got {text!r}")
+    return value
+
+
+def _fail_on(text: str) -> str:
+    value = text.replace("-", "_")
+    if value not in FAIL_ON_VALUES:
+        raise argparse.ArgumentTypeError(f"choose from threshold, regression, any-failure (got {text!r})")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tool-eval-gate report",
+        description="Re-render the reports from saved JSON results; several files are shards of one run "
+                    "and are merged.",
+    )
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json", help="results file(s) written by run --json")
+    parser.add_argument("--json", metavar="FILE", help="write the (merged) JSON results here")
+    parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
+    parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
+    parser.add_argument("--markdown-limit", type=int, default=1024 * 1024, metavar="CHARS",
+                        help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)")
+    parser.add_argument("--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against")
+    parser.add_argument("--threshold", type=_rate, metavar="RATE", help="minimum pass rate for every suite")
+    parser.add_argument("--errors", choices=("count", "ignore"),
+                        help="whether cases that could not be evaluated count against the gate")
+    parser.add_argument("--fail-on", type=_fail_on, metavar="{threshold,regression,any-failure}",
+                        help="what fails the gate (default threshold)")
+    parser.add_argument("--marker", default="default", help="id of the hidden marker of the Markdown report")
+    parser.add_argument("--full-report-hint", default="", help="where the full report is, said when truncated")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    from gate.outputs import write_outputs
+    from gate.report_json import load_results, merge
+
+    args = build_parser().parse_args(list(argv))
+    parts = [load_results(path) for path in args.results]
+    results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts)
+    baseline = load_results(args.baseline) if args.baseline else None
+    overrides = {
+        "threshold": args.threshold,
+        "errors_count": None if args.errors is None else args.errors == "count",
+        "fail_on": args.fail_on,
+    }
+    policy = GatePolicy.from_settings(results.settings, **overrides)
+    verdict = write_outputs(
+        results,
+        json_path=args.json,
+        junit_path=args.junit,
+        markdown_path=args.markdown,
+        baseline=baseline,
+        policy=policy,
+        marker=args.marker,
+        markdown_limit=args.markdown_limit,
+        full_report_hint=args.full_report_hint,
+    )
+    for suite in verdict.suites:
+        mark = "ok  " if suite.passed else "FAIL"
+        rate = f"{suite.pass_rate * 100:.1f}%" if suite.counted else "-"
+        print(f"{mark} {suite.name}: {rate} ({suite.passed_count}/{suite.counted}), threshold "
+              f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
+              f"{suite.skipped_count} skipped")
+    for reason in verdict.reasons:
+        print(f"  - {reason}")
+    print(verdict.summary_line)
+    sys.stdout.flush()
+    return verdict.exit_code

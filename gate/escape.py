@@ -1,0 +1,111 @@
+"""Escaping untrusted text (model output, arguments, tool results) for Markdown and XML.
+
+Everything a model wrote is untrusted: in the Markdown report it must not become HTML (no
+``<img onerror>``, no ``</details>`` that closes our blocks), links or images (no tracking pixels),
+@-mentions or team pings, a forged hidden comment marker (``<!-- tool-eval-gate``) or a code fence
+that breaks out of our code blocks; in XML it must not contain characters XML 1.0 forbids.
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKER_PREFIX = "<!-- tool-eval-gate"
+ZWSP = "\u200b"
+
+# C0 controls except tab/newline/carriage return, DEL, C1 controls, and bidirectional overrides
+# (which can make text read differently from what it is).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_MD_INLINE = re.compile(r"([\\`*_\[\]|~])")
+_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+_MARKER = re.compile(r"<!--(\s*)tool-eval-gate", re.IGNORECASE)
+_BACKTICKS = re.compile(r"`+")
+_HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def strip_controls(s: str) -> str:
+    """Drop control characters (keeping tab and newline) and bidirectional overrides."""
+    return _CONTROL.sub("", s.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def neutralise_marker(s: str) -> str:
+    """Break the hidden comment marker so that no untrusted text can forge our sticky comment."""
+    return _MARKER.sub(lambda m: f"<!--{m.group(1)}tool{ZWSP}-eval-gate", s)
+
+
+def md_text(s: object) -> str:
+    """Untrusted text as literal inline Markdown on one line: HTML escaped, Markdown syntax
+    backslash-escaped (no emphasis, links, images, tables, code), @-mentions neutralised,
+    line breaks turned into spaces."""
+    text = strip_controls(str(s))
+    text = " ".join(text.split("\n")) if "\n" in text else text
+    text = text.translate(_HTML)
+    text = _MD_INLINE.sub(r"\\\1", text)
+    text = _MENTION.sub("@&#8203;", text)
+    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def md_cell(s: object) -> str:
+    """Untrusted text for a Markdown table cell (``md_text``; pipes are already escaped)."""
+    return md_text(s) or " "
+
+
+def md_inline_code(s: object, *, table: bool = False) -> str:
+    """Untrusted text as an inline code span, on one line, with a delimiter longer than any backtick
+    run inside. In a table (``table=True``) pipes are escaped as GitHub requires."""
+    text = neutralise_marker(strip_controls(str(s))).replace("\n", " ")
+    if table:
+        text = text.replace("|", "\\|")
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    if not text.strip():
+        text = text or " "
+        return f"{fence}{text}{fence}"
+    pad = " " if text.startswith("`") or text.endswith("`") or (text[0] == " " and text[-1] == " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_code_block(s: object, lang: str = "") -> str:
+    """Untrusted text as a fenced code block (ending with a newline). The fence is longer than any
+    backtick run inside, so the content cannot close it; HTML inside a code block is shown, not
+    interpreted (so ``</details>`` cannot close our blocks); the hidden marker is neutralised."""
+    text = neutralise_marker(strip_controls(str(s)))
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    lang = re.sub(r"[^A-Za-z0-9_+-]", "", lang)
+    if not text.endswith("\n"):
+        text += "\n"
+    return f"{fence}{lang}\n{text}{fence}\n"
+
+
+def xml_text(s: object) -> str:
+    """Text with every character XML 1.0 forbids removed (the serialiser escapes ``<&>`` itself)."""
+    return _XML_ILLEGAL.sub("", str(s))
+
+
+def truncate(s: str, limit: int, *, what: str = "characters") -> str:
+    """``s`` cut to at most about ``limit`` characters, saying how much was cut."""
+    if limit < 0 or len(s) <= limit:
+        return s
+    cut = len(s) - limit
+    return f"{s[:limit]}… [{cut} more {what} cut]"
+
+
+def truncate_lines(s: str, max_lines: int, max_chars: int | None = None) -> str:
+    """``s`` cut to ``max_lines`` lines (and ``max_chars`` characters), saying how much was cut."""
+    lines = s.split("\n")
+    if len(lines) > max_lines:
+        s = "\n".join(lines[:max_lines]) + f"\n… [{len(lines) - max_lines} more lines cut]"
+    if max_chars is not None:
+        s = truncate(s, max_chars)
+    return s
+
+
+def html_text(s: object) -> str:
+    """Untrusted text inside an HTML element of the report (e.g. ``<summary>``), on one line:
+    ``&<>"`` escaped, @-mentions neutralised. Markdown is not interpreted there, so no backslashes."""
+    text = strip_controls(str(s)).replace("\n", " ")
+    text = text.translate(_HTML).replace('"', "&quot;")
+    return _MENTION.sub("@&#8203;", text)

@@ -1,0 +1,210 @@
+"""The JSON results file: serialise, load (schema-validated), and merge the shards of one run.
+
+``to_json`` is stable: object keys are sorted, list order (suites, cases, trials, calls, messages)
+is kept because it is meaningful, and the same results always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gate.errors import InputError, Problem
+from gate.results import RESULTS_VERSION, CaseResult, RunResults, SuiteResult, ToolInfo
+
+SCHEMA_FILE = "results.schema.json"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return repr(value)
+
+
+def _finite(value: Any) -> Any:
+    """Replace NaN / infinities (not JSON) by None, recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def to_json(results: RunResults) -> str:
+    """The results as JSON text (UTF-8, 1-space indented, keys sorted, newline at the end)."""
+    data = results.to_dict()
+    try:
+        text = json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False, default=_jsonable)
+    except ValueError:
+        text = json.dumps(_finite(json.loads(json.dumps(data, default=_jsonable))), sort_keys=True, indent=1,
+                          ensure_ascii=False, allow_nan=False)
+    return text + "\n"
+
+
+@lru_cache(maxsize=1)
+def results_schema() -> dict[str, Any]:
+    """The JSON Schema of the results file, shipped inside the package."""
+    from importlib import resources
+
+    text = resources.files("gate").joinpath("schemas", SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _error_path(error: Any) -> str:
+    where = "$"
+    for part in error.absolute_path:
+        where += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return where
+
+
+def parse_results(data: Any, path: str = "") -> RunResults:
+    """Validate a decoded JSON document against the results schema and build ``RunResults``."""
+    if not isinstance(data, dict) or "suites" not in data or "version" not in data:
+        raise InputError([Problem(path, 0, 0, "not a tool-eval-gate results file (expected an object with "
+                                  "\"version\" and \"suites\")")])
+    version = data.get("version")
+    if isinstance(version, int) and version > RESULTS_VERSION:
+        raise InputError([Problem(path, 0, 0, f"results version {version} was written by a newer tool-eval-gate "
+                                  f"(this one reads version {RESULTS_VERSION})", hint="upgrade tool-eval-gate")])
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(results_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        problems = [Problem(path, 0, 0, f"{_error_path(e)}: {e.message}") for e in errors[:20]]
+        if len(errors) > 20:
+            problems.append(Problem(path, 0, 0, f"... and {len(errors) - 20} more problems"))
+        raise InputError(problems)
+    try:
+        return RunResults.from_dict(data)
+    except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
+        raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
+
+
+def load_results(path: str | Path) -> RunResults:
+    """Read and validate a results file; ``InputError`` (path and what is wrong) when it is not one."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError([Problem(name, 0, 0, "results file not found")]) from None
+    except OSError as exc:
+        raise InputError([Problem(name, 0, 0, f"cannot read results file: {exc.strerror or exc}")]) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError([Problem(name, 0, 0, "not a results file: it is not UTF-8 text")]) from None
+    if not text.strip():
+        raise InputError([Problem(name, 0, 0, "results file is empty")])
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError([Problem(name, exc.lineno, exc.colno, f"not valid JSON: {exc.msg}")]) from None
+    except RecursionError:
+        raise InputError([Problem(name, 0, 0, "not a results file: JSON nested too deeply")]) from None
+    return parse_results(data, name)
+
+
+def _parse_shard(shard: str) -> tuple[int, int] | None:
+    try:
+        index, count = shard.split("/")
+        return int(index), int(count)
+    except ValueError:
+        return None
+
+
+def _merge_suites(group: list[SuiteResult]) -> SuiteResult:
+    first = group[0]
+    cases: list[CaseResult] = []
+    seen: dict[str, int] = {}
+    for suite in group:
+        for case in suite.cases:
+            if case.case_id in seen:
+                raise InputError([Problem(
+                    first.path, case.line, 0,
+                    f"case {case.case_id!r} of suite {first.name!r} appears in more than one part "
+                    "(the same shard given twice?)",
+                )])
+            seen[case.case_id] = case.line
+            cases.append(case)
+    cases.sort(key=lambda c: (c.line, c.case_id))
+    tools: dict[str, ToolInfo] = {}
+    triggered: dict[str, str] = {}
+    for suite in group:
+        for tool in suite.tools:
+            tools.setdefault(tool.name, tool)
+        for file, why in suite.triggered_by.items():
+            triggered.setdefault(file, why)
+    return replace(
+        first,
+        cases=tuple(cases),
+        tools=tuple(tools.values()),
+        prompt=next((s.prompt for s in group if s.prompt is not None), None),
+        triggered_by=dict(sorted(triggered.items())),
+    )
+
+
+def merge(parts: Sequence[RunResults]) -> RunResults:
+    """Merge the shards of one run into one ``RunResults``.
+
+    Suites with the same path are merged case by case in file order (by case line); a case that
+    appears twice is rejected with ``InputError``. Suites come out sorted by path, so the order in
+    which shard files are given does not matter. The merge is complete only when every part is and,
+    when the parts name their shards (``i/n``), every shard 1..n is present. ``shard`` is cleared."""
+    if not parts:
+        raise InputError("no results to merge")
+    groups: dict[str, list[SuiteResult]] = {}
+    for part in parts:
+        for suite in part.suites:
+            groups.setdefault(suite.path, []).append(suite)
+    suites = tuple(_merge_suites(groups[path]) for path in sorted(groups))
+
+    reasons: list[str] = []
+    for part in parts:
+        if not part.complete:
+            why = part.incomplete_reason or "incomplete"
+            label = f"shard {part.shard}: {why}" if part.shard else why
+            if label not in reasons:
+                reasons.append(label)
+    shards = [_parse_shard(p.shard) for p in parts if p.shard]
+    if shards and len(parts) > 1 or (len(parts) == 1 and shards):
+        valid = [s for s in shards if s is not None]
+        counts = {count for _, count in valid}
+        if len(counts) > 1:
+            raise InputError(f"the parts come from different shard splits: {sorted(p.shard for p in parts)}")
+        indexes = [index for index, _ in valid]
+        duplicates = sorted({i for i in indexes if indexes.count(i) > 1})
+        if duplicates:
+            raise InputError(f"shard(s) {', '.join(map(str, duplicates))} given more than once")
+        if counts:
+            count = counts.pop()
+            missing = [i for i in range(1, count + 1) if i not in indexes]
+            if missing:
+                reasons.append(f"missing shard(s) {', '.join(f'{i}/{count}' for i in missing)}")
+    settings: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.settings.items():
+            settings.setdefault(key, value)
+    started = sorted(p.started_at for p in parts if p.started_at)
+    finished = sorted(p.finished_at for p in parts if p.finished_at)
+    return RunResults(
+        suites=suites,
+        started_at=started[0] if started else "",
+        finished_at=finished[-1] if finished else "",
+        complete=not reasons,
+        incomplete_reason="; ".join(reasons),
+        shard="",
+        settings=settings,
+        version=RESULTS_VERSION,
+    )

@@ -1,0 +1,444 @@
+"""The Markdown report: the same text goes to the sticky PR comment and the job summary.
+
+Layout: the hidden marker line, the verdict on top, baseline changes (regressed first), a table of
+suites, the failure-pattern analysis (reasons, confusion table, failing arguments,
+recommendations with ``file:line``), then one collapsible ``<details>`` block per failed or errored
+case (reasons, expected vs actual calls, final output, transcript), then the passed cases.
+
+The report fits in ``limit`` characters (65,536 for a PR comment; about 1 MiB for a job summary):
+the least important detail is dropped first (passed-case detail, then transcripts, then per-case
+blocks beyond the worst ones, then the tails of the analysis tables), and a note says what was cut
+and where the full report is. All untrusted text (model output, arguments, tool results, names the
+model made up, error messages) goes through ``gate.escape``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from gate.analysis import Analysis
+from gate.baseline import CaseChange, Comparison
+from gate.escape import html_text, md_cell, md_code_block, md_inline_code, md_text, truncate
+from gate.report_junit import transcript
+from gate.results import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
+from gate.verdict import Verdict, pct
+
+MAX_VALUE_CHARS = 300  # an argument value or matcher in a table cell
+MAX_OUTPUT_CHARS = 4_000  # the final output of a case
+MAX_TRANSCRIPT_CHARS = 8_000
+MAX_CHANGE_ROWS = 50
+
+
+def marker_line(marker: str = "default") -> str:
+    safe = "".join(ch for ch in marker if ch.isalnum() or ch in "-_.:/") or "default"
+    return f"<!-- tool-eval-gate:{safe} -->"
+
+
+def _json(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return truncate(text, limit)
+
+
+def _code(value: Any) -> str:
+    return md_inline_code(value, table=True)
+
+
+def _where(file: str, line: int) -> str:
+    return _code(f"{file}:{line}" if line else file)
+
+
+# --- the verdict ----------------------------------------------------------------------------------
+
+
+def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
+    if verdict.exit_code == 3:
+        title = "⚠️ tool-eval-gate: evaluation incomplete"
+    elif verdict.passed:
+        title = "✅ tool-eval-gate passed"
+    else:
+        title = "❌ tool-eval-gate failed"
+    out = [f"## {title}", ""]
+    if verdict.counted:
+        low, high = verdict.interval
+        rate = (f"**Pass rate {pct(verdict.pass_rate)}** ({verdict.passed_count}/{verdict.counted} cases, "
+                f"95% CI {pct(low)}–{pct(high)}) · threshold **{pct(verdict.threshold)}**")
+        if verdict.threshold != min((s.threshold for s in verdict.suites), default=verdict.threshold):
+            rate += " (each suite against its own threshold)"
+    else:
+        rate = "**No cases evaluated.**"
+    counts = (f"{verdict.passed_count} passed · {verdict.failed_count} failed · {verdict.error_count} errors"
+              f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
+              f"{verdict.flaky_count} flaky")
+    out += [rate, "", counts, ""]
+    if not results.complete:
+        out += ["> [!WARNING]",
+                f"> The evaluation is incomplete: {md_text(results.incomplete_reason or 'the run stopped early')}. "
+                "Cases that did not run are missing from this report.", ""]
+    if verdict.reasons:
+        label = "Why it failed" if not verdict.passed else "Notes"
+        out.append(f"**{label}:**")
+        out += [f"- {md_text(r)}" for r in verdict.reasons]
+        out.append("")
+    if results.shard:
+        out += [f"_Shard {md_text(results.shard)} of a split run._", ""]
+    return out
+
+
+# --- baseline -------------------------------------------------------------------------------------
+
+
+def _baseline_section(comparison: Comparison | None) -> list[str]:
+    if comparison is None:
+        return []
+    c = comparison.counts
+    out = ["### Changes against the baseline", ""]
+    out.append(" · ".join(f"{c.get(k, 0)} {label}" for k, label in (
+        ("regressed", "regressed"), ("fixed", "fixed"), ("new", "new"), ("removed", "removed"),
+        ("still_failing", "still failing"), ("unchanged", "unchanged"))))
+    out.append("")
+    out.append(f"Pass rate of the compared cases: {pct(comparison.base_pass_rate)} → {pct(comparison.head_pass_rate)}")
+    out.append("")
+    rows: list[CaseChange] = []
+    for status in ("regressed", "fixed", "new", "removed", "still_failing"):
+        rows += list(comparison.of(status))
+    noted = [ch for ch in comparison.of("unchanged") if ch.note.startswith("failed now")]
+    rows += noted
+    if rows:
+        out += ["| change | case | base | head | note |", "|---|---|---|---|---|"]
+        icons = {"regressed": "🔴 regressed", "fixed": "🟢 fixed", "new": "🆕 new", "removed": "➖ removed",
+                 "still_failing": "🟠 still failing", "unchanged": "⚪ unchanged"}
+        for ch in rows[:MAX_CHANGE_ROWS]:
+            base = _trials_label(ch.base_status, ch.base_passed_trials, ch.base_trials)
+            head = _trials_label(ch.head_status, ch.head_passed_trials, ch.head_trials)
+            out.append(f"| {icons[ch.status]} | {_code(ch.suite + '/' + ch.case_id)} | {base} | {head} | "
+                       f"{md_cell(ch.note)} |")
+        if len(rows) > MAX_CHANGE_ROWS:
+            out.append(f"\n_… and {len(rows) - MAX_CHANGE_ROWS} more changes (see the JSON results)._")
+        out.append("")
+    return out
+
+
+def _trials_label(status: str | None, passed: int, n: int) -> str:
+    if status is None:
+        return "–"
+    return f"{status} ({passed}/{n})" if n > 1 else status
+
+
+# --- suites ---------------------------------------------------------------------------------------
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
+    sv = next((s for s in verdict.suites if s.path == suite.path and s.name == suite.name), None)
+    evaluated = [c for c in suite.cases if c.status in ("passed", "failed")]
+    metrics = [c.metrics for c in evaluated]
+    tokens = sum(c.metrics.input_tokens + c.metrics.output_tokens for c in suite.cases)
+    cost = sum(t.record.cost_usd or 0.0 for c in suite.cases for t in c.trials)
+    mark = "✅" if sv is None or sv.passed else "❌"
+    rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
+    return (
+        f"| {mark} {_code(suite.name)} | {len(suite.cases)} | {sv.passed_count if sv else 0} | "
+        f"{sv.failed_count if sv else 0} | {sv.error_count if sv else 0} | {sv.flaky_count if sv else 0} | {rate} | "
+        f"{_mean([m.precision for m in metrics]):.2f} | {_mean([m.recall for m in metrics]):.2f} | "
+        f"{_mean([m.argument_accuracy for m in metrics]):.2f} | "
+        f"{_mean([m.latency_ms for m in metrics]):,.0f} ms | {tokens:,} | ${cost:.4f} |"
+    )
+
+
+def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
+    if not results.suites:
+        return []
+    out = ["### Suites", "",
+           "| suite | cases | passed | failed | errors | flaky | pass rate / threshold | precision | recall | "
+           "argument accuracy | mean latency | tokens | cost |",
+           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    out += [_suite_row(s, verdict) for s in results.suites]
+    out.append("")
+    return out
+
+
+# --- analysis -------------------------------------------------------------------------------------
+
+
+def _analysis_section(analysis: Analysis, rows: int | None) -> list[str]:
+    if not (analysis.reasons or analysis.recommendations):
+        return []
+
+    def cap(items: Sequence[Any]) -> tuple[Sequence[Any], int]:
+        if rows is None or len(items) <= rows:
+            return items, 0
+        return items[:rows], len(items) - rows
+
+    out = ["### Failure patterns", ""]
+    if analysis.reasons:
+        out += ["| reason | failed cases | occurrences |", "|---|--:|--:|"]
+        items, more = cap(analysis.reasons)
+        out += [f"| {md_cell(r.title)} | {r.cases} | {r.occurrences} |" for r in items]
+        if more:
+            out.append(f"| _… {more} more_ | | |")
+        out.append("")
+    if analysis.confusion:
+        out += ["**Tool confusion** (expected → called)", "", "| expected | called | cases |", "|---|---|--:|"]
+        items, more = cap(analysis.confusion)
+        for c in items:
+            expected = _code(c.expected) if c.expected else "_(none)_"
+            called = _code(c.called) if c.called else "_(not called)_"
+            out.append(f"| {expected} | {called} | {c.cases} |")
+        if more:
+            out.append(f"| _… {more} more_ | | |")
+        out.append("")
+    if analysis.arguments:
+        out += ["**Arguments that fail most**", "",
+                "| tool | argument | failed | of calls | main reason | example (expected → actual) |",
+                "|---|---|--:|--:|---|---|"]
+        items, more = cap(analysis.arguments)
+        for a in items:
+            example = f"{_code(_json(a.example_expected, 80))} → {_code(_json(a.example_actual, 80))}"
+            out.append(f"| {_code(a.tool)} | {_code(a.argument)} | {a.failures} | {a.calls} | "
+                       f"{md_cell(REASON_TITLES.get(a.reasons[0][0], a.reasons[0][0]))} | {example} |")
+        if more:
+            out.append(f"| _… {more} more_ | | | | | |")
+        out.append("")
+    if analysis.hallucinated:
+        names = ", ".join(f"{_code(h.name)} ({h.cases})" for h in analysis.hallucinated[: rows or None])
+        out += [f"**Hallucinated tools:** {names}", ""]
+    if analysis.recommendations:
+        out += ["**Recommendations**", ""]
+        items, more = cap(analysis.recommendations)
+        for i, r in enumerate(items, 1):
+            cases = ", ".join(_code(c) for c in r.cases[:5])
+            if len(r.cases) > 5:
+                cases += f" and {len(r.cases) - 5} more"
+            out.append(f"{i}. {_where(r.file, r.line)}: {r.message} _Cases: {cases}._")
+        if more:
+            out.append(f"\n_… and {more} more recommendations._")
+        out.append("")
+    return out
+
+
+# --- per case -------------------------------------------------------------------------------------
+
+
+def _first_trial(case: CaseResult) -> TrialResult | None:
+    for status in ("failed", "error"):
+        for t in case.trials:
+            if t.status == status:
+                return t
+    return case.trials[0] if case.trials else None
+
+
+def _expected_calls(case: CaseResult) -> list[dict[str, Any]] | None:
+    calls = case.expected.get("calls") if isinstance(case.expected, dict) else None
+    if isinstance(calls, list) and all(isinstance(c, dict) for c in calls):
+        return calls
+    return None
+
+
+def _expected_cell(call: dict[str, Any]) -> str:
+    name = call.get("tool", call.get("name", "?"))
+    args = call.get("args", call.get("arguments"))
+    extra = ""
+    times = call.get("times")
+    if times not in (None, 1, {"min": 1, "max": 1}):
+        extra = f" × {_json(times, 40)}"
+    args_text = _code(_json(args)) if args not in (None, {}) else "_(any arguments)_"
+    return f"{_code(name)}{md_cell(extra) if extra else ''} {args_text}"
+
+
+def _actual_cell(call: Any) -> str:
+    args = _json(call.arguments) if call.arguments is not None else truncate(call.raw_arguments, MAX_VALUE_CHARS)
+    text = f"{_code(call.name)} {_code(args)}"
+    if call.arguments_error:
+        text += f" ⚠️ {md_cell(call.arguments_error)}"
+    return text
+
+
+def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
+    expected = _expected_calls(case)
+    actual = list(trial.record.calls)
+    if expected is None and not actual:
+        return []
+    rows: list[tuple[str, str]] = []
+    used: set[int] = set()
+    if expected is not None:
+        aligned = len(trial.pairing) == len(expected)
+        for i, call in enumerate(expected):
+            paired = trial.pairing[i] if aligned else None
+            if paired is not None and 0 <= paired < len(actual):
+                used.add(paired)
+                rows.append((_expected_cell(call), _actual_cell(actual[paired])))
+            else:
+                rows.append((_expected_cell(call), "_(not called)_" if aligned else ""))
+    for j, call in enumerate(actual):
+        if j not in used:
+            rows.append(("_(not expected)_" if expected is not None and trial.pairing else "", _actual_cell(call)))
+    out = ["| expected call | actual call |", "|---|---|"]
+    out += [f"| {e or ' '} | {a or ' '} |" for e, a in rows]
+    out.append("")
+    return out
+
+
+def _case_block(case: CaseResult, with_transcript: bool) -> str:
+    trial = _first_trial(case)
+    icon = "⚠️" if case.status == "error" else "❌"
+    failures = trial.failures if trial else ()
+    if case.status == "error":
+        headline = "error: " + truncate((trial.record.error if trial else None) or "could not be evaluated", 120)
+    else:
+        titles = list(dict.fromkeys(REASON_TITLES.get(f.reason, f.reason) for f in failures))
+        headline = ", ".join(titles) or "failed"
+    flaky = " · flaky" if case.flaky else ""
+    trials = ""
+    if len(case.trials) > 1:
+        trials = f" · {sum(1 for t in case.trials if t.status == 'passed')}/{len(case.trials)} trials passed"
+    out = ["<details>",
+           f"<summary>{icon} <code>{html_text(case.suite)}/{html_text(case.case_id)}</code>: {html_text(headline)}"
+           f"{trials}{flaky}</summary>", ""]
+    out.append(f"Case at {_where(case.file, case.line)}, score {case.score:.2f}.")
+    out.append("")
+    if failures:
+        for f in failures:
+            detail = []
+            if f.expected_tool:
+                detail.append(f"expected tool {_code(f.expected_tool)}")
+            if f.tool:
+                detail.append(f"tool {_code(f.tool)}")
+            if f.argument:
+                detail.append(f"argument {_code(f.argument)}")
+            if f.expected is not None:
+                detail.append(f"expected {_code(_json(f.expected))}")
+            if f.actual is not None:
+                detail.append(f"actual {_code(_json(f.actual))}")
+            suffix = f" ({', '.join(detail)})" if detail else ""
+            out.append(f"- **{md_text(REASON_TITLES.get(f.reason, f.reason))}**: {md_text(truncate(f.message, 500))}{suffix}")
+        out.append("")
+    if trial is not None:
+        failed_checks = [c for c in trial.checks if not c.passed]
+        for check in failed_checks:
+            why = f" Judge: {md_text(truncate(check.rationale, 500))}" if check.rationale else ""
+            out.append(f"- check {md_text(check.kind)} scored {check.score:.2f}: "
+                       f"{md_text(truncate(check.detail, 500))}{why}")
+        if failed_checks:
+            out.append("")
+        out += _calls_table(case, trial)
+        if trial.record.error:
+            out += ["Provider error:", "", md_code_block(truncate(trial.record.error, MAX_OUTPUT_CHARS))]
+        out += ["Final output:", "", md_code_block(truncate(trial.record.output, MAX_OUTPUT_CHARS) or "(empty)")]
+    if with_transcript and case.trials:
+        out += ["<details><summary>Transcript</summary>", "",
+                md_code_block(truncate(transcript(case), MAX_TRANSCRIPT_CHARS)), "</details>", ""]
+    out += ["</details>", ""]
+    return "\n".join(out) + "\n"
+
+
+def _badness(case: CaseResult) -> tuple[int, float, int, str, str]:
+    trial = _first_trial(case)
+    return (0 if case.status == "failed" else 1, case.score, -len(trial.failures) if trial else 0,
+            case.suite, case.case_id)
+
+
+def _passed_section(results: RunResults) -> list[str]:
+    passed = [c for s in results.suites for c in s.cases if c.status in ("passed", "skipped")]
+    if not passed:
+        return []
+    out = ["<details><summary>Passed and skipped cases</summary>", "", "| case | status | trials | score | where |",
+           "|---|---|--:|--:|---|"]
+    for c in passed:
+        status = c.status + (" (flaky)" if c.flaky else "")
+        if c.status == "skipped" and c.skip_reason:
+            status += f": {md_cell(truncate(c.skip_reason, 120))}"
+        n_pass = sum(1 for t in c.trials if t.status == "passed")
+        out.append(f"| {_code(c.suite + '/' + c.case_id)} | {status} | {n_pass}/{len(c.trials)} | {c.score:.2f} | "
+                   f"{_where(c.file, c.line)} |")
+    out += ["", "</details>", ""]
+    return out
+
+
+def _join(lines: list[str]) -> str:
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def render(
+    results: RunResults,
+    verdict: Verdict,
+    analysis: Analysis,
+    comparison: Comparison | None = None,
+    *,
+    limit: int = 65536,
+    full_report_hint: str = "",
+    marker: str = "default",
+) -> str:
+    """The Markdown report, at most ``limit`` characters, starting with the hidden marker line."""
+    head_fixed = _join([marker_line(marker)] + _verdict_section(results, verdict))
+    baseline = _join(_baseline_section(comparison))
+    suites = _join(_suites_section(results, verdict))
+    bad = sorted((c for s in results.suites for c in s.cases if c.status in ("failed", "error")), key=_badness)
+    passed = _join(_passed_section(results))
+    hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
+
+    def note(cut: list[str]) -> str:
+        return (f"\n---\n_This report was shortened to fit {limit:,} characters: {', '.join(cut)}."
+                f"{hint}_\n") if cut else ""
+
+    reserve = 600 + len(hint)
+    analysis_full = _join(_analysis_section(analysis, None))
+    blocks_header = "### Failed cases\n\n" if bad else ""
+    full_blocks = [_case_block(c, True) for c in bad]
+    body = head_fixed + baseline + suites + analysis_full + blocks_header
+    total = len(body) + sum(map(len, full_blocks)) + len(passed)
+    if total <= limit:
+        return body + "".join(full_blocks) + passed
+
+    cut: list[str] = []
+    if passed:
+        cut.append("the list of passed and skipped cases was left out")
+    if len(body) + sum(map(len, full_blocks)) + reserve <= limit:
+        return body + "".join(full_blocks) + note(cut)
+
+    short_blocks = [_case_block(c, False) for c in bad]
+    if any(full != short for full, short in zip(full_blocks, short_blocks, strict=True)):
+        cut.append("transcripts were left out")
+    del full_blocks
+    if len(body) + sum(map(len, short_blocks)) + reserve <= limit:
+        return body + "".join(short_blocks) + note(cut)
+
+    for rows in (None, 20, 10, 5, 3):
+        analysis_text = _join(_analysis_section(analysis, rows))
+        body = head_fixed + baseline + suites + analysis_text + blocks_header
+        budget = limit - reserve - len(body)
+        if budget < 0:
+            continue
+        kept: list[str] = []
+        used = 0
+        for block in short_blocks:
+            if used + len(block) > budget:
+                break
+            kept.append(block)
+            used += len(block)
+        this_cut = list(cut)
+        if rows is not None:
+            this_cut.append(f"the failure-pattern tables show their top {rows} rows")
+        if len(kept) < len(short_blocks):
+            this_cut.append(f"details of {len(short_blocks) - len(kept)} of {len(short_blocks)} failed cases "
+                            f"(the least severe) were left out")
+        if rows is None and len(kept) == 0 and short_blocks:
+            continue  # rather trim the analysis than drop every case block
+        return body + "".join(kept) + note(this_cut)
+
+    # Even the shortest form is too long: cut at a line boundary (the head has no code blocks).
+    cut.append("the report was cut off")
+    text = head_fixed + baseline + suites + _join(_analysis_section(analysis, 3))
+    ending = note(cut)
+    room = max(0, limit - len(ending))
+    if len(text) > room:
+        text = text[:room]
+        text = text[: text.rfind("\n") + 1] if "\n" in text else ""
+    return (text + ending)[:limit] if limit > 0 else ""
