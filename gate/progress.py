@@ -1,0 +1,92 @@
+"""Progress while running, on stderr: a live line on a terminal, plain periodic lines in CI logs.
+
+On a TTY (and not in CI) one line is redrawn in place with ``\\r``::
+
+    [ 37/120] 31 passed  4 failed  2 errors  12.3 s
+
+Otherwise (``CI=true`` or output redirected) a plain line is printed every ``interval`` seconds or
+every 10 % of the trials, whichever comes first, and once at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+
+class Progress:
+    """Counts finished trials by status and reports them. ``start`` / ``trial_done`` / ``finish``."""
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        live: bool | None = None,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+        enabled: bool = True,
+    ):
+        self.stream = stream if stream is not None else sys.stderr
+        if live is None:
+            isatty = getattr(self.stream, "isatty", None)
+            live = bool(isatty and isatty()) and os.environ.get("CI", "").lower() not in ("true", "1")
+        self.live = live
+        self.interval = interval
+        self.clock = clock
+        self.enabled = enabled
+        self.total = 0
+        self.done = 0
+        self.counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+        self._started = clock()
+        self._last_print = self._started
+        self._last_fraction = 0.0
+        self._last_live = 0.0
+
+    def start(self, total: int) -> None:
+        self.total = total
+        self._started = self._last_print = self.clock()
+        if self.enabled and not self.live:
+            self._write(f"running {total} trial{'s' if total != 1 else ''}\n")
+
+    def trial_done(self, status: str) -> None:
+        self.done += 1
+        self.counts[status] = self.counts.get(status, 0) + 1
+        if not self.enabled:
+            return
+        now = self.clock()
+        if self.live:
+            if now - self._last_live >= 0.05 or self.done == self.total:  # redraw at most 20 times a second
+                self._last_live = now
+                self._write("\r" + self.line(now) + "\x1b[K")
+            return
+        fraction = self.done / self.total if self.total else 1.0
+        if now - self._last_print >= self.interval or fraction - self._last_fraction >= 0.1:
+            self._last_print, self._last_fraction = now, fraction
+            self._write(self.line(now) + "\n")
+
+    def finish(self) -> None:
+        if not self.enabled:
+            return
+        now = self.clock()
+        if self.live:
+            self._write("\r" + self.line(now) + "\x1b[K\n")
+        elif self._last_fraction < 1.0 or self.done == 0:
+            self._write(self.line(now) + "\n")
+
+    def line(self, now: float | None = None) -> str:
+        elapsed = (self.clock() if now is None else now) - self._started
+        width = len(str(self.total))
+        return (
+            f"[{self.done:>{width}}/{self.total}] {self.counts['passed']} passed "
+            f"{self.counts['failed']} failed {self.counts['error']} errors  {elapsed:.1f} s"
+        )
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):  # closed or broken stream: progress is not worth failing for
+            self.enabled = False

@@ -1,0 +1,203 @@
+"""The Anthropic adapter: the Messages API through ``anthropic.AsyncAnthropic``.
+
+The SDK reads ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` from the environment; a suite can
+never set either. SDK retries are off (``max_retries=0``); the runner retries. The ``anthropic``
+package is imported only when the first request is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from gate.providers.base import (
+    ModelReply,
+    ModelRequest,
+    ProviderError,
+    ToolCall,
+    classify_error,
+    tool_result_text,
+)
+from gate.providers.openai_provider import DEFAULT_TIMEOUT, _short_message, error_from_exception
+from gate.run_record import Usage
+from gate.suite_model import ToolDef
+
+DEFAULT_MAX_TOKENS = 1024
+
+
+def _tool_payload(tool: ToolDef) -> dict[str, Any]:
+    from gate.tool_formats import to_anthropic
+
+    return to_anthropic(tool)
+
+
+def _input_object(raw: str) -> dict[str, Any]:
+    """Tool-use input must be an object: arguments that are not a JSON object are sent back empty."""
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """Neutral messages in the Messages API format: tool results become ``tool_result`` blocks of a
+    user turn, and consecutive turns of one role are merged (the API wants them alternating)."""
+    out: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+
+    for message in messages:
+        role = message["role"]
+        if role == "tool" and not message.get("call_id"):  # a tool result written in a case's conversation
+            add("user", [{"type": "text", "text": f"Tool result: {tool_result_text(message.get('content', ''))}"}])
+        elif role == "tool":
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": message["call_id"],
+                "content": tool_result_text(message.get("content", "")),
+            }
+            if message.get("is_error"):
+                block["is_error"] = True
+            add("user", [block])
+        elif role == "assistant":
+            blocks: list[dict[str, Any]] = []
+            if message.get("content"):
+                blocks.append({"type": "text", "text": message["content"]})
+            for call in message.get("tool_calls") or ():
+                blocks.append(
+                    {"type": "tool_use", "id": call["id"], "name": call["name"], "input": _input_object(call["arguments"])}
+                )
+            if not blocks:
+                blocks.append({"type": "text", "text": "(no answer)"})
+            add("assistant", blocks)
+        else:
+            add("user", [{"type": "text", "text": message.get("content", "") or "(empty)"}])
+    return out
+
+
+def anthropic_tool_choice(choice: str | None, forced_tool: str | None, parallel: bool | None) -> dict[str, Any] | None:
+    if forced_tool:
+        result: dict[str, Any] = {"type": "tool", "name": forced_tool}
+    elif choice is None:
+        result = {"type": "auto"} if parallel is False else {}
+    elif choice == "auto":
+        result = {"type": "auto"}
+    elif choice == "required":
+        result = {"type": "any"}
+    elif choice == "none":
+        return {"type": "none"}
+    else:
+        result = {"type": "tool", "name": choice}
+    if parallel is False and result:
+        result["disable_parallel_tool_use"] = True
+    return result or None
+
+
+class AnthropicProvider:
+    """Messages through ``anthropic.AsyncAnthropic``."""
+
+    name = "anthropic"
+
+    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT):
+        self.timeout = timeout
+        self._client: Any = None
+        self._tools_cache: dict[int, tuple[tuple[ToolDef, ...], list[dict[str, Any]]]] = {}
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            try:
+                import anthropic
+
+                self._client = anthropic.AsyncAnthropic(max_retries=0, timeout=self.timeout)
+            except Exception as exc:
+                raise ProviderError(
+                    "auth",
+                    f"cannot create the Anthropic client (is ANTHROPIC_API_KEY set?): {_short_message(exc)}",
+                    fatal=True,
+                ) from None
+        return self._client
+
+    def _tools(self, tools: tuple[ToolDef, ...]) -> list[dict[str, Any]]:
+        cached = self._tools_cache.get(id(tools))
+        if cached is not None and cached[0] is tools:
+            return cached[1]
+        payload = [_tool_payload(t) for t in tools]
+        self._tools_cache[id(tools)] = (tools, payload)
+        return payload
+
+    def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of ``messages.create`` for ``request``."""
+        params = request.params
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": anthropic_messages(request.messages),
+        }
+        if request.system:
+            kwargs["system"] = request.system
+        if request.tools:
+            kwargs["tools"] = self._tools(request.tools)
+            choice = anthropic_tool_choice(params.tool_choice, request.forced_tool, params.parallel_tool_calls)
+            if choice is not None:
+                kwargs["tool_choice"] = choice
+        if params.temperature is not None:
+            kwargs["temperature"] = params.temperature
+        if params.top_p is not None:
+            kwargs["top_p"] = params.top_p
+        # The Messages API has no seed; it is part of the cache key but not sent.
+        return kwargs
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        client = self._get_client()
+        kwargs = self.build_arguments(request)
+        started = time.perf_counter()
+        try:
+            message = await client.messages.create(**kwargs)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise error_from_exception(exc, "anthropic") from None
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        return parse_message(message, latency_ms)
+
+    def classify(self, exc: BaseException) -> Any:
+        return classify_error(exc)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+
+def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
+    """A ``ModelReply`` from a Messages API response; malformed content never raises past here."""
+    content = getattr(message, "content", None)
+    if content is None:
+        raise ProviderError("malformed", "the Anthropic response has no content", retryable=True)
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for position, block in enumerate(content):
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            texts.append(getattr(block, "text", "") or "")
+        elif kind == "tool_use":
+            raw_input = getattr(block, "input", None)
+            raw = raw_input if isinstance(raw_input, str) else json.dumps(raw_input if raw_input is not None else {})
+            calls.append(
+                ToolCall(id=getattr(block, "id", None) or f"toolu_{position}", name=getattr(block, "name", "") or "", arguments=raw)
+            )
+    usage = getattr(message, "usage", None)
+    return ModelReply(
+        text="".join(texts),
+        tool_calls=tuple(calls),
+        usage=Usage(int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)),
+        stop_reason=str(getattr(message, "stop_reason", "") or ""),
+        request_id=getattr(message, "_request_id", None) or getattr(message, "id", None),
+        latency_ms=latency_ms,
+    )

@@ -1,0 +1,185 @@
+"""Provider-neutral model requests and replies, the provider protocol and provider errors.
+
+Everything the evaluator sends to a model is a ``ModelRequest``; everything it gets back is a
+``ModelReply``. The two adapters (``openai_provider``, ``anthropic_provider``) translate them to and
+from their SDK and are the only modules that import an SDK. This module imports neither.
+
+Neutral messages are plain dicts:
+
+- ``{"role": "user", "content": str}``
+- ``{"role": "assistant", "content": str, "tool_calls": [{"id", "name", "arguments"}]}`` where
+  ``arguments`` is the argument text exactly as the model produced it (``tool_calls`` may be absent)
+- ``{"role": "tool", "call_id": str, "name": str, "content": str, "is_error": bool}``
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from gate.errors import EXIT_INCOMPLETE, GateError
+from gate.run_record import Usage
+from gate.suite_model import ModelParams, ToolDef
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gate.concurrency import Classified
+
+ErrorKind = Literal[
+    "auth", "rate_limit", "server", "timeout", "connection", "bad_request", "malformed", "replay_miss"
+]
+
+REPLAY_MISS_MESSAGE = "no recorded response for this request; run with --record"
+
+
+class ProviderError(GateError):
+    """A model call failed. ``fatal`` errors (authentication, unknown model/endpoint) stop the whole
+    run (exit 3); the others are retried when ``retryable`` and otherwise recorded on the trial."""
+
+    exit_code = EXIT_INCOMPLETE
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        fatal: bool = False,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        status: int | None = None,
+    ):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.fatal = fatal
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
+
+    def __str__(self) -> str:
+        prefix = f"{self.kind}" + (f" (HTTP {self.status})" if self.status else "")
+        return f"{prefix}: {self.message}"
+
+
+class BudgetReached(GateError):
+    """No more model requests may be started: ``max_requests`` or ``max_cost_usd`` was reached."""
+
+    exit_code = EXIT_INCOMPLETE
+
+
+def tool_material(tool: ToolDef) -> dict[str, Any]:
+    """What of a tool definition is sent to the model (its source location is not)."""
+    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+
+def params_material(params: ModelParams) -> dict[str, Any]:
+    return {
+        "temperature": params.temperature,
+        "max_tokens": params.max_tokens,
+        "tool_choice": params.tool_choice,
+        "parallel_tool_calls": params.parallel_tool_calls,
+        "seed": params.seed,
+        "top_p": params.top_p,
+    }
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One request to a model, independent of the provider that will serve it."""
+
+    provider: str
+    model: str
+    system: str | None
+    messages: tuple[dict[str, Any], ...]
+    tools: tuple[ToolDef, ...]
+    params: ModelParams
+    # A tool the model must call (judges answer through a forced tool call). Overrides tool_choice.
+    forced_tool: str | None = None
+
+    def cache_key_material(self) -> dict[str, Any]:
+        """Everything that changes the answer, and nothing else: never an API key or a base URL."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "params": params_material(self.params),
+            "system": self.system,
+            "messages": list(self.messages),
+            "tools": [tool_material(t) for t in self.tools],
+            "forced_tool": self.forced_tool,
+        }
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # the raw argument text as the model sent it (may be invalid JSON)
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+    stop_reason: str = ""
+    request_id: str | None = None
+    # How long the provider took to answer (ms), kept in the cache so replays report real latency.
+    latency_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls],
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+            "stop_reason": self.stop_reason,
+            "request_id": self.request_id,
+            "latency_ms": self.latency_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelReply:
+        usage = data.get("usage") or {}
+        return cls(
+            text=str(data.get("text") or ""),
+            tool_calls=tuple(
+                ToolCall(id=str(c.get("id", "")), name=str(c.get("name", "")), arguments=str(c.get("arguments", "")))
+                for c in data.get("tool_calls") or ()
+            ),
+            usage=Usage(int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)),
+            stop_reason=str(data.get("stop_reason") or ""),
+            request_id=data.get("request_id"),
+            latency_ms=data.get("latency_ms"),
+        )
+
+
+class Provider(Protocol):
+    """A model provider: ``complete`` raises ``ProviderError`` (never an SDK exception)."""
+
+    name: str
+
+    async def complete(self, request: ModelRequest) -> ModelReply: ...
+
+    def classify(self, exc: BaseException) -> Classified: ...
+
+    async def aclose(self) -> None: ...
+
+
+def tool_result_text(content: Any) -> str:
+    """A mock result as the text a tool message carries: strings as they are, the rest as JSON."""
+    if isinstance(content, str):
+        return content
+    import json
+
+    return json.dumps(content, ensure_ascii=False, sort_keys=True)
+
+
+def classify_error(exc: BaseException) -> Classified:
+    """How the retry loop treats an exception raised by ``Provider.complete``."""
+    from gate.concurrency import Classified
+
+    if isinstance(exc, ProviderError):
+        return Classified(
+            retryable=exc.retryable and not exc.fatal,
+            rate_limited=exc.kind == "rate_limit",
+            retry_after=exc.retry_after,
+        )
+    return Classified(retryable=False, rate_limited=False, retry_after=None)
