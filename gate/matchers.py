@@ -267,6 +267,8 @@ def _match_range(bounds: Any, matcher: Any, value: Any, path: str) -> MatchOutco
         return _type_fail("a number", matcher, value, path)
     low = bounds.get("min") if isinstance(bounds, Mapping) else None
     high = bounds.get("max") if isinstance(bounds, Mapping) else None
+    if not all(bound is None or _is_number(bound) for bound in (low, high)):
+        return _fail("value_error", f"invalid range matcher {show(bounds)}: bounds must be numbers", matcher, value, path)
     if (low is not None and value < low) or (high is not None and value > high):
         lo = "-inf" if low is None else show(low)
         hi = "inf" if high is None else show(high)
@@ -278,9 +280,9 @@ def _match_approx(spec: Any, matcher: Any, value: Any, path: str) -> MatchOutcom
     if not _is_number(value):
         return _type_fail("a number", matcher, value, path)
     spec = spec if isinstance(spec, Mapping) else {"value": spec}
-    target = spec.get("value", 0)
-    tolerance = float(spec.get("tolerance") or 0.0)
-    rel = float(spec.get("rel_tolerance") or 0.0)
+    target, tolerance, rel = spec.get("value", 0), spec.get("tolerance") or 0.0, spec.get("rel_tolerance") or 0.0
+    if not (_is_number(target) and _is_number(tolerance) and _is_number(rel)):
+        return _fail("value_error", f"invalid approx matcher {show(spec)}: numbers expected", matcher, value, path)
     allowed = max(tolerance, rel * abs(target))
     if not (tolerance or rel):
         allowed = 1e-9 * max(1.0, abs(target))
