@@ -61,3 +61,8 @@ def test_nearest_commentable() -> None:
     assert nearest_commentable(lines, 18, window=2) == 20
     assert nearest_commentable({4, 8}, 6, window=2) == 4  # a tie goes to the earlier line
     assert nearest_commentable(lines, 13, window=3) is None
+
+
+def test_trailing_line_break_is_not_an_extra_context_line() -> None:
+    # The hunk header promises 3 lines but the patch holds 2 and ends with a line break.
+    assert commentable_lines("@@ -1,2 +1,3 @@\n a\n+b\n") == {1, 2}

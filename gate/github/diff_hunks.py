@@ -22,7 +22,9 @@ def commentable_lines(patch: str | None) -> frozenset[int]:
         return frozenset()
     right = 0
     remaining = 0  # RIGHT-side lines still expected in the current hunk
-    for raw in patch.split("\n"):
+    # A trailing line break would read as one more (empty) context line: drop it.
+    for raw in patch.rstrip("\r\n").split("\n"):
+        raw = raw.rstrip("\r")
         header = _HUNK.match(raw)
         if header:
             right = int(header.group(1))
