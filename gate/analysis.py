@@ -269,8 +269,6 @@ def _recommendations(
     defined: set[str],
 ) -> tuple[Recommendation, ...]:
     recs: list[Recommendation] = []
-    explained_missing: set[str] = set()
-    explained_extra: set[str] = set()
     hallucinated_names = {h.name for h in hallucinated}
 
     def add(pattern: str, message: str, where: tuple[str, int], tool: str | None, argument: str | None,
@@ -280,8 +278,6 @@ def _recommendations(
 
     for c in confusion:
         if c.expected and c.called and c.called not in hallucinated_names:
-            explained_missing.add(c.expected)
-            explained_extra.add(c.called)
             expected_desc = loc.tools[c.expected].description if c.expected in loc.tools else ""
             called_desc = loc.tools[c.called].description if c.called in loc.tools else ""
             overlap = jaccard(expected_desc, called_desc)
@@ -353,10 +349,15 @@ def _recommendations(
         for tool, refs in sorted(by_reason.get(reason, {}).items(), key=lambda kv: (-len(kv[1]), kv[0] or "")):
             if not tool or tool in hallucinated_names:
                 continue
-            if reason == "missing_call" and tool in explained_missing and len(refs) <= sum(
-                    c.cases for c in confusion if c.expected == tool and c.called):
-                continue
-            if reason == "extra_call" and (tool in explained_extra or tool not in defined):
+            if reason == "missing_call":  # cases already explained as a confusion with another tool
+                paired = {r for c in confusion if c.expected == tool and c.called for r in c.case_refs}
+                refs = [r for r in refs if r not in paired]
+            if reason == "extra_call":
+                if tool not in defined:
+                    continue
+                paired = {r for c in confusion if c.called == tool and c.expected for r in c.case_refs}
+                refs = [r for r in refs if r not in paired]
+            if not refs:
                 continue
             message = template.format(tool=_c(tool), n=_plural(len(refs), "case"))
             add(pattern, message, loc.tool_or_prompt(tool, tuple(refs)), tool, None, refs, len(refs) * 2)

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gate.escape import html_text, md_code_block, md_inline_code, md_text, truncate, truncate_lines, xml_text
+
+
+def test_md_text_neutralises_html_mentions_marker_and_markdown():
+    text = md_text('<img src=x onerror=alert(1)></details> @octocat @org/team <!-- tool-eval-gate:default --> '
+                   '![t](http://evil/p.png) [link](javascript:x) *bold* a|b `code`')
+    assert "<" not in text and ">" not in text
+    assert "@octocat" not in text and "@org/team" not in text
+    assert "@&#8203;octocat" in text
+    assert "<!-- tool-eval-gate" not in text
+    assert "\\[t\\]" in text and "\\*bold\\*" in text and "a\\|b" in text and "\\`code\\`" in text
+
+
+def test_md_text_is_one_line_and_block_syntax_is_escaped():
+    assert "\n" not in md_text("line one\nline two\r\nthree")
+    assert md_text("# heading").startswith("\\#")
+    assert md_text("> quote").startswith("&gt;")
+    assert md_text("1. item").startswith("\\1.")
+
+
+def test_control_and_bidi_characters_are_removed():
+    assert md_text("a\x00b\x1bc\u202ed") == "abcd"
+
+
+@given(st.text())
+def test_code_block_cannot_be_closed_by_its_content(s):
+    block = md_code_block(s)
+    fence = re.match(r"`+", block).group(0)
+    body = block[len(fence) + 1 : -len(fence) - 1]
+    assert len(fence) >= 3
+    assert block.endswith(fence + "\n")
+    assert all(len(run) < len(fence) for run in re.findall(r"`+", body))
+
+
+def test_code_block_with_quadruple_fence_and_marker():
+    block = md_code_block("````\n</details>\n<!-- tool-eval-gate:default -->\n```")
+    assert block.startswith("`````\n") and block.endswith("\n`````\n")
+    assert "<!-- tool-eval-gate" not in block
+
+
+@given(st.text())
+def test_inline_code_delimiter_is_longer_than_any_backtick_run(s):
+    code = md_inline_code(s)
+    delimiter = re.match(r"`+", code).group(0)
+    inner = code[len(delimiter) : -len(delimiter)]
+    assert code.endswith(delimiter)
+    assert all(len(run) != len(delimiter) for run in re.findall(r"`+", inner))
+    assert "\n" not in code
+
+
+def test_inline_code_in_a_table_escapes_pipes():
+    assert md_inline_code("a|b", table=True) == "`a\\|b`"
+    assert md_inline_code("`x`") == "`` `x` ``"
+
+
+@given(st.text())
+def test_xml_text_is_always_parseable(s):
+    element = ET.Element("t", {"a": xml_text(s)})
+    element.text = xml_text(s)
+    parsed = ET.fromstring(ET.tostring(element, encoding="unicode"))
+    assert parsed.get("a") == xml_text(s)
+    assert (parsed.text or "") == xml_text(s).replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_xml_text_keeps_legal_characters_only():
+    assert xml_text("ok\x00\x08\x0b\x0c\x1f\ufffe\ud800 ]]> <&> é 😀\t\n") == "ok ]]> <&> é 😀\t\n"
+
+
+def test_html_text_for_summary_elements():
+    assert html_text('</summary><b>"x" @me') == "&lt;/summary&gt;&lt;b&gt;&quot;x&quot; @&#8203;me"
+
+
+def test_truncation_says_what_was_cut():
+    assert truncate("abcdef", 3) == "abc… [3 more characters cut]"
+    assert truncate("abc", 3) == "abc"
+    assert truncate_lines("1\n2\n3\n4", 2) == "1\n2\n… [2 more lines cut]"
