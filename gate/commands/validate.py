@@ -1,0 +1,74 @@
+"""``tool-eval-gate validate [PATH ...]``: offline, fast checking of suite, prompt, tool and mock files.
+
+Prints every problem of every file as ``path:line:column: message (fix: hint)`` to stderr, sorted by
+file and line, then a one-line summary. Exit 0 when everything is valid, 2 otherwise. Never imports
+the provider SDKs or PyGithub (the pre-commit hook runs this on every commit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tool-eval-gate validate",
+        description="Validate suite files and the prompt, tool and mock files they use (offline).",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="suite files, directories (searched for *.suite.yaml), or prompt/tool/mock files "
+        "(then the suites using them are checked); default: the repository root",
+    )
+    parser.add_argument(
+        "--root", metavar="DIR", help="repository root (default: nearest directory with .git)"
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="print problems only, no summary line")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return EXIT_PASSED if exc.code == 0 else EXIT_INVALID_INPUT
+
+    from gate.suite_loader import default_root, load_suites
+
+    if args.root:
+        root = Path(args.root)
+        if not root.is_dir():
+            print(f"tool-eval-gate validate: --root {args.root}: not a directory", file=sys.stderr)
+            return EXIT_INVALID_INPUT
+    else:
+        root = default_root(args.paths)
+    paths = args.paths or [root]
+    result = load_suites(paths, root=root)
+
+    problems = sorted(result.problems, key=lambda p: (p.path, p.line, p.column, p.message))
+    out = sys.stderr
+    for problem in problems:
+        print(problem.render(), file=out)
+    if not args.quiet:
+        if problems:
+            files = len({p.path for p in problems})
+            print(f"{_plural(len(problems), 'problem')} in {_plural(files, 'file')}", file=out)
+        else:
+            suite_count = len(result.suites)
+            cases = sum(len(s.cases) for s in result.suites)
+            if suite_count:
+                print(f"{_plural(suite_count, 'suite file')}, {_plural(cases, 'case')}: OK")
+            else:
+                print(f"no suite files found; {_plural(len(result.checked_files), 'file')} checked: OK")
+    return EXIT_INVALID_INPUT if problems else EXIT_PASSED
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

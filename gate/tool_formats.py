@@ -1,0 +1,327 @@
+"""Tool definitions in the OpenAI and Anthropic formats: parse, validate, convert.
+
+Accepted shapes of one tool (JSON or YAML):
+
+- OpenAI: ``{"type": "function", "function": {"name", "description", "parameters", "strict"?}}``
+- OpenAI, bare function: ``{"name", "description", "parameters"}``
+- Anthropic: ``{"name", "description", "input_schema", "type": "custom"?, "cache_control"?}``
+
+A tool file holds a list of tools or ``{"tools": [...]}``. Everything is turned into the
+provider-neutral :class:`gate.suite_model.ToolDef`, with the lines where the tool, its description and
+each of its parameters are written (the analysis points review comments at them), and converted back
+with :func:`to_openai` / :func:`to_anthropic` for whichever provider runs the suite.
+
+Pure: positions come from a ``Positions`` object (a :class:`gate.yaml_source.YamlDocument`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from gate.errors import Problem
+from gate.suite_model import Source, ToolDef
+
+NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+OPENAI_KEYS = ("type", "function")
+FUNCTION_KEYS = ("name", "description", "parameters", "strict")
+ANTHROPIC_KEYS = ("name", "description", "input_schema", "type", "cache_control")
+
+PathKey = tuple[Any, ...]
+
+
+class Positions(Protocol):
+    path: str
+
+    def position(self, path: PathKey) -> tuple[int, int]: ...
+
+    def key_position(self, path: PathKey) -> tuple[int, int]: ...
+
+
+_META_VALIDATOR: Any = None
+
+
+def _meta_validator() -> Any:
+    """A validator of JSON Schemas themselves (the 2020-12 meta-schema), built once per process."""
+    global _META_VALIDATOR
+    if _META_VALIDATOR is None:
+        from jsonschema import Draft202012Validator
+
+        _META_VALIDATOR = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+    return _META_VALIDATOR
+
+
+def _problem(doc: Positions, path: PathKey, message: str, hint: str = "", *, at_key: bool = False) -> Problem:
+    line, column = doc.key_position(path) if at_key else doc.position(path)
+    return Problem(doc.path, line, column, message, hint)
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    return "allowed keys: " + ", ".join(choices)
+
+
+def tool_file_items(doc: Positions, data: Any) -> tuple[list[Any], PathKey, list[Problem]]:
+    """The tool items of a tool file (a list, or a mapping with a ``tools`` list) and their base path."""
+    if isinstance(data, list):
+        return data, (), []
+    if isinstance(data, dict) and isinstance(data.get("tools"), list):
+        extra = [k for k in data if k != "tools"]
+        problems = [
+            _problem(
+                doc,
+                (k,),
+                f"unknown key {k!r} in tool file",
+                "a tool file holds only 'tools: [...]'",
+                at_key=True,
+            )
+            for k in extra
+        ]
+        return data["tools"], ("tools",), problems
+    return (
+        [],
+        (),
+        [
+            _problem(
+                doc,
+                (),
+                "a tool file must hold a list of tools or a mapping {tools: [...]}",
+                "write a list of tool definitions (OpenAI or Anthropic format)",
+            )
+        ],
+    )
+
+
+def parse_tools(
+    items: Sequence[Any], doc: Positions, base: PathKey = (), *, seen: dict[str, Source] | None = None
+) -> tuple[list[ToolDef], list[Problem]]:
+    """Parse and validate tools ``items`` found at ``base`` in ``doc``. ``seen`` (name -> source)
+    spans several calls, to find duplicate names across the files of one agent."""
+    seen = {} if seen is None else seen
+    tools: list[ToolDef] = []
+    problems: list[Problem] = []
+    for index, item in enumerate(items):
+        tool, item_problems = parse_tool(item, doc, (*base, index))
+        problems.extend(item_problems)
+        if tool is None:
+            continue
+        if tool.name in seen:
+            first = seen[tool.name]
+            where = f"{first.path}:{first.line}" if first.path != tool.source.path else f"line {first.line}"
+            problems.append(
+                _problem(
+                    doc,
+                    (*base, index),
+                    f"duplicate tool name {tool.name!r} (first defined at {where})",
+                    "tool names must be unique; rename or remove one",
+                )
+            )
+            continue
+        seen[tool.name] = tool.source
+        tools.append(tool)
+    return tools, problems
+
+
+def parse_tool(item: Any, doc: Positions, path: PathKey) -> tuple[ToolDef | None, list[Problem]]:
+    """Parse one tool in either format; (None, problems) when it is not a usable definition."""
+    if not isinstance(item, dict):
+        return None, [
+            _problem(
+                doc,
+                path,
+                f"a tool must be a mapping, got {_type_name(item)}",
+                "write {name, description, parameters} or the OpenAI/Anthropic form",
+            )
+        ]
+    problems: list[Problem] = []
+    if "function" in item or item.get("type") == "function":
+        problems += _unknown_keys(item, OPENAI_KEYS, doc, path, "OpenAI tool")
+        if item.get("type") != "function":
+            problems.append(
+                _problem(
+                    doc,
+                    (*path, "type") if "type" in item else path,
+                    "an OpenAI tool needs type: function",
+                    "add type: function",
+                )
+            )
+        function = item.get("function")
+        if not isinstance(function, dict):
+            problems.append(
+                _problem(
+                    doc,
+                    (*path, "function") if "function" in item else path,
+                    "an OpenAI tool needs a 'function' mapping",
+                    "write function: {name, description, parameters}",
+                )
+            )
+            return None, problems
+        fpath = (*path, "function")
+        problems += _unknown_keys(function, FUNCTION_KEYS, doc, fpath, "function")
+        return _finish(function, doc, path, fpath, "parameters", problems)
+    if "input_schema" in item:
+        problems += _unknown_keys(item, ANTHROPIC_KEYS, doc, path, "Anthropic tool")
+        if "type" in item and item["type"] != "custom":
+            problems.append(
+                _problem(
+                    doc,
+                    (*path, "type"),
+                    f"unsupported Anthropic tool type {item['type']!r}",
+                    "only custom tools (with input_schema) can be evaluated",
+                )
+            )
+        return _finish(item, doc, path, path, "input_schema", problems)
+    problems += _unknown_keys(item, FUNCTION_KEYS, doc, path, "tool")
+    return _finish(item, doc, path, path, "parameters", problems)
+
+
+def _finish(
+    spec: dict[str, Any],
+    doc: Positions,
+    item_path: PathKey,
+    spec_path: PathKey,
+    schema_key: str,
+    problems: list[Problem],
+) -> tuple[ToolDef | None, list[Problem]]:
+    name = spec.get("name")
+    if "name" not in spec:
+        problems.append(_problem(doc, spec_path, "a tool needs a 'name'", "add name: <tool_name>"))
+    elif not isinstance(name, str) or not NAME_PATTERN.match(name):
+        problems.append(
+            _problem(
+                doc,
+                (*spec_path, "name"),
+                f"invalid tool name {name!r}",
+                "1 to 64 letters, digits, '_' or '-' (^[a-zA-Z0-9_-]{1,64}$)",
+            )
+        )
+    description = spec.get("description", "")
+    if not isinstance(description, str):
+        problems.append(_problem(doc, (*spec_path, "description"), "the tool description must be a string"))
+        description = ""
+    if "strict" in spec and not isinstance(spec["strict"], bool):
+        problems.append(_problem(doc, (*spec_path, "strict"), "'strict' must be true or false"))
+    schema_path = (*spec_path, schema_key)
+    if schema_key in spec:
+        parameters = spec[schema_key]
+        problems += check_parameters(parameters, doc, schema_path, str(name))
+    elif schema_key == "input_schema":
+        parameters = None
+    else:  # OpenAI allows a function without parameters
+        parameters = {"type": "object", "properties": {}}
+    if problems or not isinstance(name, str):
+        return None, problems
+    line, column = doc.position(item_path)
+    parameter_lines: dict[str, int] = {}
+    properties = parameters.get("properties", {}) if isinstance(parameters, dict) else {}
+    for pname in properties if isinstance(properties, dict) else ():
+        parameter_lines[pname] = doc.key_position((*schema_path, "properties", pname))[0]
+    description_line = doc.position((*spec_path, "description"))[0] if "description" in spec else 0
+    return (
+        ToolDef(
+            name=name,
+            description=description,
+            parameters=parameters,
+            source=Source(doc.path, line, column),
+            description_line=description_line,
+            parameter_lines=parameter_lines,
+        ),
+        problems,
+    )
+
+
+def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) -> list[Problem]:
+    """A tool's parameters must be a valid JSON Schema of type object whose ``required`` names are
+    all declared in ``properties``."""
+    if not isinstance(parameters, dict):
+        return [
+            _problem(
+                doc,
+                path,
+                f"the parameters of tool {tool!r} must be a JSON Schema mapping, "
+                f"got {_type_name(parameters)}",
+                "write {type: object, properties: {...}}",
+            )
+        ]
+    problems: list[Problem] = []
+    if parameters.get("type") != "object":
+        problems.append(
+            _problem(
+                doc,
+                (*path, "type") if "type" in parameters else path,
+                f"the parameters of tool {tool!r} must be a schema of type object",
+                "set type: object (arguments are always a JSON object)",
+            )
+        )
+    for error in _meta_validator().iter_errors(parameters):
+        where = (*path, *error.absolute_path)
+        pointer = "/".join(str(p) for p in error.absolute_path)
+        problems.append(
+            _problem(
+                doc,
+                where,
+                f"the parameters of tool {tool!r} are not a valid JSON Schema"
+                + (f" at {pointer}" if pointer else "")
+                + f": {_short(error.message)}",
+                "see https://json-schema.org/understanding-json-schema/",
+            )
+        )
+    properties = parameters.get("properties", {})
+    required = parameters.get("required", [])
+    if isinstance(properties, dict) and isinstance(required, list):
+        for index, rname in enumerate(required):
+            if isinstance(rname, str) and rname not in properties:
+                hint = _did_you_mean(rname, list(properties)) if properties else "declare it under properties"
+                if hint.startswith("allowed keys"):
+                    hint = "declare it under properties (declared: " + ", ".join(properties) + ")"
+                problems.append(
+                    _problem(
+                        doc,
+                        (*path, "required", index),
+                        f"required parameter {rname!r} of tool {tool!r} is not in properties",
+                        hint,
+                    )
+                )
+    return problems
+
+
+def _unknown_keys(
+    spec: dict[str, Any], allowed: Sequence[str], doc: Positions, path: PathKey, what: str
+) -> list[Problem]:
+    return [
+        _problem(
+            doc, (*path, key), f"unknown key {key!r} in {what}", _did_you_mean(str(key), allowed), at_key=True
+        )
+        for key in spec
+        if key not in allowed
+    ]
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number"
+    )
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def to_openai(tool: ToolDef) -> dict[str, Any]:
+    """The tool in OpenAI Chat Completions form."""
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    }
+
+
+def to_anthropic(tool: ToolDef) -> dict[str, Any]:
+    """The tool in Anthropic Messages form."""
+    return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}

@@ -1,0 +1,392 @@
+"""Safe YAML (and JSON) loading that remembers where every value was written.
+
+Suites, tool files and mock files are read here and nowhere else. The document is parsed from the
+event stream of PyYAML's safe parser (the C one when available) by a small iterative composer, so
+that every mapping key, mapping value and sequence item gets its 1-based line and column, keyed by
+its path from the root (e.g. ``("cases", 3, "expect", "calls", 0, "tool")``).
+
+Building values ourselves (rather than with ``yaml.safe_load``) is also what lets us guard against
+hostile input: a size limit, a nesting-depth limit, an alias expansion budget (no "billion laughs"),
+no recursive aliases, no duplicate keys, no custom tags, text that must be UTF-8 and not binary.
+Every failure is a :class:`gate.errors.Problem`; nothing here raises anything else for bad input.
+
+Values are plain JSON-like data: dict, list, str, int, float, bool, None. Mapping keys are always
+strings, exactly as written (so ``on:`` or ``1:`` stay ``"on"`` / ``"1"``). YAML timestamps stay
+strings. Merge keys (``<<: *anchor``) are supported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gate.errors import Problem
+
+MAX_FILE_BYTES = 1024 * 1024  # 1 MiB: far more than any real suite, prompt or tool file
+MAX_DEPTH = 64  # nesting of mappings / sequences (after alias expansion)
+MAX_NODES = 200_000  # values in a document, counting every alias expansion in full
+MAX_ALIASES = 1_000  # alias uses in one document
+
+PathKey = tuple[Any, ...]
+
+try:  # the C parser is ~10x faster; fall back to the pure-Python one
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Loader = yaml.SafeLoader
+
+_RESOLVER = yaml.resolver.Resolver()
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_SCALAR_TAGS = {
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    _STR,
+}
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """A parsed document: ``data`` plus the position of every node, by path from the root."""
+
+    path: str
+    data: Any
+    # path -> (line, column) of the value (for mappings and sequences: where they start)
+    values: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+    # path -> (line, column) of the mapping key that introduces the value at that path
+    keys: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+
+    def position(self, path: PathKey) -> tuple[int, int]:
+        """Line and column of the value at ``path``; the nearest known ancestor when the exact node
+        has no position (e.g. inside an alias expansion); (1, 1) for the document itself."""
+        path = tuple(path)
+        while path:
+            if path in self.values:
+                return self.values[path]
+            path = path[:-1]
+        return self.values.get((), (1, 1))
+
+    def key_position(self, path: PathKey) -> tuple[int, int]:
+        """Line and column of the key naming ``path`` (falls back to :meth:`position`)."""
+        path = tuple(path)
+        if path in self.keys:
+            return self.keys[path]
+        return self.position(path)
+
+    def problem(self, path: PathKey, message: str, hint: str = "", *, at_key: bool = False) -> Problem:
+        line, column = self.key_position(path) if at_key else self.position(path)
+        return Problem(self.path, line, column, message, hint)
+
+
+class YamlError(Exception):
+    """The file could not be read as a document; ``problems`` says where and why."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("; ".join(p.render() for p in problems))
+
+
+def read_text(file: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """Read a text file with the guards every input file gets: exists, regular file, size limit,
+    not binary, UTF-8 (a BOM is dropped). Raises :class:`YamlError`."""
+
+    def fail(message: str, hint: str = "", line: int = 0, column: int = 0) -> YamlError:
+        return YamlError([Problem(display_path, line, column, message, hint)])
+
+    try:
+        if not file.is_file():
+            if file.exists():
+                raise fail("not a regular file", "point at a file, not a directory")
+            raise fail("file not found", "check the path; it is relative to the suite file's directory")
+        size = file.stat().st_size
+        if size > max_bytes:
+            raise fail(
+                f"file too large ({size} bytes, limit {max_bytes})",
+                "split it into smaller files",
+            )
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise fail(f"cannot read file: {exc.strerror or exc}") from None
+    if len(raw) > max_bytes:  # the file grew between stat and read
+        raise fail(f"file too large (limit {max_bytes} bytes)", "split it into smaller files")
+    if b"\x00" in raw:
+        offset = raw.index(b"\x00")
+        line = raw.count(b"\n", 0, offset) + 1
+        raise fail("binary file (contains NUL bytes), expected UTF-8 text", "", line, 1)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise fail(
+            f"not valid UTF-8 text (byte 0x{raw[exc.start]:02x})", "save the file as UTF-8", line, column
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def load_file(file: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES) -> YamlDocument:
+    """Read and parse a YAML or JSON file. Raises :class:`YamlError` with located problems."""
+    text = read_text(file, display_path, max_bytes=max_bytes)
+    return parse(text, display_path, json_fallback=file.suffix.lower() == ".json")
+
+
+def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlDocument:
+    """Parse one YAML document from ``text``. With ``json_fallback``, text that YAML rejects but
+    JSON accepts (e.g. JSON indented with tabs) is read as JSON, positions then limited to the root."""
+    if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
+        raise YamlError([Problem(display_path, 1, 1, "empty file", "write the document, or delete the file")])
+    try:
+        return _Composer(display_path).compose(_events(text))
+    except YamlError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        if json_fallback:
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as jexc:
+                raise YamlError(
+                    [Problem(display_path, jexc.lineno, jexc.colno, f"invalid JSON: {jexc.msg}")]
+                ) from None
+            return YamlDocument(display_path, data, {(): (1, 1)}, {})
+        raise YamlError([_syntax_problem(display_path, exc, text)]) from None
+    except yaml.YAMLError as exc:  # unmarked errors (e.g. a reader error)
+        raise YamlError([Problem(display_path, 1, 1, f"invalid YAML: {exc}")]) from None
+    except RecursionError:  # pragma: no cover - the composer is iterative; belt and braces
+        raise YamlError([Problem(display_path, 1, 1, "document nested too deeply")]) from None
+
+
+def _events(text: str) -> Iterator[yaml.Event]:
+    loader = _Loader(text)
+    try:
+        while loader.check_event():
+            yield loader.get_event()
+    finally:
+        loader.dispose()
+
+
+def _syntax_problem(path: str, exc: yaml.MarkedYAMLError, text: str) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    parts = [p for p in (exc.context, exc.problem) if p]
+    message = "invalid YAML: " + (", ".join(parts) if parts else "syntax error")
+    if exc.context_mark and exc.problem_mark and exc.context_mark.line != exc.problem_mark.line:
+        message += f" (started at line {exc.context_mark.line + 1})"
+    hint = ""
+    offending = text[mark.index] if mark and 0 <= mark.index < len(text) else ""
+    if offending == "\t" or (exc.problem and "'\\t'" in exc.problem):
+        hint = "indent with spaces, not tabs"
+    elif exc.problem and "mapping values are not allowed" in exc.problem:
+        hint = "quote values that contain ': ' (e.g. \"a: b\")"
+    return Problem(path, line, column, message, hint)
+
+
+@dataclass
+class _Frame:
+    kind: str  # "map" or "seq"
+    path: PathKey
+    value: Any
+    anchor: str | None
+    start: tuple[int, int]
+    size: int = 1
+    depth: int = 1  # nesting depth of this collection including its content
+    pending_key: Any = None  # for maps: the key waiting for its value, or None
+    key_pos: tuple[int, int] | None = None
+    key_is_merge: bool = False
+    key_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
+    merged_keys: set[str] = field(default_factory=set)
+
+
+class _Composer:
+    """Builds plain values from parser events, iteratively, recording positions and enforcing the
+    limits. Aliases share the anchored value (no copy) but count its full size and depth."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.values: dict[PathKey, tuple[int, int]] = {}
+        self.keys: dict[PathKey, tuple[int, int]] = {}
+        self.anchors: dict[str, tuple[Any, int, int]] = {}  # name -> (value, size, depth)
+        self.open_anchors: set[str] = set()
+        self.nodes = 0
+        self.aliases = 0
+
+    def fail(self, pos: tuple[int, int], message: str, hint: str = "") -> YamlError:
+        return YamlError([Problem(self.path, pos[0], pos[1], message, hint)])
+
+    def compose(self, events: Iterator[yaml.Event]) -> YamlDocument:
+        stack: list[_Frame] = []
+        root: Any = None
+        have_root = False
+        documents = 0
+        for event in events:
+            pos = (event.start_mark.line + 1, event.start_mark.column + 1) if event.start_mark else (1, 1)
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise self.fail(
+                        pos, "more than one YAML document in the file", "remove the '---' separator"
+                    )
+                continue
+            if isinstance(event, yaml.StreamStartEvent | yaml.StreamEndEvent | yaml.DocumentEndEvent):
+                continue
+            if isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                frame = stack.pop()
+                if frame.anchor is not None:
+                    self.open_anchors.discard(frame.anchor)
+                    self.anchors[frame.anchor] = (frame.value, frame.size, frame.depth)
+                value, size, depth = frame.value, frame.size, frame.depth
+            else:
+                # A value starts (scalar, alias, or a collection that we push).
+                path = self._next_path(stack)
+                if path is None:  # a mapping key
+                    self._take_key(stack[-1], event, pos)
+                    continue
+                if isinstance(event, yaml.AliasEvent):
+                    value, size, depth = self._alias(event, pos)
+                elif isinstance(event, yaml.ScalarEvent):
+                    value, size, depth = self._scalar(event, pos), 1, 0
+                    if event.anchor is not None:
+                        self.anchors[event.anchor] = (value, 1, 0)
+                else:
+                    self._check_tag(event, pos)
+                    kind = "map" if isinstance(event, yaml.MappingStartEvent) else "seq"
+                    self.values[path] = pos
+                    if len(stack) + 1 > MAX_DEPTH:
+                        raise self.fail(
+                            pos, f"nesting deeper than {MAX_DEPTH} levels", "flatten the document"
+                        )
+                    if event.anchor is not None:
+                        self.open_anchors.add(event.anchor)
+                    stack.append(_Frame(kind, path, {} if kind == "map" else [], event.anchor, pos))
+                    self._count(1, pos)
+                    continue
+                self.values[path] = pos
+                self._count(size, pos)
+            # ``value`` is complete: attach it to its parent.
+            if not stack:
+                root, have_root = value, True
+                continue
+            parent = stack[-1]
+            parent.size += size
+            parent.depth = max(parent.depth, depth + 1)
+            if parent.depth + len(stack) - 1 > MAX_DEPTH:
+                raise self.fail(
+                    parent.start, f"nesting deeper than {MAX_DEPTH} levels", "flatten the document"
+                )
+            if parent.kind == "seq":
+                parent.value.append(value)
+            else:
+                self._put(parent, value)
+        if not have_root:
+            raise self.fail((1, 1), "empty file", "write the document, or delete the file")
+        self.values.setdefault((), (1, 1))
+        return YamlDocument(self.path, root, self.values, self.keys)
+
+    def _next_path(self, stack: list[_Frame]) -> PathKey | None:
+        if not stack:
+            return ()
+        top = stack[-1]
+        if top.kind == "seq":
+            return (*top.path, len(top.value))
+        if top.pending_key is None:
+            return None
+        return (*top.path, top.pending_key)
+
+    def _take_key(self, frame: _Frame, event: yaml.Event, pos: tuple[int, int]) -> None:
+        if isinstance(event, yaml.ScalarEvent):
+            tag = self._scalar_tag(event)
+            if tag == _MERGE:
+                frame.pending_key, frame.key_pos, frame.key_is_merge = "<<", pos, True
+                return
+            key = event.value
+            if event.anchor is not None:
+                self.anchors[event.anchor] = (key, 1, 0)
+        elif isinstance(event, yaml.AliasEvent):
+            value = self._alias(event, pos)[0]
+            if isinstance(value, dict | list):
+                raise self.fail(pos, "a mapping key must be a plain value, not a mapping or list")
+            key = "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        else:
+            raise self.fail(pos, "a mapping key must be a plain value, not a mapping or list")
+        if key in frame.key_lines and key not in frame.merged_keys:
+            first = frame.key_lines[key]
+            raise self.fail(
+                pos,
+                f"duplicate key {key!r} (first defined at line {first[0]}, column {first[1]})",
+                "remove one of them",
+            )
+        frame.key_lines[key] = pos
+        frame.merged_keys.discard(key)
+        frame.pending_key, frame.key_pos, frame.key_is_merge = key, pos, False
+        self.keys[(*frame.path, key)] = pos
+
+    def _put(self, frame: _Frame, value: Any) -> None:
+        key, key_pos = frame.pending_key, frame.key_pos or frame.start
+        if frame.key_is_merge:
+            self.values.pop((*frame.path, "<<"), None)
+            sources = value if isinstance(value, list) else [value]
+            for source in sources:
+                if not isinstance(source, dict):
+                    raise self.fail(
+                        key_pos, "'<<' merges mappings only", "merge an anchored mapping: <<: *name"
+                    )
+                for k, v in source.items():
+                    if k not in frame.key_lines:  # explicit keys win over merged ones
+                        frame.value[k] = v
+                        frame.key_lines[k] = key_pos
+                        frame.merged_keys.add(k)
+                        self.keys[(*frame.path, k)] = key_pos
+                        self.values[(*frame.path, k)] = key_pos
+        else:
+            frame.value[key] = value
+        frame.pending_key, frame.key_pos, frame.key_is_merge = None, None, False
+
+    def _alias(self, event: yaml.AliasEvent, pos: tuple[int, int]) -> tuple[Any, int, int]:
+        name = event.anchor
+        if name in self.open_anchors:
+            raise self.fail(pos, f"recursive alias *{name}", "an anchor cannot contain an alias to itself")
+        if name not in self.anchors:
+            raise self.fail(pos, f"unknown alias *{name}", f"define the anchor &{name} before using it")
+        self.aliases += 1
+        if self.aliases > MAX_ALIASES:
+            raise self.fail(pos, f"too many aliases (more than {MAX_ALIASES})", "write the values out")
+        return self.anchors[name]
+
+    def _count(self, size: int, pos: tuple[int, int]) -> None:
+        self.nodes += size
+        if self.nodes > MAX_NODES:
+            raise self.fail(
+                pos,
+                f"document too large after alias expansion (more than {MAX_NODES} values)",
+                "aliases that expand exponentially are rejected; write the values out",
+            )
+
+    def _check_tag(self, event: yaml.Event, pos: tuple[int, int]) -> None:
+        tag = getattr(event, "tag", None)
+        if tag not in (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
+            raise self.fail(pos, f"unsupported YAML tag {tag!r}", "remove the tag; plain values only")
+
+    def _scalar_tag(self, event: yaml.ScalarEvent) -> str:
+        if event.tag in (None, "!"):
+            return _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+        return event.tag
+
+    def _scalar(self, event: yaml.ScalarEvent, pos: tuple[int, int]) -> Any:
+        tag = self._scalar_tag(event)
+        if tag == "tag:yaml.org,2002:timestamp":
+            return event.value  # dates stay the text written; tool arguments are JSON
+        if tag not in _SCALAR_TAGS:
+            raise self.fail(pos, f"unsupported YAML tag {tag!r}", "remove the tag; plain values only")
+        if tag == _STR:
+            return event.value
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        try:
+            return _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
+        except (yaml.YAMLError, ValueError) as exc:
+            raise self.fail(pos, f"invalid {tag.rsplit(':', 1)[-1]} value {event.value!r}: {exc}") from None
