@@ -164,8 +164,10 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 
 @functools.lru_cache(maxsize=256)
-def _validator(schema_json: str) -> Any:
-    import jsonschema  # lazy: heavy, and only needed by schema matchers
+def schema_validator(schema_json: str) -> Any:
+    """A compiled, cached JSON Schema validator for a schema given as canonical JSON text (sorted
+    keys). Raises ``jsonschema.SchemaError`` for an invalid schema."""
+    import jsonschema  # lazy: heavy, and only needed by schema checks
 
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)
@@ -298,7 +300,7 @@ def _match_schema(schema: Any, matcher: Any, value: Any, path: str) -> MatchOutc
     import jsonschema
 
     try:
-        validator = _validator(json.dumps(schema, sort_keys=True))
+        validator = schema_validator(json.dumps(schema, sort_keys=True))
     except (jsonschema.SchemaError, TypeError, ValueError) as exc:
         message = getattr(exc, "message", str(exc))
         return _fail("value_error", f"the schema is invalid: {message}", matcher, value, path)

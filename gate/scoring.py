@@ -1,0 +1,747 @@
+"""Scoring one trial of one case (DESIGN.md section 3): pairing, failures, checks, metrics, status.
+
+Expected calls are expanded by ``times`` (the required copies, plus optional copies up to ``max``)
+and paired with the actual calls by optimal assignment on argument agreement: the cost of a pair is
+the fraction of failing argument outcomes, calls of different tools never pair, an unpaired
+required copy costs more than any pair, so pairing maximises the calls accounted for first and
+argument agreement second. Among the optimal pairings, an order-preserving one is preferred; for
+``in_order`` / ``strict`` expectations, needing a non-order-preserving one is an order violation.
+
+Pure: judged checks read verdicts obtained beforehand (``gate.judging.collect_requests``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gate import conversation, judging, paths
+from gate.assignment import optimal_assignment
+from gate.judging import Verdict
+from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
+from gate.results import CheckScore, Failure, Metrics, TrialResult
+from gate.run_record import RecordedCall, RunRecord
+from gate.suite_model import CallExpectation, Case, ExpectedCall, OutputChecks, Suite, Times
+
+MISS_REQUIRED = 3.0  # an unpaired required copy: worse than any pair and than leaving optional ones
+MISS_OPTIONAL = 1.0
+EXTRA = 1.0  # an unpaired actual call
+BLOCKED = 1e6  # a pair that is not allowed (different tools)
+ARGUMENT_REASONS = frozenset({"missing_argument", "unexpected_argument", "type_error", "value_error"})
+OUTPUT_KINDS = ("output", "criteria", "semantic_contains", "ranking", "choice", "clarification", "path")
+
+
+@dataclass(frozen=True)
+class _Slot:
+    expected: int  # index into CallExpectation.calls
+    required: bool
+
+
+@dataclass
+class _CallEval:
+    failures: list[Failure]
+    pairing: tuple[int | None, ...]
+    missing: bool
+    precision: float
+    recall: float
+    f1: float
+    argument_accuracy: float
+    argument_checks: int
+    constrained: bool
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@dataclass
+class _Common:
+    failures: list[Failure] = field(default_factory=list)
+    checks: list[CheckScore] = field(default_factory=list)
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+
+def times_text(times: Times) -> str:
+    if times.max == times.min:
+        return f"exactly {times.min}"
+    if times.max is None:
+        return f"at least {times.min}"
+    return f"{times.min} to {times.max}"
+
+
+def _calls_text(count: int) -> str:
+    return f"{count} call" + ("" if count == 1 else "s")
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _arguments_outcomes(expected: ExpectedCall, call: RecordedCall, verdicts: Mapping[str, Verdict]) -> tuple[MatchOutcome, ...] | None:
+    if call.arguments is None:
+        return None
+    allow_extra = expected.allow_extra_args or not expected.args
+    return match_arguments(expected.args, call.arguments, allow_extra, verdicts)
+
+
+def _pair_cost(outcomes: tuple[MatchOutcome, ...] | None) -> float:
+    if outcomes is None:
+        return 1.0
+    if not outcomes:
+        return 0.0
+    return sum(1 for o in outcomes if not o.ok) / len(outcomes)
+
+
+def _monotone_alignment(
+    slots: Sequence[_Slot], costs: Sequence[Sequence[float | None]]
+) -> tuple[float, list[int | None]]:
+    """The cheapest order-preserving alignment of slots to actual calls (edit-distance style)."""
+    if not slots:
+        return 0.0, []
+    n, m = len(slots), len(costs[0])
+    inf = float("inf")
+    best = [[inf] * (m + 1) for _ in range(n + 1)]
+    step: list[list[str]] = [[""] * (m + 1) for _ in range(n + 1)]
+    best[0][0] = 0.0
+    for i in range(n + 1):
+        for j in range(m + 1):
+            here = best[i][j]
+            if here == inf:
+                continue
+            if i < n:
+                miss = here + (MISS_REQUIRED if slots[i].required else MISS_OPTIONAL)
+                if miss < best[i + 1][j] - 1e-12:
+                    best[i + 1][j], step[i + 1][j] = miss, "miss"
+            if j < m:
+                extra = here + EXTRA
+                if extra < best[i][j + 1] - 1e-12:
+                    best[i][j + 1], step[i][j + 1] = extra, "extra"
+            if i < n and j < m and costs[i][j] is not None:
+                pair = here + costs[i][j]  # type: ignore[operator]
+                if pair < best[i + 1][j + 1] - 1e-12:
+                    best[i + 1][j + 1], step[i + 1][j + 1] = pair, "pair"
+    alignment: list[int | None] = [None] * n
+    i, j = n, m
+    while i or j:
+        move = step[i][j]
+        if move == "pair":
+            alignment[i - 1] = j - 1
+            i, j = i - 1, j - 1
+        elif move == "miss":
+            i -= 1
+        else:
+            j -= 1
+    return best[n][m], alignment
+
+
+def _optimal_pairing(slots: Sequence[_Slot], costs: Sequence[Sequence[float | None]], actual_count: int) -> tuple[float, list[int | None]]:
+    """Optimal (not necessarily order-preserving) pairing via assignment on a square matrix whose
+    extra rows/columns stand for "left unpaired"."""
+    n, m = len(slots), actual_count
+    size = n + m
+    if size == 0:
+        return 0.0, []
+    matrix = [[BLOCKED] * size for _ in range(size)]
+    for i, slot in enumerate(slots):
+        for j in range(m):
+            if costs[i][j] is not None:
+                matrix[i][j] = costs[i][j]  # type: ignore[assignment]
+        matrix[i][m + i] = MISS_REQUIRED if slot.required else MISS_OPTIONAL
+    for j in range(m):
+        matrix[n + j][j] = EXTRA
+        for k in range(n):
+            matrix[n + j][m + k] = 0.0
+    assignment = optimal_assignment(matrix)
+    pairing: list[int | None] = []
+    total = 0.0
+    for i in range(size):
+        column = assignment[i]
+        assert column is not None  # square matrix: every row is assigned
+        total += matrix[i][column]
+        if i < n:
+            pairing.append(column if column < m else None)
+    return total, pairing
+
+
+# --- automatic checks ---------------------------------------------------------------------------------
+
+
+def _automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Failure]:
+    failures: list[Failure] = []
+    for index, call in enumerate(calls):
+        tool = suite.tool(call.name)
+        where = f"call {index + 1}"
+        if tool is None:
+            defined = ", ".join(t.name for t in suite.agent.tools) or "none"
+            failures.append(
+                Failure("hallucinated_tool", f"{where}: {call.name} is not a defined tool (defined: {defined})", tool=call.name, actual=call.name)
+            )
+            continue
+        if call.arguments is None:
+            failures.append(
+                Failure(
+                    "invalid_arguments",
+                    f"{where}: {call.name} arguments are not a JSON object ({call.arguments_error or 'unparseable'}): {_clip(call.raw_arguments, 120)}",
+                    tool=call.name,
+                    actual=_clip(call.raw_arguments),
+                )
+            )
+            continue
+        failures += _schema_failures(tool.name, tool.parameters, call.arguments, where)
+    return failures
+
+
+def _schema_failures(tool: str, schema: dict[str, Any], arguments: dict[str, Any], where: str) -> list[Failure]:
+    import jsonschema
+
+    try:
+        validator = schema_validator(json.dumps(schema, sort_keys=True))
+    except (jsonschema.SchemaError, TypeError, ValueError):
+        return []  # an invalid tool schema is reported by validate, not blamed on the agent
+    failures = []
+    for error in sorted(validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path))):
+        location = list(error.absolute_path)
+        argument = str(location[0]) if location else None
+        if argument is None and error.validator in ("required", "additionalProperties"):
+            # Name the argument the error is about ("'days' is a required property").
+            found = re.findall(r"'([^']+)'", error.message)
+            argument = found[0] if found else None
+        pointer = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in location).lstrip(".")
+        failures.append(
+            Failure(
+                "schema_violation",
+                f"{where}: {tool} arguments violate the tool's schema{' at ' + pointer if pointer else ''}: {error.message}",
+                tool=tool,
+                argument=argument,
+                expected=f"{error.validator}: {show(error.validator_value, 80)}",
+                actual=error.instance if location else None,
+            )
+        )
+    return failures
+
+
+# --- call expectations --------------------------------------------------------------------------------
+
+
+def _expand(expectation: CallExpectation, calls: Sequence[RecordedCall]) -> list[_Slot]:
+    named = Counter(call.name for call in calls)
+    slots: list[_Slot] = []
+    for index, expected in enumerate(expectation.calls):
+        low = max(0, expected.times.min)
+        high = expected.times.max if expected.times.max is not None else max(low, named[expected.tool])
+        slots += [_Slot(index, True)] * low
+        slots += [_Slot(index, False)] * max(0, high - low)
+    return slots
+
+
+def _evaluate_calls(
+    suite: Suite, expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
+) -> _CallEval:
+    expected_calls = expectation.calls
+    slots = _expand(expectation, calls)
+    outcomes: dict[tuple[int, int], tuple[MatchOutcome, ...] | None] = {}
+    costs: list[list[float | None]] = []
+    for slot in slots:
+        row: list[float | None] = []
+        for j, call in enumerate(calls):
+            expected = expected_calls[slot.expected]
+            if call.name != expected.tool:
+                row.append(None)
+                continue
+            key = (slot.expected, j)
+            if key not in outcomes:
+                outcomes[key] = _arguments_outcomes(expected, call, verdicts)
+            row.append(_pair_cost(outcomes[key]))
+        costs.append(row)
+
+    optimal_cost, pairing = _optimal_pairing(slots, costs, len(calls))
+    ordered_cost, ordered = _monotone_alignment(slots, costs)
+    if not slots:
+        ordered_cost = optimal_cost
+    order_ok = ordered_cost <= optimal_cost + 1e-9
+    if order_ok:
+        pairing = ordered
+    failures: list[Failure] = []
+
+    # Argument outcomes of every pair.
+    checked = failing = 0
+    for slot, j in zip(slots, pairing, strict=True):
+        if j is None:
+            continue
+        expected = expected_calls[slot.expected]
+        result = outcomes[(slot.expected, j)]
+        if result is None:  # unparseable arguments: already an invalid_arguments failure
+            count = max(1, len(expected.args))
+            checked += count
+            failing += count
+            continue
+        for outcome in result:
+            checked += 1
+            if outcome.ok:
+                continue
+            failing += 1
+            failures.append(
+                Failure(
+                    outcome.reason or "value_error",
+                    f"{expected.tool} (call {j + 1}): argument {outcome.path!r}: {outcome.detail}",
+                    tool=expected.tool,
+                    argument=outcome.path,
+                    expected=outcome.expected,
+                    actual=outcome.actual,
+                )
+            )
+
+    # Counts per expected call; missing calls; wrong tools.
+    paired_per_expected = Counter(slot.expected for slot, j in zip(slots, pairing, strict=True) if j is not None)
+    named = Counter(call.name for call in calls)
+    unpaired = [j for j in range(len(calls)) if j not in set(pairing)]
+    expected_names = {e.tool for e in expected_calls}
+    used_for_wrong_tool: set[int] = set()
+    missing = False
+    for index, expected in enumerate(expected_calls):
+        paired = paired_per_expected[index]
+        if paired >= expected.times.min:
+            continue
+        missing = True
+        if paired > 0:
+            failures.append(
+                Failure(
+                    "wrong_count",
+                    f"{expected.tool}: expected {times_text(expected.times)} matching call(s), got {paired} "
+                    f"({_calls_text(named[expected.tool])} to {expected.tool} in total)",
+                    tool=expected.tool,
+                    expected=times_text(expected.times),
+                    actual=paired,
+                )
+            )
+            continue
+        candidates = [
+            j
+            for j in unpaired
+            if j not in used_for_wrong_tool and calls[j].name != expected.tool and suite.tool(calls[j].name) is not None
+        ]
+        preferred = [j for j in candidates if calls[j].name not in expected_names] or candidates
+        if preferred:
+            j = preferred[0]
+            used_for_wrong_tool.add(j)
+            failures.append(
+                Failure(
+                    "wrong_tool",
+                    f"expected a call to {expected.tool}, but the agent called {calls[j].name} (call {j + 1})",
+                    tool=calls[j].name,
+                    expected=expected.tool,
+                    actual=calls[j].name,
+                    expected_tool=expected.tool,
+                )
+            )
+        elif named[expected.tool]:
+            failures.append(
+                Failure(
+                    "wrong_count",
+                    f"{expected.tool}: expected {times_text(expected.times)} call(s) matching this expectation; "
+                    f"the {_calls_text(named[expected.tool])} made matched other expectations better",
+                    tool=expected.tool,
+                    expected=times_text(expected.times),
+                    actual=0,
+                )
+            )
+        else:
+            failures.append(
+                Failure(
+                    "missing_call",
+                    f"expected {times_text(expected.times)} call(s) to {expected.tool}, none was made",
+                    tool=expected.tool,
+                    expected=expected.tool,
+                    actual=None,
+                )
+            )
+
+    # Calls that were forbidden, over the expected count, or extra.
+    forbidden = set(expectation.forbidden_tools)
+    for j, call in enumerate(calls):
+        if expectation.no_calls:
+            failures.append(
+                Failure("forbidden_call", f"the case expects no tool calls, but the agent called {call.name} (call {j + 1})", tool=call.name, expected="no calls", actual=call.name)
+            )
+        elif call.name in forbidden:
+            failures.append(
+                Failure("forbidden_call", f"{call.name} is forbidden in this case, but was called (call {j + 1})", tool=call.name, actual=call.name)
+            )
+    over_count: Counter[str] = Counter()
+    for j in unpaired:
+        name = calls[j].name
+        if j in used_for_wrong_tool or expectation.no_calls or name in forbidden or suite.tool(name) is None:
+            continue
+        if name in expected_names:
+            over_count[name] += 1
+        elif expectation.extra_calls == "forbid":
+            failures.append(
+                Failure("extra_call", f"unexpected call to {name} (call {j + 1}); extra calls are forbidden", tool=name, actual=calls[j].arguments)
+            )
+    for name in over_count:
+        allowed = [e.times for e in expected_calls if e.tool == name]
+        high = sum(t.max for t in allowed if t.max is not None)
+        failures.append(
+            Failure(
+                "wrong_count",
+                f"{name}: called {named[name]} times, expected at most {high}",
+                tool=name,
+                expected=f"at most {high}",
+                actual=named[name],
+            )
+        )
+
+    # Order.
+    if expectation.order in ("in_order", "strict") and not order_ok:
+        shown = [calls[j].name if j is not None else "-" for j in pairing]
+        failures.append(
+            Failure(
+                "order_violation",
+                f"calls were not made in the expected order ({expectation.order}): expected "
+                f"{[expected_calls[s.expected].tool for s in slots]}, paired calls in order {shown}",
+                expected=[expected_calls[s.expected].tool for s in slots],
+                actual=[c.name for c in calls],
+            )
+        )
+    if expectation.order == "strict" and unpaired and order_ok:
+        extras = [f"{calls[j].name} (call {j + 1})" for j in unpaired]
+        failures.append(
+            Failure(
+                "order_violation",
+                f"strict order forbids calls outside the expected sequence: {', '.join(extras)}",
+                expected=[expected_calls[s.expected].tool for s in slots if s.required],
+                actual=[c.name for c in calls],
+            )
+        )
+    if expectation.max_calls is not None and len(calls) > expectation.max_calls:
+        failures.append(
+            Failure(
+                "over_call_budget",
+                f"{_calls_text(len(calls))} made, the expectation allows at most {expectation.max_calls}",
+                expected=expectation.max_calls,
+                actual=len(calls),
+            )
+        )
+
+    # Metrics: tool-name precision / recall / F1 over multisets.
+    constrained = bool(expected_calls) or expectation.no_calls or expectation.extra_calls == "forbid"
+    expected_multiset: Counter[str] = Counter()
+    for index, expected in enumerate(expected_calls):
+        expected_multiset[expected.tool] += max(expected.times.min, paired_per_expected[index])
+    true_positives = sum((expected_multiset & named).values())
+    n_expected, n_actual = sum(expected_multiset.values()), len(calls)
+    if not constrained or (n_expected == 0 and n_actual == 0):
+        precision = recall = f1 = 1.0
+    else:
+        precision = true_positives / n_actual if n_actual else 0.0
+        recall = true_positives / n_expected if n_expected else 1.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+    first_pair: list[int | None] = [None] * len(expected_calls)
+    for slot, j in zip(slots, pairing, strict=True):
+        if j is not None and first_pair[slot.expected] is None:
+            first_pair[slot.expected] = j
+    return _CallEval(
+        failures=failures,
+        pairing=tuple(first_pair),
+        missing=missing,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        argument_accuracy=(checked - failing) / checked if checked else 1.0,
+        argument_checks=checked,
+        constrained=constrained,
+    )
+
+
+# --- output checks ----------------------------------------------------------------------------------
+
+
+def _judged(
+    common: _Common, kind: str, label: str, request: judging.JudgeRequest, verdicts: Mapping[str, Verdict]
+) -> Verdict | None:
+    verdict = verdicts.get(request.key)
+    if verdict is None:
+        common.failures.append(Failure("judge_failed", f"{label}: no judge verdict (the judge failed or was not run)", expected=label))
+        common.checks.append(CheckScore(kind, 0.0, False, f"{label}: no judge verdict"))
+    return verdict
+
+
+def _output_checks(suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict], common: _Common) -> None:
+    out: OutputChecks = case.expect.output
+    answer, question = record.output, record.input
+
+    def fold(text: str) -> str:
+        return text.casefold() if out.ignore_case else text
+
+    def add(passed: bool, label: str, expected: Any) -> None:
+        common.checks.append(CheckScore("output", float(passed), passed, label))
+        if not passed:
+            common.failures.append(
+                Failure("output_check_failed", f"final answer: {label} failed; answer: {_clip(answer, 160)!r}", expected=expected, actual=_clip(answer))
+            )
+
+    for text in out.contains:
+        add(fold(text) in fold(answer), f"contains {show(text)}", text)
+    for text in out.not_contains:
+        add(fold(text) not in fold(answer), f"not_contains {show(text)}", text)
+    for pattern in out.regex:
+        try:
+            found = re.search(pattern, answer) is not None
+            add(found, f"regex /{pattern}/", pattern)
+        except re.error as exc:
+            add(False, f"regex /{pattern}/ (invalid pattern: {exc})", pattern)
+    if out.equals is not None:
+        add(fold(answer.strip()) == fold(out.equals.strip()), f"equals {show(out.equals)}", out.equals)
+
+    def judged_result(kind: str, label: str, verdict: Verdict, passed: bool, score: float, expected: Any) -> None:
+        common.checks.append(CheckScore(kind, score, passed, label, verdict.rationale))
+        if not passed:
+            common.failures.append(
+                Failure("output_check_failed", f"final answer: {label} failed: {verdict.rationale or 'judge said no'}", expected=expected, actual=_clip(answer))
+            )
+
+    for criterion in out.criteria:
+        label = f"criteria {show(criterion)}"
+        verdict = _judged(common, "criteria", label, judging.criteria_request(criterion, answer, question), verdicts)
+        if verdict is not None:
+            judged_result("criteria", label, verdict, verdict.passed, verdict.score if verdict.passed else 0.0, criterion)
+    for phrase in out.semantic_contains:
+        label = f"semantic_contains {show(phrase)}"
+        verdict = _judged(common, "semantic_contains", label, judging.semantic_request(phrase, answer, question), verdicts)
+        if verdict is not None:
+            judged_result("semantic_contains", label, verdict, verdict.passed, verdict.score if verdict.passed else 0.0, phrase)
+    if out.ranking is not None:
+        r = out.ranking
+        request = judging.ranking_request(f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question)
+        verdict = _judged(common, "ranking", "ranking", request, verdicts)
+        if verdict is not None:
+            order = ", ".join(verdict.detail.get("order", ()))
+            label = f"ranking {verdict.score:.2f} (judge's order: {order}) vs threshold {r.threshold:g}"
+            judged_result("ranking", label, verdict, verdict.score >= r.threshold, verdict.score, r.reference)
+    if out.choice is not None:
+        letters = dict(record.extra.get("choice_letters") or conversation.choice_letters(suite, case, index))
+        picked = judging.unambiguous_choice(answer, letters)
+        correct = out.choice.correct
+        if picked is not None:
+            passed = picked == correct
+            label = f"choice: answered {show(picked)}, correct {show(correct)}"
+            common.checks.append(CheckScore("choice", float(passed), passed, label))
+            if not passed:
+                common.failures.append(Failure("output_check_failed", f"final answer: {label}", expected=correct, actual=picked))
+        else:
+            request = judging.choice_request(letters, correct, answer, question)
+            verdict = _judged(common, "choice", "choice", request, verdicts)
+            if verdict is not None:
+                label = f"choice: answered {show(verdict.detail.get('option'))}, correct {show(correct)}"
+                judged_result("choice", label, verdict, verdict.passed, float(verdict.passed), correct)
+    if out.asks_clarification is not None:
+        want = out.asks_clarification
+        verdict = _judged(common, "clarification", "asks_clarification", judging.clarification_request(answer, question), verdicts)
+        if verdict is not None:
+            label = f"asks for clarification: expected {'yes' if want else 'no'}, judge: {'yes' if verdict.passed else 'no'}"
+            passed = verdict.passed == want
+            judged_result("clarification", label, verdict, passed, float(passed), want)
+
+
+# --- the trial ----------------------------------------------------------------------------------------
+
+
+def _weighted(weights: Mapping[str, float], precision: float, recall: float, arguments: float, output: float) -> float | None:
+    parts = {"precision": precision, "recall": recall, "arguments": arguments, "output": output}
+    total = sum(max(0.0, float(weights.get(k, 0.0))) for k in parts)
+    if total <= 0:
+        return None
+    return sum(max(0.0, float(weights.get(k, 0.0))) * v for k, v in parts.items()) / total
+
+
+def _base_metrics(record: RunRecord) -> Metrics:
+    return Metrics(
+        latency_ms=record.latency_ms,
+        input_tokens=record.usage.input_tokens,
+        output_tokens=record.usage.output_tokens,
+        cost_usd=record.cost_usd or 0.0,
+    )
+
+
+def _candidates(case: Case) -> list[tuple[int | None, CallExpectation]]:
+    expect = case.expect
+    options: list[tuple[int | None, CallExpectation]] = []
+    # Without written calls of its own, the main expectation does not compete with the alternatives.
+    if not expect.alternatives or expect.calls != CallExpectation():
+        options.append((None, expect.calls))
+    options += list(enumerate(expect.alternatives))
+    return options
+
+
+def score_trial(suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict]) -> TrialResult:
+    """Score one trial: every failure, every check, the metrics, the status and the weighted score."""
+    if record.error is not None:
+        failure = Failure("provider_error", f"the provider failed: {_clip(record.error)}", actual=_clip(record.error))
+        return TrialResult(index, "error", 0.0, (failure,), (), _base_metrics(record), record)
+
+    calls = record.calls
+    common = _Common()
+    _output_checks(suite, case, record, index, verdicts, common)
+    for assertion in case.expect.asserts:
+        evaluation = paths.evaluate_assertion(assertion, record, verdicts)
+        common.checks.append(evaluation.check)
+        if evaluation.judge_error:
+            common.failures.append(Failure("judge_failed", f"path assertion {evaluation.check.detail}", expected=assertion.check))
+        elif not evaluation.check.passed:
+            common.failures.append(
+                Failure("output_check_failed", f"path assertion failed: {evaluation.check.detail}", expected=assertion.check, argument=assertion.path)
+            )
+    output_scores = [c.score for c in common.checks if c.kind in OUTPUT_KINDS]
+    output_score = sum(output_scores) / len(output_scores) if output_scores else 1.0
+
+    budget_failures: list[Failure] = []
+    if len(calls) > case.max_tool_calls or record.stop_reason == "max_tool_calls":
+        budget_failures.append(
+            Failure("over_call_budget", f"{_calls_text(len(calls))} made; the case allows at most {case.max_tool_calls}", expected=case.max_tool_calls, actual=len(calls))
+        )
+    if record.stop_reason == "max_turns":
+        budget_failures.append(
+            Failure("over_call_budget", f"no final answer within {case.max_turns} turns", expected=case.max_turns, actual=record.turns)
+        )
+    latency_budget = case.expect.latency_ms if case.expect.latency_ms is not None else suite.defaults.latency_ms
+    if latency_budget is not None:
+        fast = record.latency_ms <= latency_budget
+        common.checks.append(CheckScore("latency", float(fast), fast, f"{record.latency_ms:.0f} ms vs budget {latency_budget} ms"))
+        if not fast:
+            budget_failures.append(
+                Failure("latency_exceeded", f"took {record.latency_ms:.0f} ms, budget {latency_budget} ms", expected=latency_budget, actual=round(record.latency_ms, 1))
+            )
+
+    weights = case.scoring.weights
+    best: tuple[int | None, _CallEval, float] | None = None
+    for alternative, expectation in _candidates(case):
+        evaluation = _evaluate_calls(suite, expectation, calls, verdicts)
+        weighted = _weighted(weights, evaluation.precision, evaluation.recall, evaluation.argument_accuracy, output_score)
+        value = weighted if weighted is not None else float(evaluation.passed)
+        if evaluation.passed:
+            best = (alternative, evaluation, value)
+            break
+        if best is None or (value, -len(evaluation.failures)) > (best[2], -len(best[1].failures)):
+            best = (alternative, evaluation, value)
+    assert best is not None
+    alternative, chosen, score = best
+    if not case.expect.alternatives:
+        alternative = None
+
+    failures = _automatic_failures(suite, calls) + chosen.failures + budget_failures + common.failures
+    reasons = {f.reason for f in chosen.failures}
+    argument_reasons = reasons & ARGUMENT_REASONS
+    call_reasons = reasons - ARGUMENT_REASONS - {"judge_failed"}
+    checks: list[CheckScore] = []
+    if chosen.constrained:
+        detail = f"precision {chosen.precision:.2f}, recall {chosen.recall:.2f}"
+        checks.append(CheckScore("calls", chosen.f1, not call_reasons, detail))
+    if chosen.argument_checks:
+        detail = f"{chosen.argument_checks} argument check(s)"
+        checks.append(CheckScore("arguments", chosen.argument_accuracy, not argument_reasons, detail))
+    checks += common.checks
+
+    if case.scoring.mode == "weighted":
+        status = "passed" if score >= case.scoring.pass_score - 1e-12 and not chosen.missing else "failed"
+    else:
+        status = "failed" if failures else "passed"
+    metrics = Metrics(
+        precision=chosen.precision,
+        recall=chosen.recall,
+        f1=chosen.f1,
+        argument_accuracy=chosen.argument_accuracy,
+        output_score=output_score,
+        latency_ms=record.latency_ms,
+        input_tokens=record.usage.input_tokens,
+        output_tokens=record.usage.output_tokens,
+        cost_usd=record.cost_usd or 0.0,
+    )
+    return TrialResult(
+        index=index,
+        status=status,
+        score=round(score, 6),
+        failures=tuple(failures),
+        checks=tuple(checks),
+        metrics=metrics,
+        record=record,
+        pairing=chosen.pairing,
+        alternative=alternative,
+    )
+
+
+# --- a readable expectation ---------------------------------------------------------------------------
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _calls_summary(expectation: CallExpectation) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        "calls": [
+            {
+                "tool": e.tool,
+                "args": _jsonable(e.args),
+                "times": {"min": e.times.min, "max": e.times.max},
+                "allow_extra_args": e.allow_extra_args,
+            }
+            for e in expectation.calls
+        ],
+        "order": expectation.order,
+        "extra_calls": expectation.extra_calls,
+    }
+    if expectation.forbidden_tools:
+        summary["forbidden_tools"] = list(expectation.forbidden_tools)
+    if expectation.no_calls:
+        summary["no_calls"] = True
+    if expectation.max_calls is not None:
+        summary["max_calls"] = expectation.max_calls
+    return summary
+
+
+def expected_summary(case: Case) -> dict[str, Any]:
+    """A JSON-able, readable form of the case's expectation, for "expected vs actual" in reports."""
+    expect = case.expect
+    summary = _calls_summary(expect.calls)
+    if expect.alternatives:
+        summary["alternatives"] = [_calls_summary(a) for a in expect.alternatives]
+    out = expect.output
+    output: dict[str, Any] = {}
+    for name in ("contains", "not_contains", "regex", "criteria", "semantic_contains"):
+        values = getattr(out, name)
+        if values:
+            output[name] = list(values)
+    if out.equals is not None:
+        output["equals"] = out.equals
+    if out.ignore_case:
+        output["ignore_case"] = True
+    if out.ranking is not None:
+        r = out.ranking
+        output["ranking"] = {"reference": r.reference, "wrong": r.wrong, "irrelevant": r.irrelevant, "threshold": r.threshold}
+    if out.choice is not None:
+        output["choice"] = {"options": list(out.choice.options), "correct": out.choice.correct}
+    if out.asks_clarification is not None:
+        output["asks_clarification"] = out.asks_clarification
+    if output:
+        summary["output"] = output
+    if expect.latency_ms is not None:
+        summary["latency_ms"] = expect.latency_ms
+    if expect.asserts:
+        summary["assert"] = [
+            {"path": a.path, "check": _jsonable(a.check), "aggregate": a.aggregate, "threshold": a.threshold}
+            for a in expect.asserts
+        ]
+    return summary

@@ -1,0 +1,412 @@
+from __future__ import annotations
+
+import pytest
+
+from gate import judging
+from gate.judging import Verdict
+from gate.scoring import expected_summary, score_trial
+from gate.suite_model import (
+    CallExpectation,
+    Choice,
+    OutputChecks,
+    PathAssertion,
+    Ranking,
+    Scoring,
+)
+from tests.builders import call, calls_expectation, case, ecall, expectation, record, suite
+
+
+def score(c, r, verdicts=None, s=None, index=0):
+    return score_trial(s or suite(c), c, r, index, verdicts or {})
+
+
+def reasons(result):
+    return [f.reason for f in result.failures]
+
+
+# --- pinned defaults ------------------------------------------------------------------------------
+
+
+def test_expected_none_and_none_made_passes():
+    result = score(case(expect=expectation(no_calls=True)), record())
+    assert result.status == "passed" and result.failures == ()
+    assert (result.metrics.precision, result.metrics.recall, result.metrics.f1) == (1.0, 1.0, 1.0)
+
+
+def test_expected_none_and_one_made_fails():
+    result = score(case(expect=expectation(no_calls=True)), record(call("get_weather", {"city": "Paris"})))
+    assert result.status == "failed"
+    assert reasons(result) == ["forbidden_call"]
+    assert result.failures[0].tool == "get_weather"
+    assert result.metrics.f1 == 0.0
+
+
+def test_missing_optional_argument_passes_only_when_marked_optional():
+    optional = case(expect=expectation(ecall("get_weather", {"city": "Paris", "units": {"optional": "metric"}})))
+    assert score(optional, record(call("get_weather", {"city": "Paris"}))).status == "passed"
+    required = case(expect=expectation(ecall("get_weather", {"city": "Paris", "units": "metric"})))
+    result = score(required, record(call("get_weather", {"city": "Paris"})))
+    assert reasons(result) == ["missing_argument"]
+    failure = result.failures[0]
+    assert (failure.tool, failure.argument, failure.expected, failure.actual) == ("get_weather", "units", "metric", None)
+
+
+def test_unexpected_argument_fails_unless_allowed():
+    made = record(call("get_weather", {"city": "Paris", "units": "metric"}))
+    strict = case(expect=expectation(ecall("get_weather", {"city": "Paris"})))
+    result = score(strict, made)
+    assert reasons(result) == ["unexpected_argument"]
+    assert (result.failures[0].argument, result.failures[0].actual) == ("units", "metric")
+    allowed = case(expect=expectation(ecall("get_weather", {"city": "Paris"}, allow_extra_args=True)))
+    assert score(allowed, made).status == "passed"
+
+
+def test_int_equals_float_in_arguments():
+    c = case(expect=expectation(ecall("get_forecast", {"city": "Paris", "days": 5})))
+    assert score(c, record(call("get_forecast", {"city": "Paris", "days": 5.0}))).status == "passed"
+
+
+def test_type_error_and_value_error_name_tool_argument_expected_actual():
+    c = case(expect=expectation(ecall("get_forecast", {"city": "Paris", "days": 5})))
+    result = score(c, record(call("get_forecast", {"city": "Paris", "days": "5"})))
+    assert "type_error" in reasons(result)
+    failure = next(f for f in result.failures if f.reason == "type_error")
+    assert (failure.tool, failure.argument, failure.expected, failure.actual) == ("get_forecast", "days", 5, "5")
+    result = score(c, record(call("get_forecast", {"city": "Paris", "days": 3})))
+    assert reasons(result) == ["value_error"]
+    assert result.metrics.argument_accuracy == 0.5
+
+
+def test_duplicate_calls_count_as_a_multiset():
+    c = case(expect=expectation(ecall("get_weather", {"city": "Paris"}, times=(2, 2))))
+    once = score(c, record(call("get_weather", {"city": "Paris"})))
+    assert once.status == "failed" and reasons(once) == ["wrong_count"]
+    assert once.metrics.recall == 0.5 and once.metrics.precision == 1.0
+    twice = score(c, record(call("get_weather", {"city": "Paris"}), call("get_weather", {"city": "Paris"})))
+    assert twice.status == "passed"
+    thrice = score(c, record(*[call("get_weather", {"city": "Paris"})] * 3))
+    assert reasons(thrice) == ["wrong_count"] and thrice.failures[0].actual == 3
+
+
+def test_times_range_accepts_optional_copies():
+    c = case(expect=expectation(ecall("get_weather", {"city": "Paris"}, times=(1, None))))
+    made = record(*[call("get_weather", {"city": "Paris"})] * 4)
+    result = score(c, made)
+    assert result.status == "passed" and result.metrics.precision == 1.0
+
+
+def test_optimal_pairing_where_first_fit_would_mispair():
+    # First-fit would give the first actual call (Paris) to the first expectation, which accepts any
+    # city, leaving the Paris-only expectation with London: a false value error.
+    c = case(
+        expect=expectation(
+            ecall("get_weather", {"city": {"anything": True}}),
+            ecall("get_weather", {"city": "Paris"}),
+        )
+    )
+    made = record(call("get_weather", {"city": "Paris"}), call("get_weather", {"city": "London"}))
+    result = score(c, made)
+    assert result.status == "passed", result.failures
+    assert result.pairing == (1, 0)
+    assert result.metrics.argument_accuracy == 1.0
+
+
+def test_missing_call_and_wrong_tool_for_the_confusion_table():
+    c = case(expect=expectation(ecall("get_forecast", {"city": "Paris"})))
+    assert reasons(score(c, record())) == ["missing_call"]
+    result = score(c, record(call("get_weather", {"city": "Paris"})))
+    assert reasons(result) == ["wrong_tool"]
+    failure = result.failures[0]
+    assert (failure.expected_tool, failure.tool) == ("get_forecast", "get_weather")
+
+
+def test_hallucinated_tool_is_not_a_wrong_tool_candidate():
+    c = case(expect=expectation(ecall("get_forecast", {"city": "Paris"})))
+    result = score(c, record(call("get_forecast_v2", {"city": "Paris"})))
+    assert sorted(reasons(result)) == ["hallucinated_tool", "missing_call"]
+
+
+def test_automatic_checks_invalid_json_and_schema_violation():
+    c = case()  # no expectation about calls
+    result = score(c, record(call("get_weather", raw="{city: Paris")))
+    assert reasons(result) == ["invalid_arguments"]
+    result = score(c, record(call("get_forecast", {"city": "Paris", "days": 30})))
+    assert reasons(result) == ["schema_violation"]
+    assert result.failures[0].argument == "days" and result.failures[0].actual == 30
+    result = score(c, record(call("get_forecast", {"days": 3})))
+    assert reasons(result) == ["schema_violation"] and result.failures[0].argument == "city"
+    assert score(c, record(call("get_forecast", {"city": "Paris", "days": 3}))).status == "passed"
+
+
+def test_extra_calls_allowed_or_forbidden():
+    made = record(call("get_weather", {"city": "Paris"}), call("search", {"query": "paris"}))
+    allow = case(expect=expectation(ecall("get_weather", {"city": "Paris"})))
+    result = score(allow, made)
+    assert result.status == "passed" and result.metrics.precision == 0.5
+    forbid = case(expect=expectation(ecall("get_weather", {"city": "Paris"}), extra_calls="forbid"))
+    assert reasons(score(forbid, made)) == ["extra_call"]
+
+
+def test_forbidden_tools():
+    c = case(expect=expectation(ecall("get_weather", {"city": "Paris"}), forbidden_tools=("search",)))
+    result = score(c, record(call("get_weather", {"city": "Paris"}), call("search", {"query": "x"})))
+    assert reasons(result) == ["forbidden_call"] and result.failures[0].tool == "search"
+
+
+def test_call_budgets():
+    made = record(*[call("search", {"query": str(i)}) for i in range(3)])
+    assert reasons(score(case(expect=expectation(max_calls=2)), made)) == ["over_call_budget"]
+    assert reasons(score(case(max_tool_calls=2), made)) == ["over_call_budget"]
+    assert score(case(max_tool_calls=3), made).status == "passed"
+    stopped = record(call("search", {"query": "x"}), stop_reason="max_turns")
+    assert reasons(score(case(), stopped)) == ["over_call_budget"]
+
+
+def in_order_case(order):
+    return case(
+        expect=expectation(ecall("search", {"query": "paris"}), ecall("get_weather", {"city": "Paris"}), order=order)
+    )
+
+
+def test_in_order_allows_extras_between():
+    made = record(
+        call("search", {"query": "paris"}), call("get_forecast", {"city": "Paris"}), call("get_weather", {"city": "Paris"})
+    )
+    assert score(in_order_case("in_order"), made).status == "passed"
+
+
+def test_in_order_detects_reversed_order():
+    made = record(call("get_weather", {"city": "Paris"}), call("search", {"query": "paris"}))
+    assert reasons(score(in_order_case("in_order"), made)) == ["order_violation"]
+    assert score(in_order_case("any"), made).status == "passed"
+
+
+def test_strict_forbids_extras():
+    made = record(
+        call("search", {"query": "paris"}), call("get_forecast", {"city": "Paris"}), call("get_weather", {"city": "Paris"})
+    )
+    assert reasons(score(in_order_case("strict"), made)) == ["order_violation"]
+    exact = record(call("search", {"query": "paris"}), call("get_weather", {"city": "Paris"}))
+    assert score(in_order_case("strict"), exact).status == "passed"
+
+
+def test_in_order_with_identical_duplicates_is_not_an_order_violation():
+    c = case(expect=expectation(ecall("search", {"query": "a"}, times=(2, 2)), ecall("get_weather", {"city": "Paris"}), order="strict"))
+    made = record(call("search", {"query": "a"}), call("search", {"query": "a"}), call("get_weather", {"city": "Paris"}))
+    assert score(c, made).status == "passed"
+
+
+def test_precision_recall_f1_worked_example():
+    c = case(expect=expectation(ecall("get_weather", times=(2, 2)), ecall("get_forecast")))
+    made = record(call("get_weather"), call("search", {"query": "q"}), call("get_forecast"), call("get_forecast"))
+    m = score(c, made).metrics
+    # expected {get_weather x2, get_forecast}, made {get_weather, search, get_forecast x2}: 2 in common
+    assert m.precision == pytest.approx(2 / 4)
+    assert m.recall == pytest.approx(2 / 3)
+    assert m.f1 == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+
+
+def test_empty_args_expectation_accepts_any_arguments():
+    c = case(expect=expectation(ecall("get_weather")))
+    assert score(c, record(call("get_weather", {"city": "Paris", "units": "metric"}))).status == "passed"
+
+
+def test_alternatives_take_the_passing_one():
+    alternatives = (
+        calls_expectation(ecall("get_weather", {"city": "Paris"})),
+        calls_expectation(ecall("search", {"query": {"contains": "Paris"}})),
+    )
+    c = case(expect=expectation(alternatives=alternatives))
+    result = score(c, record(call("search", {"query": "weather Paris"})))
+    assert result.status == "passed" and result.alternative == 1
+    result = score(c, record(call("get_weather", {"city": "Paris"})))
+    assert result.status == "passed" and result.alternative == 0
+    failing = score(c, record(call("get_weather", {"city": "Rome"})))
+    assert failing.status == "failed" and failing.alternative == 0 and reasons(failing) == ["value_error"]
+
+
+def test_alternatives_compete_with_written_main_calls():
+    c = case(
+        expect=expectation(
+            ecall("get_weather", {"city": "Paris"}),
+            alternatives=(CallExpectation(calls=(ecall("get_forecast", {"city": "Paris"}),)),),
+        )
+    )
+    result = score(c, record(call("get_weather", {"city": "Paris"})))
+    assert result.status == "passed" and result.alternative is None
+
+
+# --- output checks ---------------------------------------------------------------------------------
+
+
+def test_string_output_checks_with_ignore_case():
+    out = OutputChecks(contains=("18",), not_contains=("sorry",), regex=(r"\d+ ?°C",), ignore_case=True)
+    c = case(expect=expectation(output=out))
+    assert score(c, record(output="It is 18 °C.")).status == "passed"
+    result = score(c, record(output="SORRY, it is 18 degrees."))
+    assert reasons(result) == ["output_check_failed", "output_check_failed"]
+    assert [ch.kind for ch in result.checks] == ["output"] * 3
+    assert result.metrics.output_score == pytest.approx(1 / 3)
+
+
+def test_equals_and_case_sensitivity():
+    assert score(case(expect=expectation(output=OutputChecks(equals="Paris"))), record(output=" Paris\n")).status == "passed"
+    assert score(case(expect=expectation(output=OutputChecks(equals="Paris"))), record(output="paris")).status == "failed"
+    assert score(case(expect=expectation(output=OutputChecks(equals="Paris", ignore_case=True))), record(output="paris")).status == "passed"
+    assert score(case(expect=expectation(output=OutputChecks(contains=("PARIS",)))), record(output="paris")).status == "failed"
+
+
+def verdicts_for(s, c, r, decide):
+    return {q.key: decide(q) for q in judging.collect_requests(s, c, r, {})}
+
+
+def test_criteria_from_verdicts_and_missing_verdict_is_judge_failed():
+    c = case(expect=expectation(output=OutputChecks(criteria=("States the temperature in Celsius.",))))
+    s, r = suite(c), record()
+    yes = verdicts_for(s, c, r, lambda q: Verdict(True, 1.0, "says 18 °C"))
+    result = score(c, r, yes, s)
+    assert result.status == "passed"
+    assert result.checks[0].kind == "criteria" and result.checks[0].rationale == "says 18 °C"
+    no = verdicts_for(s, c, r, lambda q: Verdict(False, 0.0, "no unit"))
+    assert reasons(score(c, r, no, s)) == ["output_check_failed"]
+    assert reasons(score(c, r, {}, s)) == ["judge_failed"]
+
+
+def test_ranking_passes_at_threshold():
+    ranking = Ranking(reference="18 °C", wrong="30 °C", irrelevant="Bananas", threshold=0.75)
+    c = case(expect=expectation(output=OutputChecks(ranking=ranking)))
+    s, r = suite(c), record()
+    for order, expected_status in [
+        (("agent", "wrong", "irrelevant"), "passed"),
+        (("agent", "irrelevant", "wrong"), "passed"),
+        (("wrong", "agent", "irrelevant"), "failed"),
+    ]:
+        def decide(q, order=order):
+            numbers = [str(q.options.index(role) + 1) for role in order]
+            return judging.parse_verdict(q, {"order": numbers, "rationale": "r"})
+
+        result = score(c, r, verdicts_for(s, c, r, decide), s)
+        assert result.status == expected_status
+        assert result.checks[0].kind == "ranking"
+        assert result.checks[0].score == judging.RANKING_SCORES[order]
+
+
+def test_choice_deterministic_when_unambiguous_and_judged_otherwise():
+    choice = Choice(options=("Paris", "London", "Rome"), correct="Paris")
+    c = case(expect=expectation(output=OutputChecks(choice=choice)))
+    letters = {"A": "London", "B": "Paris", "C": "Rome"}
+    assert score(c, record(output="B", extra={"choice_letters": letters})).status == "passed"
+    assert score(c, record(output="(A)", extra={"choice_letters": letters})).status == "failed"
+    assert score(c, record(output="paris", extra={"choice_letters": letters})).status == "passed"
+    vague = record(output="I would go with the second one.", extra={"choice_letters": letters})
+    assert judging.collect_requests(suite(c), c, record(output="B", extra={"choice_letters": letters}), {}) == []
+    requests = judging.collect_requests(suite(c), c, vague, {})
+    assert [q.kind for q in requests] == ["choice"]
+    verdicts = {requests[0].key: judging.parse_verdict(requests[0], {"letter": "B", "rationale": "second"})}
+    assert score(c, vague, verdicts).status == "passed"
+    assert reasons(score(c, vague, {})) == ["judge_failed"]
+
+
+def test_choice_letters_fall_back_to_the_trial_shuffle():
+    from gate.conversation import build
+
+    choice = Choice(options=("Paris", "London", "Rome", "Madrid"), correct="Paris")
+    c = case(expect=expectation(output=OutputChecks(choice=choice)))
+    s = suite(c)
+    for index in range(4):
+        letters = build(s, c, index).extra["choice_letters"]
+        right = next(k for k, v in letters.items() if v == "Paris")
+        assert score(c, record(output=right), s=s, index=index).status == "passed"
+
+
+def test_clarification_expected_and_not():
+    for want, asked, status in [(True, True, "passed"), (True, False, "failed"), (False, False, "passed"), (False, True, "failed")]:
+        c = case(expect=expectation(output=OutputChecks(asks_clarification=want)))
+        s, r = suite(c), record(output="Which city do you mean?")
+        verdicts = verdicts_for(s, c, r, lambda q, asked=asked: Verdict(asked, float(asked), ""))
+        assert score(c, r, verdicts, s).status == status
+
+
+def test_latency_budget_from_case_or_suite_defaults():
+    from gate.suite_model import Defaults
+
+    c = case(expect=expectation(latency_ms=100))
+    assert reasons(score(c, record(latency_ms=150))) == ["latency_exceeded"]
+    assert score(c, record(latency_ms=100)).status == "passed"
+    d = case()
+    s = suite(d, defaults=Defaults(latency_ms=50))
+    assert reasons(score(d, record(latency_ms=80), s=s)) == ["latency_exceeded"]
+
+
+def test_path_assertions_feed_failures():
+    c = case(expect=expectation(asserts=(PathAssertion(path="calls[*].args.city", check={"equals": "Paris"}),)))
+    assert score(c, record(call("get_weather", {"city": "Paris"}))).status == "passed"
+    result = score(c, record(call("get_weather", {"city": "Rome"})))
+    assert reasons(result) == ["output_check_failed"] and result.failures[0].argument == "calls[*].args.city"
+
+
+def test_judged_argument_matcher():
+    c = case(expect=expectation(ecall("search", {"query": {"judge": "asks about Paris weather"}})))
+    s, r = suite(c), record(call("search", {"query": "weather in paris today"}))
+    requests = judging.collect_requests(s, c, r, {})
+    assert [q.kind for q in requests] == ["argument"]
+    assert score(c, r, {requests[0].key: Verdict(True, 1.0, "ok")}, s).status == "passed"
+    assert reasons(score(c, r, {}, s)) == ["judge_failed"]
+
+
+# --- provider errors and weighted scoring -------------------------------------------------------------
+
+
+def test_provider_error_is_an_error_not_a_failure():
+    result = score(case(), record(error="HTTP 500 from provider"))
+    assert result.status == "error" and reasons(result) == ["provider_error"]
+    assert "HTTP 500" in result.failures[0].message
+
+
+def test_weighted_mode_passes_at_pass_score_and_requires_no_missing_call():
+    weights = {"precision": 0.3, "recall": 0.3, "arguments": 0.3, "output": 0.1}
+    scoring = Scoring(mode="weighted", pass_score=0.8, weights=weights)
+    c = case(
+        expect=expectation(ecall("get_weather", {"city": "Paris", "units": "metric"})),
+        scoring=scoring,
+    )
+    half_args = score(c, record(call("get_weather", {"city": "Paris", "units": "imperial"})))
+    # precision 1, recall 1, arguments 0.5, output 1 -> 0.85
+    assert half_args.score == pytest.approx(0.85)
+    assert half_args.status == "passed" and reasons(half_args) == ["value_error"]
+    missing = case(expect=expectation(ecall("get_weather", {"city": "Paris"}), ecall("search", {"query": "x"})), scoring=Scoring(mode="weighted", pass_score=0.1, weights=weights))
+    result = score(missing, record(call("get_weather", {"city": "Paris"})))
+    assert result.score > 0.1 and result.status == "failed"
+
+
+def test_score_in_all_mode_is_the_weighted_score():
+    c = case(expect=expectation(ecall("get_weather", {"city": "Paris"})))
+    assert score(c, record(call("get_weather", {"city": "Paris"}))).score == 1.0
+    assert score(c, record()).score == pytest.approx(0.3 * 0 + 0.3 * 0 + 0.3 * 1 + 0.1 * 1)
+
+
+def test_metrics_carry_latency_tokens_cost():
+    m = score(case(), record(latency_ms=321.0)).metrics
+    assert (m.latency_ms, m.input_tokens, m.output_tokens, m.cost_usd) == (321.0, 100, 20, 0.001)
+
+
+def test_expected_summary_is_json_able():
+    import json
+
+    c = case(
+        expect=expectation(
+            ecall("get_weather", {"city": {"one_of": ("Paris", "paris")}}, times=(1, None)),
+            order="in_order",
+            output=OutputChecks(contains=("18",), choice=Choice(("a", "b"), "a")),
+            asserts=(PathAssertion(path="output", check={"exists": True}),),
+        )
+    )
+    summary = expected_summary(c)
+    assert json.loads(json.dumps(summary)) == summary
+    assert summary["calls"][0] == {
+        "tool": "get_weather",
+        "args": {"city": {"one_of": ["Paris", "paris"]}},
+        "times": {"min": 1, "max": None},
+        "allow_extra_args": False,
+    }
+    assert summary["order"] == "in_order" and summary["output"]["contains"] == ["18"]
