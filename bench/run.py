@@ -1,0 +1,388 @@
+"""The benchmark of DESIGN.md section 8, in one command:
+
+    python bench/run.py            # the full version (several minutes)
+    python bench/run.py --quick    # a short smoke version for CI
+    python bench/run.py --only throughput,cache --json bench-results.json
+
+The scripted model server (``tests/support/model_server.py``) runs as a separate process with a fixed
+latency (300 ms); the gate runs as ``python -m gate ...`` child processes, one at a time, each measured
+with ``os.wait4`` (wall, user+sys CPU, peak RSS of that process alone). Results are printed as ratios
+next to their targets, with the workload that produced them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from workload import Workload, write_suites  # noqa: E402
+
+SERVER = ROOT / "tests" / "support" / "model_server.py"
+SCRIPT = ROOT / "tests" / "support" / "scripts" / "bench.yaml"
+LATENCY = 0.3
+SECTIONS = ("throughput", "memory", "ratelimit", "cache", "validate", "scoring")
+
+
+# --------------------------------------------------------------------------------------------------
+# Processes
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Child:
+    returncode: int
+    wall: float
+    cpu: float  # user + sys seconds of the child (and its own waited children)
+    max_rss_mb: float
+    stdout: str
+    stderr: str
+
+
+def run_child(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Child:
+    """Run one child to completion and measure it alone (``os.wait4`` gives that child's rusage)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=cwd)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Child(
+            returncode=process.returncode,
+            wall=wall,
+            cpu=usage.ru_utime + usage.ru_stime,
+            max_rss_mb=usage.ru_maxrss / 1024.0,  # kilobytes on Linux
+            stdout=out.read(),
+            stderr=err.read(),
+        )
+
+
+class ModelServer:
+    """The scripted server as a separate process."""
+
+    def __init__(self, *extra: str, latency: float = LATENCY):
+        command = [sys.executable, str(SERVER), "--script", str(SCRIPT), "--latency", str(latency), "--port", "0"]
+        self.process = subprocess.Popen([*command, *extra], stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline().split() if self.process.stdout else []
+        if len(line) != 2 or line[0] != "READY":
+            self.process.kill()
+            raise RuntimeError(f"the model server did not start: {line}")
+        self.port = int(line[1])
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stats(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_stats", timeout=10) as response:
+            return json.load(response)
+
+    def reset(self) -> None:
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/_reset", data=b"", method="POST")
+        urllib.request.urlopen(request, timeout=10).close()
+
+    def __enter__(self) -> ModelServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def gate_env(server: ModelServer) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "GITHUB_"))}
+    env.update(
+        OPENAI_BASE_URL=server.openai_base_url,
+        OPENAI_API_KEY="bench-key",
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+        CI="true",  # plain progress lines, no terminal redraws
+    )
+    return env
+
+
+def gate(args: list[str], env: dict[str, str], cwd: Path) -> Child:
+    return run_child([sys.executable, "-m", "gate", *args], env=env, cwd=cwd)
+
+
+def case_counts(results_path: Path) -> dict[str, int]:
+    data = json.loads(results_path.read_text(encoding="utf-8"))
+    counts: dict[str, int] = {}
+    for suite in data.get("suites", ()):
+        for case in suite.get("cases", ()):
+            counts[case["status"]] = counts.get(case["status"], 0) + 1
+    return counts
+
+
+def fail_text(child: Child) -> str:
+    tail = (child.stderr or child.stdout).strip().splitlines()[-8:]
+    return f"exit {child.returncode}: " + " | ".join(tail)
+
+
+def ratio(value: float, target: float, lower_is_better: bool = True) -> str:
+    ok = value <= target if lower_is_better else value >= target
+    return f"{'OK  ' if ok else 'MISS'} (target {'<=' if lower_is_better else '>='} {target:g})"
+
+
+# --------------------------------------------------------------------------------------------------
+# Sections
+# --------------------------------------------------------------------------------------------------
+
+
+def throughput(work: Path, quick: bool) -> dict[str, Any]:
+    workload = Workload(suites=4, cases_per_suite=40, trials=1) if quick else Workload(10, 50, 3)
+    levels = [32] if quick else [8, 32, 64]
+    suites = work / "throughput"
+    write_suites(suites, workload)
+    print(f"\n## Throughput: {workload.describe()}, server latency {LATENCY * 1000:.0f} ms")
+    rows = []
+    with ModelServer() as server:
+        env = gate_env(server)
+        for level in levels:
+            server.reset()
+            bare = run_child(
+                [sys.executable, str(BENCH / "bare_loop.py"), str(suites / "manifest.json"),
+                 "--base-url", server.openai_base_url, "--concurrency", str(level)],
+                env=env,
+            )
+            if bare.returncode != 0:
+                raise RuntimeError("bare loop failed: " + fail_text(bare))
+            bare_stats = server.stats()
+            bare_report = json.loads(bare.stdout.strip().splitlines()[-1])
+            server.reset()
+            results = work / f"throughput-{level}.json"
+            child = gate(["run", str(suites), "--concurrency", str(level), "--json", str(results)], env, work)
+            gate_stats = server.stats()
+            if child.returncode not in (0, 1) or not results.exists():
+                raise RuntimeError(f"gate run failed at concurrency {level}: " + fail_text(child))
+            ideal = workload.requests * LATENCY / level
+            row = {
+                "concurrency": level,
+                "requests": workload.requests,
+                "gate_requests": gate_stats["request_count"],
+                "bare_requests": bare_stats["request_count"],
+                "gate_wall": child.wall,
+                "bare_wall": bare.wall,
+                "bare_loop_wall": bare_report["wall"],
+                "ideal_wall": ideal,
+                "gate_vs_bare": child.wall / bare.wall,
+                "gate_vs_ideal": child.wall / ideal,
+                "bare_vs_ideal": bare.wall / ideal,
+                "gate_cpu_ms_per_request": child.cpu * 1000 / max(1, gate_stats["request_count"]),
+                "bare_cpu_ms_per_request": bare.cpu * 1000 / max(1, bare_stats["request_count"]),
+                "gate_max_rss_mb": child.max_rss_mb,
+                "gate_max_in_flight": gate_stats["max_in_flight"],
+                "cases": case_counts(results),
+            }
+            rows.append(row)
+            print(
+                f"- concurrency {level:>2}: gate {child.wall:6.2f} s, bare loop {bare.wall:6.2f} s, ideal {ideal:6.2f} s"
+                f" | gate/bare {row['gate_vs_bare']:.3f} {ratio(row['gate_vs_bare'], 1.15) if level == 32 else ''}"
+                f" gate/ideal {row['gate_vs_ideal']:.3f}"
+            )
+            print(
+                f"  CPU per request: gate {row['gate_cpu_ms_per_request']:.2f} ms {ratio(row['gate_cpu_ms_per_request'], 8)},"
+                f" bare {row['bare_cpu_ms_per_request']:.2f} ms | requests gate {row['gate_requests']}"
+                f" bare {row['bare_requests']} | max in flight {row['gate_max_in_flight']}"
+                f" | cases {row['cases']} | gate peak RSS {child.max_rss_mb:.0f} MB"
+            )
+    return {"workload": workload.describe(), "rows": rows}
+
+
+def memory(work: Path, quick: bool) -> dict[str, Any]:
+    workload = Workload(suites=2, cases_per_suite=40, trials=1) if quick else Workload(8, 80, 1)
+    suites = work / "memory"
+    write_suites(suites, workload)
+    print(f"\n## Peak memory: {workload.describe()}, concurrency 64")
+    with ModelServer() as server:
+        results = work / "memory.json"
+        child = gate(["run", str(suites), "--concurrency", "64", "--json", str(results)], gate_env(server), work)
+    if child.returncode not in (0, 1):
+        raise RuntimeError("gate run failed: " + fail_text(child))
+    print(f"- gate peak RSS {child.max_rss_mb:.1f} MB {ratio(child.max_rss_mb, 150)} (wall {child.wall:.2f} s)")
+    return {"workload": workload.describe(), "max_rss_mb": child.max_rss_mb, "wall": child.wall}
+
+
+def ratelimit(work: Path, quick: bool) -> dict[str, Any]:
+    workload = Workload(suites=2, cases_per_suite=40, trials=1) if quick else Workload(4, 50, 1)
+    every, retry_after, level = 10, 0.5, 32
+    suites = work / "ratelimit"
+    write_suites(suites, workload)
+    print(
+        f"\n## Rate limits: {workload.describe()}, concurrency {level},"
+        f" every {every}th request answered 429 with retry-after {retry_after} s"
+    )
+    with ModelServer("--rate-limit-every", str(every), "--retry-after", str(retry_after)) as server:
+        results = work / "ratelimit.json"
+        child = gate(["run", str(suites), "--concurrency", str(level), "--json", str(results)], gate_env(server), work)
+        stats = server.stats()
+    if child.returncode not in (0, 1) or not results.exists():
+        raise RuntimeError("gate run failed: " + fail_text(child))
+    counts = case_counts(results)
+    sent = stats["request_count"]
+    ok_answers = stats["status_counts"].get("200", 0)
+    row = {
+        "workload": workload.describe(),
+        "cases": counts,
+        "completed": counts.get("passed", 0) == workload.cases,
+        "requests_needed": workload.requests,
+        "requests_sent": sent,
+        "answered_429": stats["status_counts"].get("429", 0),
+        "answered_200": ok_answers,
+        "max_in_flight": stats["max_in_flight"],
+        "concurrency": level,
+        "wall": child.wall,
+        "ideal_wall_without_429": workload.requests * LATENCY / level,
+    }
+    print(
+        f"- cases {counts} (all passed: {row['completed']}); requests sent {sent} for {workload.requests} needed"
+        f" ({sent / workload.requests:.2f}x; 429s {row['answered_429']});"
+        f" max in flight {row['max_in_flight']} {ratio(row['max_in_flight'], level)}; wall {child.wall:.2f} s"
+    )
+    return row
+
+
+def cache(work: Path, quick: bool) -> dict[str, Any]:
+    workload = Workload(suites=4, cases_per_suite=10, trials=1) if quick else Workload(4, 25, 1)
+    suites = work / "cache"
+    cache_dir = work / "cache-dir"
+    write_suites(suites, workload)
+    print(f"\n## Cache: {workload.describe()}, --cache DIR")
+    rows = {}
+    with ModelServer() as server:
+        env = gate_env(server)
+        for label in ("first run", "identical second run", "one suite's prompt changed"):
+            if label == "one suite's prompt changed":
+                write_suites(suites, workload, revision={0: "Be concise."})
+            server.reset()
+            results = work / "cache.json"
+            child = gate(
+                ["run", str(suites), "--concurrency", "32", "--cache", str(cache_dir), "--json", str(results)], env, work
+            )
+            if child.returncode not in (0, 1):
+                raise RuntimeError("gate run failed: " + fail_text(child))
+            sent = server.stats()["request_count"]
+            rows[label] = {"requests": sent, "wall": child.wall, "cases": case_counts(results)}
+    one_suite = workload.cases_per_suite * workload.trials * 2
+    print(f"- first run: {rows['first run']['requests']} requests (needed {workload.requests})")
+    print(f"- identical second run: {rows['identical second run']['requests']} requests (target 0)"
+          f" in {rows['identical second run']['wall']:.2f} s")
+    print(f"- after changing suite 0's prompt: {rows[label]['requests']} requests (that suite alone needs {one_suite})")
+    return {"workload": workload.describe(), "runs": rows, "one_suite_requests": one_suite}
+
+
+def validate(work: Path, quick: bool) -> dict[str, Any]:
+    workload = Workload(suites=100, cases_per_suite=5, trials=1)
+    suites = work / "validate"
+    write_suites(suites, workload)
+    print(f"\n## validate: 100 suite files ({workload.cases} cases), cold process each time")
+    env = {k: v for k, v in os.environ.items()}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    walls = []
+    for _ in range(1 if quick else 5):
+        child = gate(["validate", str(suites)], env, work)
+        if child.returncode != 0:
+            raise RuntimeError("validate failed: " + fail_text(child))
+        walls.append(child.wall)
+    best, median = min(walls), sorted(walls)[len(walls) // 2]
+    print(f"- wall: median {median:.3f} s, best {best:.3f} s, first {walls[0]:.3f} s {ratio(median, 0.5)}")
+    return {"walls": walls, "median": median}
+
+
+def scoring(work: Path, quick: bool) -> dict[str, Any]:
+    cases = 2000 if quick else 10_000
+    print(f"\n## Scoring, analysis and reports: {cases} case results (1 trial each), JSON + JUnit + Markdown")
+    env = {k: v for k, v in os.environ.items()}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    child = run_child([sys.executable, str(BENCH / "score_bench.py"), "--cases", str(cases), "--out", str(work / "scoring")],
+                      env=env)
+    if child.returncode != 0:
+        raise RuntimeError("scoring benchmark failed: " + fail_text(child))
+    report = json.loads(child.stdout.strip().splitlines()[-1])
+    report["max_rss_mb"] = child.max_rss_mb
+    print(
+        f"- score + reduce {report['score_seconds']:.2f} s, outputs {report['outputs_seconds']:.2f} s,"
+        f" total {report['total_seconds']:.2f} s {ratio(report['total_seconds'], 2.0)};"
+        f" peak RSS {child.max_rss_mb:.0f} MB {ratio(child.max_rss_mb, 300)}"
+        f" (building the synthetic inputs: {report['setup_seconds']:.2f} s, not counted)"
+    )
+    return report
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, str]:
+    model = ""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        found = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+        model = found.group(1) if found else ""
+    except OSError:
+        pass
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "nproc": str(os.cpu_count()),
+        "cpu": model or platform.processor(),
+        "python": platform.python_version(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="short smoke version (CI)")
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated sections of {', '.join(SECTIONS)}")
+    parser.add_argument("--json", help="also write the measurements to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the generated work directory")
+    args = parser.parse_args(argv)
+    chosen = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = set(chosen) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(sorted(unknown))}")
+    info = machine()
+    print(f"# tool-eval-gate benchmark ({'quick' if args.quick else 'full'})")
+    print(f"{info['date']}, {info['nproc']} CPUs ({info['cpu']}), Python {info['python']}")
+    work = Path(tempfile.mkdtemp(prefix="gate-bench-"))
+    results: dict[str, Any] = {"machine": info, "quick": args.quick}
+    failed = []
+    try:
+        for name in chosen:
+            try:
+                results[name] = globals()[name](work, args.quick)
+            except Exception as exc:  # one section failing must not hide the others
+                failed.append(name)
+                results[name] = {"error": str(exc)}
+                print(f"\n## {name}: FAILED: {exc}")
+    finally:
+        if args.keep:
+            print(f"\n(work directory kept: {work})")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
