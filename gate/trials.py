@@ -1,0 +1,113 @@
+"""Reducing a case's trials to one case result (DESIGN.md section 3, "Trials").
+
+Reducers: ``all`` (pass^k: every trial passes), ``any`` (pass@k), ``at_least`` (at least
+``case.at_least`` trials pass), ``majority`` (more than half pass), ``mean`` (the mean score reaches
+``case.mean_pass_score``). Trials that errored (the provider failed) say nothing about the agent:
+they are left out of the reducer, and a case whose every trial errored is an error. A case whose
+counted trials disagree (some passed, some failed) is flaky.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gate.results import CaseResult, Metrics, TrialResult
+from gate.scoring import expected_summary
+from gate.suite_model import Case, Reducer, Suite
+
+
+def reduce_passed(reducer: Reducer, passed: Sequence[bool], scores: Sequence[float], at_least: int = 1, mean_pass_score: float = 0.5) -> bool:
+    """Whether trials with these outcomes make the case pass (no trials: it does not)."""
+    if not passed:
+        return False
+    if reducer == "all":
+        return all(passed)
+    if reducer == "any":
+        return any(passed)
+    if reducer == "at_least":
+        return sum(passed) >= at_least
+    if reducer == "majority":
+        return 2 * sum(passed) > len(passed)
+    if reducer == "mean":
+        return sum(scores) / len(scores) >= mean_pass_score - 1e-12
+    raise ValueError(f"unknown reducer {reducer!r}")
+
+
+def mean_metrics(trials: Sequence[TrialResult]) -> Metrics:
+    """The mean of the trials' metrics (tokens rounded to whole numbers)."""
+    if not trials:
+        return Metrics()
+    n = len(trials)
+
+    def mean(name: str) -> float:
+        return sum(getattr(t.metrics, name) for t in trials) / n
+
+    return Metrics(
+        precision=mean("precision"),
+        recall=mean("recall"),
+        f1=mean("f1"),
+        argument_accuracy=mean("argument_accuracy"),
+        output_score=mean("output_score"),
+        latency_ms=mean("latency_ms"),
+        input_tokens=round(mean("input_tokens")),
+        output_tokens=round(mean("output_tokens")),
+        cost_usd=mean("cost_usd"),
+    )
+
+
+def excluded_note(result: CaseResult) -> str:
+    """A sentence for reports when errored trials were left out of the reducer ("" otherwise)."""
+    errored = sum(1 for t in result.trials if t.status == "error")
+    if not errored or errored == len(result.trials):
+        return ""
+    return (
+        f"{errored} of {len(result.trials)} trials errored (provider failure) and were excluded; "
+        f"the verdict is over the other {len(result.trials) - errored}"
+    )
+
+
+def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> CaseResult:
+    """The case's result over its trials."""
+    trials = tuple(sorted(trials, key=lambda t: t.index))
+    counted = [t for t in trials if t.status != "error"]
+    passed = [t.status == "passed" for t in counted]
+    scores = [t.score for t in counted]
+    if not counted:
+        status, score, flaky, metrics = "error", 0.0, False, mean_metrics(trials)
+    else:
+        ok = reduce_passed(case.reducer, passed, scores, case.at_least, case.mean_pass_score)
+        status = "passed" if ok else "failed"
+        score = sum(scores) / len(scores)
+        flaky = any(passed) and not all(passed)
+        metrics = mean_metrics(counted)
+    return CaseResult(
+        suite=suite.name,
+        case_id=case.id,
+        file=case.source.path or suite.path,
+        line=case.source.line,
+        status=status,
+        score=round(score, 6),
+        flaky=flaky,
+        trials=trials,
+        metrics=metrics,
+        tags=case.tags,
+        expected=expected_summary(case),
+    )
+
+
+def skipped_result(suite: Suite, case: Case) -> CaseResult:
+    """The result of a case that was not run (``skip``), with its reason."""
+    return CaseResult(
+        suite=suite.name,
+        case_id=case.id,
+        file=case.source.path or suite.path,
+        line=case.source.line,
+        status="skipped",
+        score=0.0,
+        flaky=False,
+        trials=(),
+        metrics=Metrics(),
+        tags=case.tags,
+        expected=expected_summary(case),
+        skip_reason=case.skip or "skipped",
+    )

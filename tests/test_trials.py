@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import pytest
+
+from gate.results import Metrics, TrialResult
+from gate.trials import case_result, excluded_note, reduce_passed, skipped_result
+from tests.builders import case, record, suite
+
+
+def trial(index, status, score=None, latency=100.0, tokens=10):
+    score = score if score is not None else (1.0 if status == "passed" else 0.0)
+    metrics = Metrics(precision=score, latency_ms=latency, input_tokens=tokens)
+    return TrialResult(index, status, score, (), (), metrics, record())
+
+
+def result(statuses, **case_kw):
+    c = case(**case_kw)
+    return case_result(suite(c), c, [trial(i, s) for i, s in enumerate(statuses)])
+
+
+def test_all_is_pass_to_the_k():
+    assert result(["passed", "passed", "passed"]).status == "passed"
+    assert result(["passed", "failed", "passed"]).status == "failed"
+
+
+def test_any_is_pass_at_k():
+    assert result(["failed", "failed", "passed"], reducer="any").status == "passed"
+    assert result(["failed", "failed"], reducer="any").status == "failed"
+
+
+def test_at_least():
+    assert result(["passed", "failed", "passed"], reducer="at_least", at_least=2).status == "passed"
+    assert result(["passed", "failed", "failed"], reducer="at_least", at_least=2).status == "failed"
+
+
+def test_majority_needs_more_than_half():
+    assert result(["passed", "passed", "failed"], reducer="majority").status == "passed"
+    assert result(["passed", "failed"], reducer="majority").status == "failed"
+
+
+def test_mean_score_against_mean_pass_score():
+    c = case(reducer="mean", mean_pass_score=0.6)
+    trials = [trial(0, "failed", 0.5), trial(1, "passed", 0.8)]
+    assert case_result(suite(c), c, trials).status == "passed"  # mean 0.65
+    c2 = case(reducer="mean", mean_pass_score=0.7)
+    assert case_result(suite(c2), c2, trials).status == "failed"
+
+
+def test_flaky_when_trials_disagree():
+    assert result(["passed", "failed"], reducer="any").flaky
+    assert not result(["passed", "passed"]).flaky
+    assert not result(["failed", "failed"]).flaky
+
+
+def test_errored_trials_are_excluded_from_the_reducer():
+    r = result(["error", "passed", "passed"])
+    assert r.status == "passed" and not r.flaky
+    assert r.score == 1.0
+    assert "1 of 3 trials errored" in excluded_note(r)
+    assert excluded_note(result(["passed"])) == ""
+
+
+def test_every_trial_errored_is_an_error():
+    r = result(["error", "error"])
+    assert r.status == "error" and r.score == 0.0 and not r.flaky
+    assert excluded_note(r) == ""
+
+
+def test_metrics_are_means_over_counted_trials():
+    c = case()
+    trials = [trial(0, "passed", 1.0, latency=100, tokens=10), trial(1, "failed", 0.5, latency=300, tokens=21), trial(2, "error", 0.0, latency=9999, tokens=0)]
+    r = case_result(suite(c), c, trials)
+    assert r.metrics.latency_ms == pytest.approx(200)
+    assert r.metrics.precision == pytest.approx(0.75)
+    assert r.metrics.input_tokens == 16  # round(15.5) -> 16 (banker's rounding to even)
+    assert r.score == pytest.approx(0.75)
+
+
+def test_case_result_identifies_the_case():
+    c = case(id="paris-now", tags=("selection",))
+    r = case_result(suite(c), c, [trial(1, "passed"), trial(0, "passed")])
+    assert (r.suite, r.case_id, r.file, r.line, r.tags) == ("weather", "paris-now", "suites/weather.yaml", 10, ("selection",))
+    assert [t.index for t in r.trials] == [0, 1]
+    assert r.expected["order"] == "any"
+
+
+def test_skipped_result_keeps_the_reason():
+    c = case(skip="flaky upstream")
+    r = skipped_result(suite(c), c)
+    assert (r.status, r.skip_reason, r.trials) == ("skipped", "flaky upstream", ())
+
+
+def test_reduce_passed_without_trials_fails():
+    assert not reduce_passed("any", [], [])
