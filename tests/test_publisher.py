@@ -43,7 +43,8 @@ def github() -> Iterator[FakeGitHub]:
 
 def publisher(fake: FakeGitHub, logs: list[str] | None = None, **kwargs) -> Publisher:
     sink = logs if logs is not None else []
-    return Publisher("ghs_token", "acme/agents", 7, fake.url, log=sink.append, retries=0, **kwargs)
+    return Publisher("ghs_token", "acme/agents", 7, fake.url, log=sink.append, retries=0,
+                     seconds_between_requests=0, seconds_between_writes=0, **kwargs)
 
 
 def test_sticky_comment_created_then_edited_in_place(github: FakeGitHub) -> None:
@@ -171,10 +172,11 @@ def test_read_only_token_gives_warnings_not_exceptions(github: FakeGitHub) -> No
 
 
 def test_missing_pull_request_and_unreachable_api_are_warnings(github: FakeGitHub) -> None:
-    missing = Publisher("t", "acme/agents", 99, github.url, log=lambda _: None, retries=0)
+    missing = Publisher("t", "acme/agents", 99, github.url, log=lambda _: None, retries=0, seconds_between_requests=0)
     result = missing.upsert_comment("x", MARKER)
     assert isinstance(result, PublishWarning) and result.status == 404
-    gone = Publisher("t", "acme/agents", 7, "http://127.0.0.1:9", log=lambda _: None, retries=0, timeout=2)
+    gone = Publisher("t", "acme/agents", 7, "http://127.0.0.1:9", log=lambda _: None, retries=0, timeout=2,
+                     seconds_between_requests=0)
     result = gone.post_review(RECS, "h" * 40)
     assert isinstance(result, PublishWarning) and result.status is None
 

@@ -172,6 +172,8 @@ class Publisher:
         log: Callable[[str], None] | None = None,
         timeout: int = 20,
         retries: int = 2,
+        seconds_between_requests: float = 0.25,
+        seconds_between_writes: float = 1.0,
     ) -> None:
         self.token = token
         self.repo_full_name = repo_full_name
@@ -182,6 +184,8 @@ class Publisher:
         self._log = log or (lambda text: print(text, file=sys.stdout, flush=True))
         self._timeout = timeout
         self._retries = retries
+        # PyGithub's pacing (GitHub asks integrations not to burst writes); tests set both to 0.
+        self._pacing = (seconds_between_requests, seconds_between_writes)
         self._github: Any = None
         self._pull: Any = None
         self._own_login: str | None | bool = False  # False: not looked up yet
@@ -198,6 +202,8 @@ class Publisher:
                 retry=self._retries,
                 per_page=100,
                 lazy=True,
+                seconds_between_requests=self._pacing[0],
+                seconds_between_writes=self._pacing[1],
             )
         return self._github
 
