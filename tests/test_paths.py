@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import pytest
+
+from gate import judging
+from gate.judging import Verdict
+from gate.paths import PathError, evaluate, judge_requests, parse, select
+from gate.suite_model import PathAssertion
+from tests.builders import call, record
+
+RECORD = record(
+    call("get_weather", {"city": "Paris"}),
+    call("get_weather", {"city": "Rome"}),
+    output="Paris 18 °C, Rome 25 °C",
+)
+ROOT = RECORD.as_path_root()
+
+
+def check(path, aggregate="all", threshold=1.0, verdicts=None, rec=RECORD, **check):
+    return evaluate(PathAssertion(path=path, check=check, aggregate=aggregate, threshold=threshold), rec, verdicts or {})
+
+
+def test_parse():
+    assert parse("calls[0].name") == (("key", "calls"), ("index", 0), ("key", "name"))
+    assert parse("calls[*].args.city") == (("key", "calls"), ("each", None), ("key", "args"), ("key", "city"))
+    assert parse("messages[-1].content") == (("key", "messages"), ("index", -1), ("key", "content"))
+    assert parse("output") == (("key", "output"),)
+
+
+@pytest.mark.parametrize("bad", ["", "  ", "calls[", "calls[x]", ".output", "calls..name", "1calls", "calls[0]name", "output!"])
+def test_invalid_paths_raise_path_error(bad):
+    with pytest.raises(PathError):
+        parse(bad)
+
+
+def test_select():
+    assert select(ROOT, "calls[0].name") == ["get_weather"]
+    assert select(ROOT, "calls[*].args.city") == ["Paris", "Rome"]
+    assert select(ROOT, "calls[-1].args.city") == ["Rome"]
+    assert select(ROOT, "messages[-1].content") == ["Paris 18 °C, Rome 25 °C"]
+    assert select(ROOT, "usage.output_tokens") == [20]
+    assert select(ROOT, "calls[5].name") == []
+    assert select(ROOT, "output.nothing") == []
+    assert select(ROOT, "nothing") == []
+
+
+def test_equals_one_of_matches_match():
+    assert check("calls[0].name", equals="get_weather").passed
+    assert not check("calls[*].args.city", equals="Paris").passed
+    assert check("calls[*].args.city", aggregate="any", equals="Paris").passed
+    assert check("calls[*].args.city", one_of=["Paris", "Rome"]).passed
+    assert check("output", matches=r"\d+ °C").passed
+    assert check("usage.output_tokens", match={"range": {"max": 50}}).passed
+    assert not check("usage.output_tokens", matcher={"range": {"max": 5}}).passed
+
+
+def test_exists_and_not_exists_on_empty_selection():
+    assert not check("calls[3].name", exists=True).passed
+    assert check("calls[3].name", not_exists=True).passed
+    assert check("calls[0].name", exists=True).passed
+    assert not check("calls[0].name", not_exists=True).passed
+    assert check("error", not_exists=True).passed  # null counts as absent
+
+
+def test_other_checks_fail_clearly_on_empty_selection():
+    result = check("calls[9].args.city", equals="Paris")
+    assert not result.passed and "selects nothing" in result.detail
+
+
+def test_mean_min_max_aggregates_with_threshold():
+    assert check("calls[*].args.city", aggregate="mean", threshold=0.5, equals="Paris").passed
+    assert not check("calls[*].args.city", aggregate="mean", threshold=0.6, equals="Paris").passed
+    assert not check("calls[*].args.city", aggregate="min", threshold=0.5, equals="Paris").passed
+    assert check("calls[*].args.city", aggregate="max", threshold=1.0, equals="Paris").passed
+    assert check("calls[*].args.city", aggregate="mean", threshold=0.5, equals="Paris").score == 0.5
+
+
+def test_invalid_regex_fails_without_crashing():
+    result = check("output", matches="(")
+    assert not result.passed and "invalid regex" in result.detail
+
+
+def test_judged_path_checks_use_verdicts():
+    assertion = PathAssertion(path="calls[*].args.city", check={"criteria": "is a European capital"})
+    requests = judge_requests(assertion, RECORD)
+    assert [q.text for q in requests] == ["Paris", "Rome"]
+    assert {q.kind for q in requests} == {"criteria"}
+    yes = {q.key: Verdict(True, 1.0, "") for q in requests}
+    assert evaluate(assertion, RECORD, yes).passed
+    half = {requests[0].key: Verdict(True, 1.0, ""), requests[1].key: Verdict(False, 0.0, "")}
+    assert not evaluate(assertion, RECORD, half).passed
+    missing = evaluate(assertion, RECORD, {})
+    assert not missing.passed and "no judge verdict" in missing.detail
+    semantic = PathAssertion(path="output", check={"semantic_contains": "it is warm in Rome"})
+    assert [q.kind for q in judge_requests(semantic, RECORD)] == ["semantic_contains"]
+    assert judge_requests(PathAssertion(path="output", check={"exists": True}), RECORD) == []
+
+
+def test_collect_requests_includes_judged_path_checks():
+    from gate.suite_model import Expectation
+    from tests.builders import case, suite
+
+    c = case(expect=Expectation(asserts=(PathAssertion(path="output", check={"criteria": "mentions Rome"}),)))
+    requests = judging.collect_requests(suite(c), c, RECORD, {})
+    assert [(q.kind, q.criterion) for q in requests] == [("criteria", "mentions Rome")]
