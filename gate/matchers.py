@@ -346,7 +346,7 @@ def _match(matcher: Any, present: bool, value: Any, ctx: _Context, path: str) ->
     if key == "optional":
         if not present:
             return _ok(matcher, None, path, "absent (optional)")
-        inner = {"anything": True} if isinstance(arg, bool) else arg
+        inner = {"anything": True} if arg is True else arg  # {optional: false}: absent or false
         return _match(inner, present, value, ctx, path)
     if key == "absent":
         if present and arg is not False:
