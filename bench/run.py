@@ -79,7 +79,16 @@ class ModelServer:
     """The scripted server as a separate process."""
 
     def __init__(self, *extra: str, latency: float = LATENCY):
-        command = [sys.executable, str(SERVER), "--script", str(SCRIPT), "--latency", str(latency), "--port", "0"]
+        command = [
+            sys.executable,
+            str(SERVER),
+            "--script",
+            str(SCRIPT),
+            "--latency",
+            str(latency),
+            "--port",
+            "0",
+        ]
         self.process = subprocess.Popen([*command, *extra], stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().split() if self.process.stdout else []
         if len(line) != 2 or line[0] != "READY":
@@ -157,13 +166,24 @@ def throughput(work: Path, quick: bool) -> dict[str, Any]:
     write_suites(suites, workload)
     print(f"\n## Throughput: {workload.describe()}, server latency {LATENCY * 1000:.0f} ms")
     rows = []
+    startup = run_child([sys.executable, "-c", "import openai"])
+    print(
+        f"(a process that only imports openai costs {startup.cpu * 1000:.0f} ms CPU; 'net' figures subtract it)"
+    )
     with ModelServer() as server:
         env = gate_env(server)
         for level in levels:
             server.reset()
             bare = run_child(
-                [sys.executable, str(BENCH / "bare_loop.py"), str(suites / "manifest.json"),
-                 "--base-url", server.openai_base_url, "--concurrency", str(level)],
+                [
+                    sys.executable,
+                    str(BENCH / "bare_loop.py"),
+                    str(suites / "manifest.json"),
+                    "--base-url",
+                    server.openai_base_url,
+                    "--concurrency",
+                    str(level),
+                ],
                 env=env,
             )
             if bare.returncode != 0:
@@ -191,6 +211,12 @@ def throughput(work: Path, quick: bool) -> dict[str, Any]:
                 "bare_vs_ideal": bare.wall / ideal,
                 "gate_cpu_ms_per_request": child.cpu * 1000 / max(1, gate_stats["request_count"]),
                 "bare_cpu_ms_per_request": bare.cpu * 1000 / max(1, bare_stats["request_count"]),
+                "gate_net_cpu_ms_per_request": (child.cpu - startup.cpu)
+                * 1000
+                / max(1, gate_stats["request_count"]),
+                "bare_net_cpu_ms_per_request": (bare.cpu - startup.cpu)
+                * 1000
+                / max(1, bare_stats["request_count"]),
                 "gate_max_rss_mb": child.max_rss_mb,
                 "gate_max_in_flight": gate_stats["max_in_flight"],
                 "cases": case_counts(results),
@@ -203,11 +229,12 @@ def throughput(work: Path, quick: bool) -> dict[str, Any]:
             )
             print(
                 f"  CPU per request: gate {row['gate_cpu_ms_per_request']:.2f} ms {ratio(row['gate_cpu_ms_per_request'], 8)},"
-                f" bare {row['bare_cpu_ms_per_request']:.2f} ms | requests gate {row['gate_requests']}"
+                f" bare {row['bare_cpu_ms_per_request']:.2f} ms; net gate {row['gate_net_cpu_ms_per_request']:.2f} ms,"
+                f" bare {row['bare_net_cpu_ms_per_request']:.2f} ms | requests gate {row['gate_requests']}"
                 f" bare {row['bare_requests']} | max in flight {row['gate_max_in_flight']}"
                 f" | cases {row['cases']} | gate peak RSS {child.max_rss_mb:.0f} MB"
             )
-    return {"workload": workload.describe(), "rows": rows}
+    return {"workload": workload.describe(), "startup_cpu": startup.cpu, "rows": rows}
 
 
 def memory(work: Path, quick: bool) -> dict[str, Any]:
@@ -217,10 +244,14 @@ def memory(work: Path, quick: bool) -> dict[str, Any]:
     print(f"\n## Peak memory: {workload.describe()}, concurrency 64")
     with ModelServer() as server:
         results = work / "memory.json"
-        child = gate(["run", str(suites), "--concurrency", "64", "--json", str(results)], gate_env(server), work)
+        child = gate(
+            ["run", str(suites), "--concurrency", "64", "--json", str(results)], gate_env(server), work
+        )
     if child.returncode not in (0, 1):
         raise RuntimeError("gate run failed: " + fail_text(child))
-    print(f"- gate peak RSS {child.max_rss_mb:.1f} MB {ratio(child.max_rss_mb, 150)} (wall {child.wall:.2f} s)")
+    print(
+        f"- gate peak RSS {child.max_rss_mb:.1f} MB {ratio(child.max_rss_mb, 150)} (wall {child.wall:.2f} s)"
+    )
     return {"workload": workload.describe(), "max_rss_mb": child.max_rss_mb, "wall": child.wall}
 
 
@@ -235,7 +266,9 @@ def ratelimit(work: Path, quick: bool) -> dict[str, Any]:
     )
     with ModelServer("--rate-limit-every", str(every), "--retry-after", str(retry_after)) as server:
         results = work / "ratelimit.json"
-        child = gate(["run", str(suites), "--concurrency", str(level), "--json", str(results)], gate_env(server), work)
+        child = gate(
+            ["run", str(suites), "--concurrency", str(level), "--json", str(results)], gate_env(server), work
+        )
         stats = server.stats()
     if child.returncode not in (0, 1) or not results.exists():
         raise RuntimeError("gate run failed: " + fail_text(child))
@@ -278,7 +311,18 @@ def cache(work: Path, quick: bool) -> dict[str, Any]:
             server.reset()
             results = work / "cache.json"
             child = gate(
-                ["run", str(suites), "--concurrency", "32", "--cache", str(cache_dir), "--json", str(results)], env, work
+                [
+                    "run",
+                    str(suites),
+                    "--concurrency",
+                    "32",
+                    "--cache",
+                    str(cache_dir),
+                    "--json",
+                    str(results),
+                ],
+                env,
+                work,
             )
             if child.returncode not in (0, 1):
                 raise RuntimeError("gate run failed: " + fail_text(child))
@@ -286,9 +330,13 @@ def cache(work: Path, quick: bool) -> dict[str, Any]:
             rows[label] = {"requests": sent, "wall": child.wall, "cases": case_counts(results)}
     one_suite = workload.cases_per_suite * workload.trials * 2
     print(f"- first run: {rows['first run']['requests']} requests (needed {workload.requests})")
-    print(f"- identical second run: {rows['identical second run']['requests']} requests (target 0)"
-          f" in {rows['identical second run']['wall']:.2f} s")
-    print(f"- after changing suite 0's prompt: {rows[label]['requests']} requests (that suite alone needs {one_suite})")
+    print(
+        f"- identical second run: {rows['identical second run']['requests']} requests (target 0)"
+        f" in {rows['identical second run']['wall']:.2f} s"
+    )
+    print(
+        f"- after changing suite 0's prompt: {rows[label]['requests']} requests (that suite alone needs {one_suite})"
+    )
     return {"workload": workload.describe(), "runs": rows, "one_suite_requests": one_suite}
 
 
@@ -315,8 +363,17 @@ def scoring(work: Path, quick: bool) -> dict[str, Any]:
     print(f"\n## Scoring, analysis and reports: {cases} case results (1 trial each), JSON + JUnit + Markdown")
     env = {k: v for k, v in os.environ.items()}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    child = run_child([sys.executable, str(BENCH / "score_bench.py"), "--cases", str(cases), "--out", str(work / "scoring")],
-                      env=env)
+    child = run_child(
+        [
+            sys.executable,
+            str(BENCH / "score_bench.py"),
+            "--cases",
+            str(cases),
+            "--out",
+            str(work / "scoring"),
+        ],
+        env=env,
+    )
     if child.returncode != 0:
         raise RuntimeError("scoring benchmark failed: " + fail_text(child))
     report = json.loads(child.stdout.strip().splitlines()[-1])
@@ -350,9 +407,13 @@ def machine() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="short smoke version (CI)")
-    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated sections of {', '.join(SECTIONS)}")
+    parser.add_argument(
+        "--only", default=",".join(SECTIONS), help=f"comma-separated sections of {', '.join(SECTIONS)}"
+    )
     parser.add_argument("--json", help="also write the measurements to this file")
     parser.add_argument("--keep", action="store_true", help="keep the generated work directory")
     args = parser.parse_args(argv)
