@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from gate.matchers import MATCHER_KEYS, MatchOutcome, is_matcher, match_value
 
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 keys = st.text(min_size=0, max_size=6)
 scalars = (
