@@ -131,9 +131,11 @@ def test_openai_tool_choice_keywords_pass_through(choice, expected, model_server
 def test_anthropic_tool_choice_mapping(choice, parallel, expected, model_server, monkeypatch):
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
-    _complete("anthropic", _request("anthropic", [{"role": "user", "content": "hi"}], tool_choice=choice, parallel_tool_calls=parallel))
+    _complete("anthropic", _request("anthropic", [{"role": "user", "content": "hi"}], tool_choice=choice,
+                                    parallel_tool_calls=parallel, temperature=0.3))
     body = server.requests[-1]["body"]
     assert body["tool_choice"] == expected
+    assert body["temperature"] == 0.3
     assert body["system"] == "You are a weather assistant."
     assert body["max_tokens"] == 1024  # required by the API: the default when the suite sets none
     assert body["tools"][0] == {

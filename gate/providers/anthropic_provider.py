@@ -146,10 +146,15 @@ class AnthropicProvider:
             choice = anthropic_tool_choice(params.tool_choice, request.forced_tool, params.parallel_tool_calls)
             if choice is not None:
                 kwargs["tool_choice"] = choice
+        # Sampling parameters: this SDK generation has no keyword for them, the API still takes them
+        # in the body (newest models may reject them: then leave them out of the suite).
+        extra: dict[str, Any] = {}
         if params.temperature is not None:
-            kwargs["temperature"] = params.temperature
+            extra["temperature"] = params.temperature
         if params.top_p is not None:
-            kwargs["top_p"] = params.top_p
+            extra["top_p"] = params.top_p
+        if extra:
+            kwargs["extra_body"] = extra
         # The Messages API has no seed; it is part of the cache key but not sent.
         return kwargs
 

@@ -1,0 +1,173 @@
+"""One trial of one case: the model and the mocked tools talk until the final answer.
+
+The loop is provider-neutral: it sends ``ModelRequest``s through ``call_model`` (which the runner
+wraps with the cache, the concurrency limiter and retries) and answers every tool call of a reply
+with the case's and suite's mocks. It stops at a reply without tool calls (the final answer), or
+when ``max_turns`` / ``max_tool_calls`` is reached; ``stop_reason`` says which.
+
+Provider failures (after retries) become the trial's ``error`` (the trial is then an *error*, not a
+failure); only fatal ones (authentication, unknown model) propagate, because they stop the run.
+
+Latency is the wall time of the trial, with the time spent waiting for a concurrency slot or in
+retry back-off replaced by the provider's own answer time, so that a busy run (or a replay from the
+cache, which keeps the original answer time) does not make cases miss their latency budget.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from gate import conversation
+from gate.mocks import merged, resolve
+from gate.pricing import cost_usd
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.run_record import RecordedCall, RunRecord, Usage
+from gate.suite_model import Case, Suite
+
+CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
+
+BUDGET_MESSAGE = "not run: budget reached"
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The arguments object of a call, or None and the reason it is not one."""
+    if raw is None or raw.strip() == "":
+        return {}, None  # no arguments at all: an empty object, as every SDK treats it
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        return None, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"arguments are a JSON {type(value).__name__}, not an object"
+    return value, None
+
+
+async def run_trial(
+    suite: Suite,
+    case: Case,
+    index: int,
+    call_model: CallModel,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[RunRecord, dict[str, Any]]:
+    """Run trial ``index`` of ``case``; returns the run record and the prepared ``extra`` (e.g. the
+    multiple-choice order shown), which judged checks need."""
+    started = clock()
+    prepared = conversation.build(suite, case, index)
+    agent = suite.agent
+    mocks = merged(case.mocks, suite.mocks)
+    system = prepared.system or None
+
+    sent: list[dict[str, Any]] = [dict(m) for m in prepared.messages]  # neutral request messages
+    transcript: list[dict[str, Any]] = []  # the record's messages
+    if system:
+        transcript.append({"role": "system", "content": system})
+    transcript.extend({"role": m["role"], "content": m.get("content", "")} for m in prepared.messages)
+    user_input = next((m.get("content", "") for m in reversed(prepared.messages) if m["role"] == "user"), "")
+
+    calls: list[RecordedCall] = []
+    usage = Usage()
+    cost: float | None = 0.0
+    turns = 0
+    output = ""
+    error: str | None = None
+    stop_reason = "final_answer"
+    waited = 0.0  # time inside call_model beyond the provider's own answer time
+
+    while True:
+        request = ModelRequest(
+            provider=agent.provider,
+            model=agent.model,
+            system=system,
+            messages=tuple(sent),
+            tools=agent.tools,
+            params=agent.params,
+        )
+        call_started = clock()
+        try:
+            reply = await call_model(request)
+        except ProviderError as exc:
+            if exc.fatal:
+                raise
+            error, stop_reason = str(exc), "provider_error"
+            break
+        except BudgetReached:
+            error, stop_reason = BUDGET_MESSAGE, "budget"
+            break
+        call_wall = (clock() - call_started) * 1000.0
+        if reply.latency_ms is not None:
+            waited += max(0.0, call_wall - reply.latency_ms)
+        turns += 1
+        usage = usage + reply.usage
+        if cost is not None:
+            step = cost_usd(agent.provider, agent.model, reply.usage)
+            cost = None if step is None else cost + step
+        output = reply.text
+
+        if not reply.tool_calls:
+            transcript.append({"role": "assistant", "content": reply.text})
+            sent.append({"role": "assistant", "content": reply.text})
+            break
+
+        call_dicts = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
+        sent.append({"role": "assistant", "content": reply.text, "tool_calls": call_dicts})
+        transcript.append({"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls]})
+        for call in reply.tool_calls:
+            arguments, arguments_error = parse_arguments(call.arguments)
+            outcome = resolve(mocks, call.name, arguments)
+            calls.append(
+                RecordedCall(
+                    id=call.id,
+                    name=call.name,
+                    raw_arguments=call.arguments,
+                    arguments=arguments,
+                    arguments_error=arguments_error,
+                    turn=turns,
+                    result=outcome.result,
+                    mock=outcome.kind,
+                    is_error=outcome.is_error,
+                )
+            )
+            tool_message = {
+                "role": "tool",
+                "call_id": call.id,
+                "name": call.name,
+                "content": outcome.result,
+                "is_error": outcome.is_error,
+            }
+            sent.append(tool_message)
+            transcript.append(
+                {"role": "tool", "call_id": call.id, "name": call.name, "content": _as_text(outcome.result), "is_error": outcome.is_error}
+            )
+        if len(calls) >= case.max_tool_calls:
+            stop_reason = "max_tool_calls"
+            break
+        if turns >= case.max_turns:
+            stop_reason = "max_turns"
+            break
+
+    latency_ms = max(0.0, (clock() - started) * 1000.0 - waited)
+    record = RunRecord(
+        input=user_input,
+        messages=tuple(transcript),
+        calls=tuple(calls),
+        output=output,
+        turns=turns,
+        latency_ms=latency_ms,
+        usage=usage,
+        cost_usd=cost,
+        error=error,
+        stop_reason=stop_reason,
+        model=agent.model,
+        extra=dict(prepared.extra),
+    )
+    return record, dict(prepared.extra)
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
