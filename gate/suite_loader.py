@@ -237,11 +237,11 @@ def _explain(error: Any, doc: YamlDocument, base: PathKey) -> list[Problem]:
                 path,
                 f"{prefix}expected {' or '.join(_TYPE_WORDS.get(t, t) for t in expected)}, "
                 f"got {_type_word(instance)}",
-                _describe_self(schema),
             )
         ]
     if keyword == "enum":
         hint = _did_you_mean(str(instance), [str(v) for v in value]) if isinstance(instance, str) else ""
+        hint = "" if hint.startswith("allowed:") else hint
         return [
             doc.problem(
                 path, f"{prefix}{_short(repr(instance))} is not one of: {', '.join(map(str, value))}", hint
@@ -819,7 +819,8 @@ class _SuiteBuilder:
         reducer = raw.get("reducer", defaults.reducer)
         at_least = raw.get("at_least", defaults.at_least)
         if reducer == "at_least" and at_least > trials:
-            where = (*at, "at_least") if "at_least" in raw else (*at, "trials") if "trials" in raw else at
+            where = (*at, "at_least") if "at_least" in raw else (*at, "trials") if "trials" in raw else None
+            where = where or ("defaults", "at_least")  # both from the defaults: reported once, there
             self.err(
                 where,
                 f"reducer at_least needs {at_least} passing trials but the case runs only {trials}",
@@ -1063,10 +1064,8 @@ class _MockReader:
             if self.builder.tools_ok and name not in self.builder.tool_names:
                 names = sorted(self.builder.tool_names)
                 hint = _did_you_mean(name, names).replace("allowed:", "defined tools:")
-                self.builder.problems.append(
-                    self.doc.problem(
-                        (*at, "tools", name), f"mocks for unknown tool {name!r}", hint, at_key=True
-                    )
+                self.builder.err(
+                    (*at, "tools", name), f"mocks for unknown tool {name!r}", hint, at_key=True, doc=self.doc
                 )
             tools[name] = tuple(self.rule(rule, (*at, "tools", name, i)) for i, rule in enumerate(rules))
         unmocked = self.rule(raw["unmocked"], (*at, "unmocked")) if "unmocked" in raw else None

@@ -1,0 +1,249 @@
+"""Loading suites: discovery, schema and semantic problems with exact positions, the built model."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gate import suite_loader
+from gate.suite_loader import find_suite_files, load_suites
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "corpus"
+VALID = CORPUS / "valid"
+INVALID = CORPUS / "invalid"
+INVALID_SUITES = sorted(INVALID.glob("*.suite.yaml"))
+
+
+def test_valid_corpus_loads_without_problems():
+    result = load_suites([VALID], root=VALID)
+    assert result.problems == ()
+    assert sorted(s.name for s in result.suites) == ["file-refs", "inline-formats", "minimal"]
+    assert set(result.checked_files) >= {
+        "file-refs.suite.yml",
+        "prompts/dict.md",
+        "tools/shared.json",
+        "mocks.yml",
+    }
+
+
+def test_invalid_corpus_covers_every_kind_of_mistake():
+    names = {p.name.removesuffix(".suite.yaml") for p in INVALID_SUITES}
+    assert {
+        "yaml-syntax",
+        "unknown-keys",
+        "wrong-types",
+        "duplicate-ids",
+        "unknown-tools",
+        "missing-vars",
+        "file-refs",
+        "invalid-tools",
+        "judged-without-judge",
+        "empty",
+        "binary",
+        "latin1",
+        "alias-bomb",
+        "duplicate-keys",
+        "checks",
+        "checks-schema",
+        "not-a-mapping",
+        "mock-file",
+        "mock-file-semantic",
+    } <= names
+
+
+@pytest.mark.parametrize("suite", INVALID_SUITES, ids=lambda p: p.name)
+def test_invalid_suite_gives_exactly_the_expected_problems(suite):
+    expected = suite.with_name(suite.name.removesuffix(".suite.yaml") + ".expected").read_text(
+        encoding="utf-8"
+    )
+    result = load_suites([suite], root=INVALID)
+    assert result.suites == ()
+    assert [p.render() for p in result.problems] == expected.splitlines()
+
+
+def test_all_invalid_files_in_one_run_report_every_problem():
+    result = load_suites([INVALID], root=INVALID)
+    expected = set()
+    for suite in INVALID_SUITES:
+        expected.update(
+            suite.with_name(suite.name.removesuffix(".suite.yaml") + ".expected").read_text().splitlines()
+        )
+    assert {p.render() for p in result.problems} == expected
+    assert [p.path for p in result.problems] == sorted(p.path for p in result.problems)
+
+
+def test_examples_validate_and_are_realistic():
+    result = load_suites([ROOT / "examples"], root=ROOT)
+    assert result.problems == ()
+    by_name = {s.name: s for s in result.suites}
+    weather, banking = by_name["weather-agent"], by_name["banking-support"]
+    assert len(weather.cases) >= 10 and len(banking.cases) >= 10
+    assert weather.judge is not None and banking.judge is not None
+    assert {t.name for t in weather.agent.tools} == {"get_weather", "get_forecast"}
+    assert banking.agent.provider == "anthropic" and len(banking.agent.tools) >= 6
+    assert set(weather.dependencies) == {
+        "examples/weather/prompts/weather.md",
+        "examples/weather/tools/weather.json",
+        "examples/weather/mocks/weather.yaml",
+    }
+    assert weather.path == "examples/weather/weather.suite.yaml"
+    forecast = weather.tool("get_forecast")
+    assert (
+        forecast.source.path == "examples/weather/tools/weather.json" and forecast.parameter_lines["days"] > 0
+    )
+
+
+def _copy_valid(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    shutil.copytree(VALID, repo / "suites")
+    (repo / ".git").mkdir()
+    return repo
+
+
+def test_built_cases_fold_defaults_overrides_vars_and_mocks(tmp_path):
+    repo = _copy_valid(tmp_path)
+    result = load_suites([repo / "suites" / "inline-formats.suite.yaml"], root=repo)
+    (suite,) = result.suites
+    assert suite.path == "suites/inline-formats.suite.yaml" and suite.threshold == 0.75
+    first, second, skipped, alternatives = suite.cases
+    # suite defaults folded in; case overrides win
+    assert (first.trials, first.reducer, first.at_least) == (3, "at_least", 2)
+    assert (second.trials, second.reducer) == (1, "all")
+    assert first.scoring.mode == "weighted" and first.scoring.weights["precision"] == 0.5
+    assert first.max_tool_calls == 16  # built-in default
+    # vars: case over suite; conversation kept, input turned into one user message
+    assert second.vars == {"user": "Ana", "topic": "docs", "page": "install"}
+    assert [m.role for m in second.conversation] == ["user", "assistant", "user"]
+    assert [(m.role, m.content) for m in first.conversation] == [("user", "Find install docs")]
+    # case mocks are tried before the suite's, other tools keep the suite's rules
+    assert second.mocks.tools["open_page"][0].returns == {"html": "<h1>Install</h1>"}
+    assert second.mocks.tools["search_docs"] == suite.mocks.tools["search_docs"]
+    assert second.mocks.unmocked.returns == {"status": "ok"}
+    assert skipped.skip == "flaky upstream"
+    # expectations
+    call = first.expect.calls.calls[0]
+    assert (call.tool, call.times.min, call.times.max, call.allow_extra_args) == ("search_docs", 1, 2, True)
+    assert call.source.line == 59 and first.source.line == 54
+    assert first.expect.calls.order == "in_order" and first.expect.calls.extra_calls == "forbid"  # merge key
+    assert first.expect.asserts[0].check == {"match": {"regex": "install"}}
+    assert first.expect.asserts[0].aggregate == "mean" and first.expect.asserts[0].threshold == 0.5
+    assert second.expect.output.choice.correct == "Yes" and second.expect.output.ranking.threshold == 0.75
+    assert second.expect.output.judged()
+    assert (
+        len(alternatives.expect.alternatives) == 2 and alternatives.expect.alternatives[1].order == "strict"
+    )
+    assert alternatives.expect.latency_ms == 20000
+    assert alternatives.expect.output.criteria == ("Is short.", "Mentions the page.")
+    assert suite.agent.system_prompt.template == "You help {{ user }} with {{ topic }}."
+    assert suite.agent.system_prompt.from_file is False
+
+
+def test_symlink_escaping_the_repository_is_refused(tmp_path):
+    repo = _copy_valid(tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("top secret {{ audience }}\n")
+    prompt = repo / "suites" / "prompts" / "dict.md"
+    prompt.unlink()
+    os.symlink(secret, prompt)
+    result = load_suites([repo / "suites" / "file-refs.suite.yml"], root=repo)
+    assert result.suites == ()
+    (problem,) = result.problems
+    assert problem.path == "suites/file-refs.suite.yml" and (problem.line, problem.column) == (6, 25)
+    assert "resolves through a symlink to outside the repository" in problem.message
+
+
+def test_symlink_inside_the_repository_is_fine(tmp_path):
+    repo = _copy_valid(tmp_path)
+    prompt = repo / "suites" / "prompts" / "dict.md"
+    shutil.move(prompt, repo / "real.md")
+    os.symlink(repo / "real.md", prompt)
+    assert load_suites([repo / "suites" / "file-refs.suite.yml"], root=repo).problems == ()
+
+
+def test_a_changed_tool_prompt_or_mock_file_loads_the_suites_using_it(tmp_path):
+    repo = _copy_valid(tmp_path)
+    for changed in ("suites/tools/shared.json", "suites/prompts/dict.md", "suites/mocks.yml"):
+        result = load_suites([repo / changed], root=repo)
+        assert [s.name for s in result.suites] == ["file-refs"], changed
+    # a broken tool file is reported under its own path, with its line
+    (repo / "suites" / "tools" / "shared.json").write_text(
+        '{"tools": [{"name": "bad name", "parameters": {"type": "object"}}]}'
+    )
+    result = load_suites([repo / "suites" / "tools" / "shared.json"], root=repo)
+    assert [p.path for p in result.problems] == ["suites/tools/shared.json"]
+    assert "invalid tool name" in result.problems[0].message
+
+
+def test_unreferenced_tool_file_is_validated_on_its_own(tmp_path):
+    repo = tmp_path
+    (repo / ".git").mkdir()
+    (repo / "tools").mkdir()
+    (repo / "tools" / "t.yaml").write_text("- name: ok\n  parameters: {type: object, required: [x]}\n")
+    result = load_suites([repo / "tools" / "t.yaml"], root=repo)
+    assert [p.render() for p in result.problems] == [
+        "tools/t.yaml:2:41: required parameter 'x' of tool 'ok' is not in properties (fix: declare it under properties)"
+    ]
+    (repo / "mocks").mkdir()
+    (repo / "mocks" / "m.yaml").write_text("tools: {t: [{retuns: 1}]}\n")
+    problems = load_suites([repo / "mocks" / "m.yaml"], root=repo).problems
+    assert any("unknown key 'retuns'" in p.message for p in problems)
+
+
+def test_each_referenced_file_is_read_once_per_run(tmp_path, monkeypatch):
+    repo = _copy_valid(tmp_path)
+    second = repo / "suites" / "second.suite.yml"
+    second.write_text(
+        (repo / "suites" / "file-refs.suite.yml").read_text().replace("name: file-refs", "name: second")
+    )
+    reads: list[str] = []
+    original = suite_loader.load_file
+
+    def counting(path, display, **kwargs):
+        reads.append(display)
+        return original(path, display, **kwargs)
+
+    monkeypatch.setattr(suite_loader, "load_file", counting)
+    result = load_suites([repo], root=repo)
+    assert result.problems == () and len(result.suites) == 4
+    assert reads.count("suites/tools/shared.json") == 1 and reads.count("suites/mocks.yml") == 1
+
+
+def test_find_suite_files_skips_hidden_vendor_and_virtualenv_dirs(tmp_path):
+    for rel in (
+        "a.suite.yaml",
+        "sub/b.suite.yml",
+        ".hidden/c.suite.yaml",
+        "node_modules/d.suite.yaml",
+        "venv/e.suite.yaml",
+        "myenv/f.suite.yaml",
+        "sub/not-a-suite.yaml",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x: 1\n")
+    (tmp_path / "myenv" / "pyvenv.cfg").write_text("home = /usr\n")
+    found = [p.relative_to(tmp_path).as_posix() for p in find_suite_files(tmp_path)]
+    assert found == ["a.suite.yaml", "sub/b.suite.yml"]
+
+
+def test_paths_are_root_relative_and_missing_paths_reported(tmp_path):
+    repo = _copy_valid(tmp_path)
+    result = load_suites([repo / "nope.suite.yaml", tmp_path / "elsewhere"], root=repo)
+    messages = [p.render() for p in result.problems]
+    assert "nope.suite.yaml: no such file or directory" in messages
+    assert any("outside the repository root" in m for m in messages)
+
+
+def test_default_root_is_the_git_ancestor_of_the_cwd(tmp_path, monkeypatch):
+    repo = _copy_valid(tmp_path)
+    monkeypatch.chdir(repo / "suites" / "prompts")
+    assert suite_loader.default_root() == repo
+    result = load_suites([repo / "suites" / "minimal.suite.yaml"])
+    assert result.suites[0].path == "suites/minimal.suite.yaml"
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    (other / "x.suite.yaml").write_text("")
+    assert suite_loader.default_root([other / "x.suite.yaml"]) == other

@@ -1,0 +1,188 @@
+"""Safe YAML loading with positions and guards against hostile input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate import yaml_source
+from gate.yaml_source import YamlError, load_file, parse
+
+SUITE = """\
+version: 1
+cases:
+  - id: a
+    expect:
+      calls:
+        - tool: get_weather
+          args: {city: Paris, days: 3}
+"""
+
+
+def test_positions_of_keys_values_and_items():
+    doc = parse(SUITE, "s.suite.yaml")
+    assert doc.data["cases"][0]["expect"]["calls"][0]["args"] == {"city": "Paris", "days": 3}
+    assert doc.position(("cases", 0, "expect", "calls", 0, "tool")) == (6, 17)
+    assert doc.key_position(("cases", 0, "expect", "calls", 0, "tool")) == (6, 11)
+    assert doc.position(("cases", 0)) == (3, 5)
+    assert doc.position(("cases", 0, "expect", "calls", 0, "args", "days")) == (7, 37)
+    # unknown paths fall back to the nearest ancestor that has a position
+    assert doc.position(("cases", 0, "expect", "nope", 3)) == (5, 7)
+    problem = doc.problem(("version",), "bad")
+    assert problem.render() == "s.suite.yaml:1:10: bad"
+
+
+def test_keys_stay_strings_as_written_and_timestamps_stay_text():
+    doc = parse("on: yes\n1: 2024-05-01\nnull: ~\n", "f.yaml")
+    assert doc.data == {"on": True, "1": "2024-05-01", "null": None}
+
+
+def test_duplicate_keys_are_an_error_with_both_positions():
+    with pytest.raises(YamlError) as info:
+        parse("a: 1\nb:\n  c: 1\n  c: 2\n", "f.yaml")
+    (problem,) = info.value.problems
+    assert (problem.line, problem.column) == (4, 3)
+    assert "duplicate key 'c'" in problem.message and "line 3, column 3" in problem.message
+
+
+def test_merge_keys_merge_and_explicit_keys_win():
+    doc = parse("base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\n", "f.yaml")
+    assert doc.data["use"] == {"x": 1, "y": 3}
+
+
+def test_aliases_share_values_within_budget():
+    doc = parse("a: &a [1, 2]\nb: *a\n", "f.yaml")
+    assert doc.data["b"] == [1, 2]
+
+
+def test_alias_bomb_is_rejected_quickly():
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 9):
+        refs = ", ".join([f"*a{level - 1}"] * 10)
+        lines.append(f"a{level}: &a{level} [{refs}]")
+    with pytest.raises(YamlError) as info:
+        parse("\n".join(lines) + "\n", "bomb.yaml")
+    assert "alias expansion" in info.value.problems[0].message
+
+
+def test_too_many_aliases_are_rejected():
+    text = "a: &a 1\nb: [" + ", ".join(["*a"] * (yaml_source.MAX_ALIASES + 1)) + "]\n"
+    with pytest.raises(YamlError, match="too many aliases"):
+        parse(text, "f.yaml")
+
+
+def test_recursive_alias_is_rejected():
+    with pytest.raises(YamlError, match="recursive alias"):
+        parse("a: &a\n  - *a\n", "f.yaml")
+
+
+def test_nesting_depth_is_limited_also_through_aliases():
+    deep = "[" * (yaml_source.MAX_DEPTH + 1) + "]" * (yaml_source.MAX_DEPTH + 1)
+    with pytest.raises(YamlError, match="nesting deeper"):
+        parse(f"a: {deep}\n", "f.yaml")
+    half = yaml_source.MAX_DEPTH // 2 + 2
+    nested = "[" * half + "]" * half
+    with pytest.raises(YamlError, match="nesting deeper"):
+        parse(f"a: &n {nested}\nb: {'[' * half}*n{']' * half}\n", "f.yaml")
+    parse(f"a: {'[' * 10}{']' * 10}\n", "f.yaml")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty file"),
+        ("# only a comment\n\n", "empty file"),
+        ("a: 1\n---\nb: 2\n", "more than one YAML document"),
+        ("a: !!binary aGk=\n", "unsupported YAML tag"),
+        ("a: !custom x\n", "unsupported YAML tag"),
+        ("a: [1, 2\n", "invalid YAML"),
+        ("? [a, b]\n: 1\n", "mapping key must be a plain value"),
+    ],
+)
+def test_bad_documents_become_problems(text, message):
+    with pytest.raises(YamlError) as info:
+        parse(text, "f.yaml")
+    assert message in info.value.problems[0].message
+    assert info.value.problems[0].path == "f.yaml"
+
+
+def test_tab_indentation_gets_a_hint():
+    with pytest.raises(YamlError) as info:
+        parse("a:\n\tb: 1\n", "f.yaml")
+    assert info.value.problems[0].hint == "indent with spaces, not tabs"
+    assert info.value.problems[0].line == 2
+
+
+def test_json_with_tabs_falls_back_to_json(tmp_path):
+    file = tmp_path / "t.json"
+    file.write_text('{\n\t"a": [1,\n\t\t2]\n}\n')
+    assert load_file(file, "t.json").data == {"a": [1, 2]}
+    bad = tmp_path / "bad.json"
+    bad.write_text('{\n\t"a": [1,\n\t\t2\n}\n')
+    with pytest.raises(YamlError) as info:
+        load_file(bad, "bad.json")
+    assert info.value.problems[0].message.startswith("invalid JSON")
+    assert info.value.problems[0].line == 4
+
+
+def test_file_guards(tmp_path, monkeypatch):
+    binary = tmp_path / "b.yaml"
+    binary.write_bytes(b"a: 1\nb: \x00\x01\n")
+    with pytest.raises(YamlError, match="binary file"):
+        load_file(binary, "b.yaml")
+    latin = tmp_path / "l.yaml"
+    latin.write_bytes(b"a: 1\nname: caf\xe9\n")
+    with pytest.raises(YamlError) as info:
+        load_file(latin, "l.yaml")
+    assert (info.value.problems[0].line, info.value.problems[0].column) == (2, 10)
+    big = tmp_path / "big.yaml"
+    big.write_text("a: " + "x" * 2000 + "\n")
+    with pytest.raises(YamlError, match="file too large"):
+        load_file(big, "big.yaml", max_bytes=1000)
+    with pytest.raises(YamlError, match="file not found"):
+        load_file(tmp_path / "nope.yaml", "nope.yaml")
+    with pytest.raises(YamlError, match="not a regular file"):
+        load_file(tmp_path, "dir")
+    bom = tmp_path / "bom.yaml"
+    bom.write_bytes("\ufeffa: 1\n".encode())
+    assert load_file(bom, "bom.yaml").data == {"a": 1}
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=20)
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(json_values)
+def test_loads_what_pyyaml_dumps_like_pyyaml(value):
+    text = yaml.safe_dump({"v": value}, allow_unicode=True)
+    assert parse(text, "f.yaml").data == yaml.safe_load(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values)
+def test_json_documents_load_as_json(value):
+    text = json.dumps({"v": value}, indent=2)
+    assert parse(text, "f.json", json_fallback=True).data == json.loads(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_arbitrary_text_never_raises_anything_but_yaml_error(text):
+    try:
+        parse(text, "f.yaml")
+    except YamlError as exc:
+        assert exc.problems and all(p.path == "f.yaml" for p in exc.problems)
