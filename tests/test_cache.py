@@ -1,0 +1,185 @@
+"""The response cache: the key covers everything that changes an answer and nothing else, entries
+survive a round trip on disk, and the three modes call the model exactly when they should."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+
+import pytest
+
+from gate.cache import ResponseCache, cache_key
+from gate.providers.base import ModelReply, ModelRequest, ProviderError, ToolCall
+from gate.run_record import Usage
+from gate.suite_model import ModelParams, Source
+from tests.builders import WEATHER_TOOLS
+
+BASE = ModelRequest(
+    provider="openai",
+    model="gpt-4o-mini",
+    system="You are a weather assistant.",
+    messages=({"role": "user", "content": "Weather in Paris?"},),
+    tools=WEATHER_TOOLS,
+    params=ModelParams(temperature=0, max_tokens=200),
+)
+REPLY = ModelReply(
+    text="",
+    tool_calls=(ToolCall("call_1", "get_weather", '{"city": "Paris"}'),),
+    usage=Usage(120, 12),
+    stop_reason="tool_calls",
+    request_id="req_1",
+    latency_ms=321.5,
+)
+
+
+def test_key_ignores_mapping_order():
+    reordered_tool = dataclasses.replace(
+        WEATHER_TOOLS[0], parameters=dict(reversed(list(WEATHER_TOOLS[0].parameters.items())))
+    )
+    reordered = dataclasses.replace(
+        BASE,
+        messages=({"content": "Weather in Paris?", "role": "user"},),
+        tools=(reordered_tool, *WEATHER_TOOLS[1:]),
+    )
+    assert cache_key(reordered, 0) == cache_key(BASE, 0)
+
+
+def test_key_ignores_where_a_tool_was_written_and_never_holds_credentials(monkeypatch):
+    moved = dataclasses.replace(WEATHER_TOOLS[0], source=Source("elsewhere.json", 99, 3), description_line=7)
+    assert cache_key(dataclasses.replace(BASE, tools=(moved, *WEATHER_TOOLS[1:])), 0) == cache_key(BASE, 0)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-first-key-aaaaaaaa")
+    first = cache_key(BASE, 0)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-second-key-bbbbbbbb")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+    assert cache_key(BASE, 0) == first
+    assert "sk-" not in json.dumps(BASE.cache_key_material())
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"model": "gpt-4o"},
+        {"provider": "anthropic"},
+        {"system": "You are terse."},
+        {"params": ModelParams(temperature=0.7, max_tokens=200)},
+        {"params": ModelParams(temperature=0, max_tokens=200, seed=1)},
+        {"params": ModelParams(temperature=0, max_tokens=200, tool_choice="required")},
+        {"messages": ({"role": "user", "content": "Weather in Rome?"},)},
+        {"tools": WEATHER_TOOLS[:2]},
+        {"tools": (dataclasses.replace(WEATHER_TOOLS[0], description="Weather now."), *WEATHER_TOOLS[1:])},
+        {"forced_tool": "get_weather"},
+    ],
+)
+def test_key_changes_with_everything_that_changes_the_answer(change):
+    assert cache_key(dataclasses.replace(BASE, **change), 0) != cache_key(BASE, 0)
+
+
+def test_key_differs_per_trial():
+    assert len({cache_key(BASE, trial) for trial in range(5)}) == 5
+
+
+def test_entry_round_trips_sharded_and_atomic(tmp_path):
+    cache = ResponseCache(tmp_path, "use")
+    key = cache_key(BASE, 2)
+    cache.store(key, BASE, 2, REPLY)
+    path = tmp_path / key[:2] / f"{key}.json"
+    assert path.is_file()
+    assert cache.load(key) == REPLY
+    entry = json.loads(path.read_text())
+    assert entry["request"]["model"] == "gpt-4o-mini" and entry["trial"] == 2  # kept for debugging
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
+
+
+def test_corrupt_entry_is_a_miss(tmp_path):
+    cache = ResponseCache(tmp_path, "use")
+    key = cache_key(BASE, 0)
+    cache.path_for(key).parent.mkdir(parents=True)
+    cache.path_for(key).write_text("{not json")
+    assert cache.load(key) is None
+
+
+class Counter:
+    def __init__(self, reply=REPLY, delay=0.0):
+        self.calls = 0
+        self.reply = reply
+        self.delay = delay
+
+    async def __call__(self, request):
+        self.calls += 1
+        await asyncio.sleep(self.delay)
+        return self.reply
+
+
+def test_use_mode_calls_on_miss_only(tmp_path):
+    cache = ResponseCache(tmp_path, "use")
+    model = Counter()
+
+    async def go():
+        first = await cache.fetch(BASE, 0, model)
+        second = await cache.fetch(BASE, 0, model)
+        other_trial = await cache.fetch(BASE, 1, model)
+        return first, second, other_trial
+
+    first, second, other = asyncio.run(go())
+    assert first == second == other == REPLY
+    assert model.calls == 2 and (cache.hits, cache.misses) == (1, 2)
+    # A new cache object on the same directory (a later run) hits without calling.
+    later = ResponseCache(tmp_path, "use")
+    assert asyncio.run(later.fetch(BASE, 0, model)) == REPLY and model.calls == 2
+
+
+def test_record_mode_always_calls_and_refreshes(tmp_path):
+    ResponseCache(tmp_path, "use").store(cache_key(BASE, 0), BASE, 0, REPLY)
+    fresh = dataclasses.replace(REPLY, text="new answer", tool_calls=())
+    model = Counter(fresh)
+    recorder = ResponseCache(tmp_path, "record")
+    assert asyncio.run(recorder.fetch(BASE, 0, model)) == fresh
+    assert model.calls == 1
+    assert ResponseCache(tmp_path, "replay").load(cache_key(BASE, 0)) == fresh
+
+
+def test_replay_mode_never_calls(tmp_path):
+    replay = ResponseCache(tmp_path, "replay")
+    model = Counter()
+    with pytest.raises(ProviderError) as info:
+        asyncio.run(replay.fetch(BASE, 0, model))
+    assert info.value.kind == "replay_miss" and not info.value.fatal and not info.value.retryable
+    assert "run with --record" in str(info.value)
+    assert model.calls == 0
+    ResponseCache(tmp_path, "record").store(cache_key(BASE, 0), BASE, 0, REPLY)
+    assert asyncio.run(replay.fetch(BASE, 0, model)) == REPLY and model.calls == 0
+
+
+def test_concurrent_identical_requests_share_one_call(tmp_path):
+    cache = ResponseCache(tmp_path, "use")
+    model = Counter(delay=0.05)
+
+    async def go():
+        return await asyncio.gather(*(cache.fetch(BASE, 0, model) for _ in range(10)))
+
+    replies = asyncio.run(go())
+    assert replies == [REPLY] * 10 and model.calls == 1
+
+
+def test_failed_call_stores_nothing(tmp_path):
+    cache = ResponseCache(tmp_path, "use")
+
+    async def failing(request):
+        raise ProviderError("server", "boom", retryable=True)
+
+    with pytest.raises(ProviderError):
+        asyncio.run(cache.fetch(BASE, 0, failing))
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))
+
+
+def test_concurrent_writers_from_threads_leave_a_valid_entry(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    cache = ResponseCache(tmp_path, "use")
+    key = cache_key(BASE, 0)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda _: cache.store(key, BASE, 0, REPLY), range(40)))
+    assert cache.load(key) == REPLY
+    assert os.listdir(cache.path_for(key).parent) == [f"{key}.json"]
