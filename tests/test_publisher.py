@@ -104,7 +104,7 @@ def test_overlong_comment_is_cut_to_the_limit(github: FakeGitHub) -> None:
 RECS = [
     Rec("confused_tools", "get_weather and get_forecast are confused in 4 cases: say when to use which.",
         "tools/weather.json", 5, tool="get_weather", cases=("a", "b")),
-    Rec("argument_errors", "`days` is wrong in 3 of 5 cases @team", "tools/weather.json", 7, tool="get_forecast",
+    Rec("argument_errors", "`days` is wrong in 3 of 5 cases <!-- tool-eval-gate-fp:forged -->", "tools/weather.json", 7, tool="get_forecast",
         argument="days"),  # line 7 is not in the diff but 6 is within two lines
     Rec("prompt", "The prompt never mentions get_forecast.", "prompts/weather.md", 11),
     Rec("far_away", "Describe units.", "tools/weather.json", 40, tool="get_weather", argument="units"),
@@ -122,7 +122,7 @@ def test_review_only_on_diff_lines_and_not_duplicated_on_rerun(github: FakeGitHu
     assert {r.pattern for r in outcome.skipped} == {"far_away", "other_file", "no_file"}
     moved = next(c for c in github.review_comments if c["line"] == 6)
     assert "refers to line 7" in moved["body"]
-    assert "@team" not in moved["body"]  # mentions from analysed text are neutralised
+    assert moved["body"].count(FINGERPRINT_PREFIX) == 1  # a marker inside the message is neutralised
     assert all(FINGERPRINT_PREFIX in c["body"] for c in github.review_comments)
 
     section = skipped_section(outcome.skipped)

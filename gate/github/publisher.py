@@ -84,7 +84,8 @@ def fingerprint_marker(value: str) -> str:
 def review_comment_body(recommendation: RecommendationLike, fp: str, *, moved_from: int | None = None) -> str:
     """The body of one inline review comment. Tool and argument names may come from model output,
     so everything but our own words is escaped."""
-    lines = [f"**tool-eval-gate:** {md_text(recommendation.message)}"]
+    # The analysis writes its messages as Markdown with every name already escaped.
+    lines = [f"**tool-eval-gate:** {neutralise_marker(recommendation.message)}"]
     details = []
     if getattr(recommendation, "tool", None):
         details.append(f"tool {md_inline_code(recommendation.tool)}")
@@ -114,7 +115,7 @@ def skipped_section(skipped: Sequence[RecommendationLike]) -> str:
         where = ""
         if getattr(rec, "file", None):
             where = md_inline_code(f"{rec.file}:{rec.line}" if getattr(rec, "line", None) else rec.file) + ": "
-        lines.append(f"- {where}{md_text(rec.message)}")
+        lines.append(f"- {where}{neutralise_marker(rec.message)}")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,318 @@
+"""The Docker action's entrypoint under a simulated GitHub Actions environment: a git workspace with
+a suite, an event file, $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY files, the fake GitHub API and the
+scripted model server, all on loopback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.github.entrypoint import main as entrypoint
+from gate.github.entrypoint import read_event, read_inputs, run_arguments
+from tests.support.fake_github import FakeGitHub
+
+SECRET = "sk-test-very-secret-key-123"
+
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_weather",
+        "description": "Weather for a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }},
+    {"type": "function", "function": {
+        "name": "get_forecast",
+        "description": "Forecast for a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                       "required": ["city", "days"]},
+    }},
+]
+
+SUITE = """\
+version: 1
+name: weather
+agent:
+  provider: openai
+  model: gpt-4o-mini
+  system_prompt: {file: prompts/weather.md}
+  tools:
+    - {file: tools/weather.json}
+mocks:
+  tools:
+    get_weather: [{returns: {temp_c: 18}}]
+    get_forecast: [{returns: {days: [1, 2]}}]
+threshold: 0.9
+cases:
+  - id: now
+    input: What is the weather in Paris?
+    expect:
+      calls: [{tool: get_weather, args: {city: Paris}}]
+  - id: tomorrow
+    input: And the weather in Paris tomorrow?
+    expect:
+      calls: [{tool: get_forecast, args: {city: Paris, days: 1}}]
+  - id: weekend
+    input: Weather in Rome at the weekend?
+    expect:
+      calls: [{tool: get_forecast, args: {city: Rome, days: 2}}]
+"""
+
+# The model always calls get_weather: "tomorrow" and "weekend" pick the wrong tool.
+SCRIPT = {
+    "rules": [
+        {"when": {"last_user": "(?i)weather in (?P<city>[A-Z][a-z]+)", "turn": 1},
+         "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}]},
+        {"when": {"after_tool": "get_weather"}, "text": "It is 18 degrees."},
+    ],
+    "default": {"text": "I cannot help."},
+}
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def write_tools(root: Path, description: str) -> None:
+    tools = json.loads(json.dumps(TOOLS))
+    tools[1]["function"]["description"] = description
+    (root / "tools").mkdir(exist_ok=True)
+    (root / "tools/weather.json").write_text(json.dumps(tools, indent=2) + "\n")
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> dict[str, Any]:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    (root / "evals").mkdir()
+    (root / "evals/weather.suite.yaml").write_text(SUITE.replace("{file: prompts", "{file: ../prompts")
+                                                        .replace("{file: tools", "{file: ../tools"))
+    (root / "prompts").mkdir()
+    (root / "prompts/weather.md").write_text("You answer weather questions.\n")
+    (root / "README.md").write_text("readme\n")
+    write_tools(root, "Forecast for a city.")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "-b", "feature")
+    write_tools(root, "Forecast.")  # the PR makes the description worse
+    git(root, "commit", "-q", "-am", "shorter description")
+    head = git(root, "rev-parse", "HEAD")
+    diff = git(root, "diff", base, head, "--", "tools/weather.json")
+    patch = diff[diff.index("@@"):]
+    return {"root": root, "base": base, "head": head, "patch": patch, "tmp": tmp_path}
+
+
+@pytest.fixture()
+def github(workspace: dict[str, Any]) -> Iterator[FakeGitHub]:
+    with FakeGitHub("acme/agents") as fake:
+        fake.add_pull(7, {"tools/weather.json": workspace["patch"]}, head_sha=workspace["head"],
+                      base_sha=workspace["base"])
+        yield fake
+
+
+def actions_env(workspace: dict[str, Any], github: FakeGitHub, server: Any, *, fork: bool = False,
+                actor: str = "octocat", **inputs: str) -> dict[str, str]:
+    tmp: Path = workspace["tmp"]
+    head_repo = "someone/agents" if fork else "acme/agents"
+    event = {
+        "number": 7,
+        "pull_request": {
+            "number": 7,
+            "user": {"login": actor},
+            "base": {"sha": workspace["base"], "repo": {"full_name": "acme/agents"}},
+            "head": {"sha": workspace["head"], "repo": {"full_name": head_repo}},
+        },
+        "repository": {"full_name": "acme/agents"},
+    }
+    (tmp / "event.json").write_text(json.dumps(event))
+    (tmp / "home").mkdir(exist_ok=True)
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace["root"]),
+        "GITHUB_EVENT_PATH": str(tmp / "event.json"),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_REPOSITORY": "acme/agents",
+        "GITHUB_ACTOR": actor,
+        "GITHUB_API_URL": github.url,
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_RUN_ID": "99",
+        "GITHUB_OUTPUT": str(tmp / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary.md"),
+        "HOME": str(tmp / "home"),
+        "INPUT_GITHUB_TOKEN": "ghs_fake_token",
+        "INPUT_OPENAI_API_KEY": "" if fork else SECRET,
+        "INPUT_OPENAI_BASE_URL": server.openai_base_url if server else "",
+        "INPUT_THRESHOLD": "",
+        "INPUT_CHANGED_ONLY": "true",
+        "INPUT_COMMENT": "true",
+        "INPUT_REVIEW_COMMENTS": "true",
+        "INPUT_CONCURRENCY": "4",
+        "INPUT_OUTPUT_DIR": "gate-out",
+    }
+    env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    return env
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    values: dict[str, str] = {}
+    lines = path.read_text().split("\n")
+    i = 0
+    while i < len(lines):
+        if "<<" in lines[i]:
+            name, delimiter = lines[i].split("<<", 1)
+            j = lines.index(delimiter, i + 1)
+            values[name] = "\n".join(lines[i + 1 : j])
+            i = j
+        i += 1
+    return values
+
+
+def test_pull_request_run_writes_outputs_summary_comment_and_review(workspace, github, model_server, capsys) -> None:
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server)
+
+    code = entrypoint([], env)
+
+    out = capsys.readouterr()
+    assert code == 1  # 1 of 3 cases passed: below the 0.9 threshold
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert outputs["passed"] == "1" and outputs["failed"] == "2" and outputs["errors"] == "0"
+    assert float(outputs["pass_rate"]) == pytest.approx(1 / 3, abs=1e-3)
+    assert outputs["verdict"] == "failed"
+    assert outputs["junit_path"] == "gate-out/junit.xml"
+    assert outputs["results_path"] == "gate-out/results.json"
+    assert outputs["report_path"] == "gate-out/report.md"
+    for name in ("junit.xml", "results.json", "report.md"):
+        assert (workspace["root"] / "gate-out" / name).is_file()
+    assert server.request_count >= 5  # 3 cases, a tool turn each
+
+    summary = (workspace["tmp"] / "summary.md").read_text()
+    assert "weather" in summary and "tomorrow" in summary
+
+    comments = github.comments_on(7)
+    assert len(comments) == 1 and comments[0]["body"].startswith("<!-- tool-eval-gate:default -->")
+    assert "https://github.example/acme/agents/actions/runs/99" in comments[0]["body"] or len(comments[0]["body"]) < 60000
+    assert outputs["comment_url"].endswith(f"issuecomment-{comments[0]['id']}")
+
+    # Review comments only on lines of the PR diff, at most one review.
+    # The confusion of get_weather and get_forecast points at get_forecast's description, which the
+    # PR changed: one review with a comment on that line of the diff.
+    assert len(github.reviews) == 1 and github.reviews[0]["commit_id"] == workspace["head"]
+    description_line = next(i for i, text in enumerate((workspace["root"] / "tools/weather.json").read_text()
+                                                       .splitlines(), 1) if '"Forecast."' in text)
+    assert [(c["path"], c["line"]) for c in github.review_comments] == [("tools/weather.json", description_line)]
+    assert description_line in _right_lines(workspace["patch"])
+    assert "get_forecast" in github.review_comments[0]["body"]
+
+    # Annotations for the failed cases; the key is masked, never printed in the clear.
+    assert "::error file=evals/weather.suite.yaml,line=" in out.out
+    assert f"::add-mask::{SECRET}" in out.out
+    assert SECRET not in out.out.replace(f"::add-mask::{SECRET}", "") and SECRET not in out.err
+    assert SECRET not in (workspace["root"] / "gate-out/results.json").read_text()
+
+    # A re-run edits the same comment and posts no duplicate review comments.
+    reviews, review_comments = len(github.reviews), len(github.review_comments)
+    assert entrypoint([], actions_env(workspace, github, server)) == 1
+    assert len(github.comments_on(7)) == 1
+    assert len(github.reviews) == reviews and len(github.review_comments) == review_comments
+
+
+def _right_lines(patch: str) -> set[int]:
+    from gate.github.diff_hunks import commentable_lines
+
+    return set(commentable_lines(patch))
+
+
+def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_server, capsys) -> None:
+    root = workspace["root"]
+    git(root, "checkout", "-q", "main")
+    git(root, "checkout", "-q", "-b", "docs-only")
+    (root / "README.md").write_text("only docs\n")
+    git(root, "commit", "-q", "-am", "docs")
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server, comment="false", review_comments="false")
+
+    assert entrypoint([], env) == 0
+    assert server.request_count == 0
+    assert "No suite is affected" in capsys.readouterr().out
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert outputs["verdict"] == "passed" and outputs["passed"] == "0"
+    assert github.comments_on(7) == []
+
+
+def test_fork_pull_request_without_secrets_is_skipped_with_a_notice(workspace, github, model_server, capsys) -> None:
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server, fork=True)
+    env["INPUT_OPENAI_BASE_URL"] = ""
+
+    assert entrypoint([], env) == 0
+    out = capsys.readouterr().out
+    assert "::notice title=tool-eval-gate::This is a pull request from a fork" in out
+    assert server.request_count == 0
+    assert github.issue_comments == [] and not any(m == "POST" for m, _ in github.requests)
+    assert "workflow_run" in (workspace["tmp"] / "summary.md").read_text()
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "skipped"
+
+
+def test_read_only_token_does_not_change_the_exit_code(workspace, github, model_server, capsys) -> None:
+    github.read_only = True
+    server = model_server(SCRIPT)
+    code = entrypoint([], actions_env(workspace, github, server))
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "::warning title=tool-eval-gate could not post the comment::" in out
+    assert read_outputs(workspace["tmp"] / "output.txt")["failed"] == "2"
+
+
+def test_invalid_suite_gives_exit_2_and_file_annotations(workspace, github, model_server, capsys) -> None:
+    root = workspace["root"]
+    (root / "evals/broken.suite.yaml").write_text("version: 1\nname: broken\ncases: [\n")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "broken")
+    server = model_server(SCRIPT)
+    code = entrypoint([], actions_env(workspace, github, server, comment="false", review_comments="false"))
+    assert code == 2
+    out = capsys.readouterr().out
+    assert "::error file=evals/broken.suite.yaml" in out
+    assert server.request_count == 0
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "invalid"
+    assert "Invalid input" in (workspace["tmp"] / "summary.md").read_text()
+
+
+def test_read_inputs_and_event_are_pure() -> None:
+    inputs = read_inputs({"INPUT_SUITES": "evals/a.suite.yaml\n evals/b.suite.yaml", "INPUT_CHANGED_ONLY": "false",
+                          "INPUT_THRESHOLD": " 0.8 ", "INPUT_SHARD": "2/3"})
+    assert inputs.suites == ("evals/a.suite.yaml", "evals/b.suite.yaml")
+    assert inputs.changed_only is False and inputs.comment is True and inputs.threshold == "0.8"
+    with pytest.raises(Exception, match="changed_only"):
+        read_inputs({"INPUT_CHANGED_ONLY": "maybe"})
+
+    push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
+    assert push.pr_number is None and push.before_sha == "a" * 40
+    assert read_event("push", {"before": "0" * 40}).before_sha == ""
+    dependabot = read_event("pull_request", {"pull_request": {"number": 3, "base": {"repo": {"full_name": "o/r"}},
+                                                               "head": {"repo": {"full_name": "o/r"}}}},
+                            actor="dependabot[bot]")
+    assert dependabot.is_dependabot and not dependabot.is_fork
+    deleted_fork = read_event("pull_request", {"pull_request": {"number": 3, "base": {"repo": {"full_name": "o/r"}},
+                                                                 "head": {"repo": None}}})
+    assert deleted_fork.is_fork
+
+    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert argv[:2] == ["/ws/evals/a.suite.yaml", "/ws/evals/b.suite.yaml"]
+    assert "--changed-since" not in argv  # changed_only is false
+    assert argv[argv.index("--shard") + 1] == "2/3" and argv[argv.index("--threshold") + 1] == "0.8"
+    argv = run_arguments(read_inputs({}), push, Path("/ws"), Path("/ws/out"))
+    assert argv[argv.index("--changed-since") + 1] == "a" * 40
+
+
+def test_help_is_a_no_op(capsys) -> None:
+    assert entrypoint(["--help"], {}) == 0
+    assert "entrypoint" in capsys.readouterr().out
