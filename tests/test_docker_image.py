@@ -1,0 +1,90 @@
+"""The action's packaging, checked without Docker: action.yml agrees with the entrypoint, and the
+Dockerfile / .dockerignore keep the image small and runnable."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+
+import yaml
+
+from gate.github.entrypoint import ActionInputs, read_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+INSTRUCTIONS = [
+    line.strip() for line in re.sub(r"\\\n", " ", DOCKERFILE).splitlines() if line.strip() and not line.lstrip().startswith("#")
+]
+
+
+def test_action_is_a_docker_action_with_branding() -> None:
+    assert ACTION["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert ACTION["branding"]["icon"] and ACTION["branding"]["color"]
+
+
+def test_every_action_input_is_read_by_the_entrypoint_and_vice_versa() -> None:
+    declared = set(ACTION["inputs"])
+    assert declared == set(ActionInputs.__dataclass_fields__)
+    for name, spec in ACTION["inputs"].items():
+        assert name == name.lower() and "-" not in name, name  # underscore names, as GitHub passes them
+        assert spec.get("description"), name
+        assert "default" in spec, name
+    assert ACTION["inputs"]["github_token"]["default"] == "${{ github.token }}"
+    # The documented defaults are the entrypoint's defaults.
+    env = {f"INPUT_{name.upper()}": str(spec["default"]) for name, spec in ACTION["inputs"].items()}
+    env["INPUT_GITHUB_TOKEN"] = ""
+    assert read_inputs(env) == ActionInputs()
+
+
+def test_outputs_of_the_design_are_declared() -> None:
+    for name in ("pass_rate", "passed", "failed", "errors", "junit_path", "results_path", "report_path"):
+        assert ACTION["outputs"][name]["description"], name
+    source = (ROOT / "gate/github/entrypoint.py").read_text()
+    for name in ACTION["outputs"]:
+        assert f'"{name}"' in source, f"output {name} is never written"
+
+
+def test_dockerfile_is_small_and_runs_the_entrypoint() -> None:
+    froms = [line for line in INSTRUCTIONS if line.startswith("FROM ")]
+    assert froms and all(line.split()[1] == "python:3.12-slim" for line in froms)
+    assert INSTRUCTIONS[-1] == 'ENTRYPOINT ["python", "-m", "gate.github.entrypoint"]'
+    runs = [line for line in INSTRUCTIONS if line.startswith("RUN ")]
+    for run in runs:
+        if "pip install" in run or "pip wheel" in run:
+            assert "--no-cache-dir" in run, run
+        if "apt-get install" in run:
+            assert "--no-install-recommends" in run and "rm -rf /var/lib/apt/lists/*" in run, run
+            assert " git" in run, "git is needed for change detection"
+            assert not re.search(r"\b(gcc|build-essential|make)\b", run), run
+    final_stage = DOCKERFILE.rsplit("FROM ", 1)[1]
+    assert "compileall" in final_stage or "--compile" in final_stage
+    assert "PYTHONDONTWRITEBYTECODE=1" in final_stage
+    # The bytecode is compiled before PYTHONDONTWRITEBYTECODE is set (else nothing would be written).
+    assert final_stage.index("compileall") < final_stage.index("PYTHONDONTWRITEBYTECODE=1")
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    ignored = False
+    for pattern in patterns:
+        negate = pattern.startswith("!")
+        pat = pattern[1:] if negate else pattern
+        pat = pat.rstrip("/")
+        if fnmatch.fnmatch(path, pat) or fnmatch.fnmatch(path, pat + "/*") or (
+            "**" in pat and fnmatch.fnmatch(path, pat.replace("**/", "*"))
+        ):
+            ignored = not negate
+    return ignored
+
+
+def test_dockerignore_sends_only_what_the_build_copies() -> None:
+    patterns = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    copied = re.findall(r"^COPY (?!--from)(.+?) \S+$", DOCKERFILE, re.M)
+    sources = [src for line in copied for src in line.split()]
+    for src in sources:
+        assert not _ignored(src.rstrip("/"), patterns), f"{src} is copied but ignored"
+    for path in (".git/config", "tests/test_entrypoint.py", "bench/run.py", "gate/__pycache__/x.pyc", ".ci/venv/bin/python"):
+        assert _ignored(path, patterns), f"{path} would be sent to the Docker daemon"
+    assert not _ignored("gate/github/entrypoint.py", patterns)
