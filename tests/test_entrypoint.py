@@ -316,3 +316,39 @@ def test_read_inputs_and_event_are_pure() -> None:
 def test_help_is_a_no_op(capsys) -> None:
     assert entrypoint(["--help"], {}) == 0
     assert "entrypoint" in capsys.readouterr().out
+
+
+def test_shards_then_publish_merged_results_from_a_workflow_run(workspace, github, model_server, capsys) -> None:
+    server = model_server(SCRIPT)
+    for index in (1, 2):
+        env = actions_env(workspace, github, server, shard=f"{index}/2", comment="false",
+                          review_comments="false", output_dir=f"shard-{index}")
+        entrypoint([], env)
+    assert server.request_count >= 5  # every case ran once over the two shards
+    assert github.requests == []  # shard jobs post nothing
+    shard_cases = [json.loads((workspace["root"] / f"shard-{i}/results.json").read_text())["suites"] for i in (1, 2)]
+    ids = sorted(c["case_id"] for suites in shard_cases for s in suites for c in s["cases"])
+    assert ids == ["now", "tomorrow", "weekend"]
+
+    # The publishing workflow: a workflow_run event, the PR number from the artifact.
+    tmp = workspace["tmp"]
+    event = {"workflow_run": {"head_sha": workspace["head"], "pull_requests": []},
+             "repository": {"full_name": "acme/agents"}}
+    (tmp / "run_event.json").write_text(json.dumps(event))
+    env = actions_env(workspace, github, None, results="shard-*/results.json", pr_number="7", output_dir="merged")
+    env.update({"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": str(tmp / "run_event.json"),
+                "INPUT_OPENAI_API_KEY": ""})
+    (tmp / "output.txt").write_text("")
+    assert entrypoint([], env) == 1
+    outputs = read_outputs(tmp / "output.txt")
+    assert (outputs["passed"], outputs["failed"]) == ("1", "2")
+    assert len(github.comments_on(7)) == 1 and len(github.reviews) == 1
+    assert (workspace["root"] / "merged/junit.xml").is_file()
+
+    # An artifact naming a PR whose head is another commit publishes nothing.
+    event["workflow_run"]["head_sha"] = "f" * 40
+    (tmp / "run_event.json").write_text(json.dumps(event))
+    github.issue_comments.clear()
+    assert entrypoint([], env) == 1
+    assert github.issue_comments == []
+    assert "not at the commit the results are for" in capsys.readouterr().out
