@@ -49,6 +49,9 @@ class AdaptiveLimiter:
         self._timer: asyncio.TimerHandle | None = None
         self._waiters: deque[asyncio.Future[None]] = deque()
         self.rate_limit_events = 0
+        # Bumped on every cut; a 429 from a request started before the latest cut says nothing new
+        # about the current limit, so it pauses but does not cut again (see ``rate_limited``).
+        self.generation = 0
 
     @property
     def in_flight(self) -> int:
@@ -105,11 +108,18 @@ class AdaptiveLimiter:
     async def __aexit__(self, *exc: object) -> None:
         self.release()
 
-    def rate_limited(self, retry_after: float | None = None) -> None:
-        """A request was rate limited: halve the limit, pause new starts for ``retry_after`` seconds."""
+    def rate_limited(
+        self, retry_after: float | None = None, *, started_generation: int | None = None
+    ) -> None:
+        """A request was rate limited: halve the limit, pause new starts for ``retry_after`` seconds.
+
+        ``started_generation`` (the ``generation`` when that request started) avoids cutting again and
+        again for a burst of 429s from requests that were all in flight before the latest cut."""
         self.rate_limit_events += 1
         self._successes = 0
-        self._current = max(self.min_limit, self._current // 2)
+        if started_generation is None or started_generation >= self.generation:
+            self._current = max(self.min_limit, self._current // 2)
+            self.generation += 1
         if retry_after is not None and retry_after > 0:
             self._paused_until = max(self._paused_until, time.monotonic() + min(retry_after, MAX_RETRY_AFTER))
 
@@ -310,8 +320,10 @@ async def call_with_retries(
     attempt = 0
     while True:
         attempt += 1
+        generation = None
         if limiter is not None:
             await limiter.acquire()
+            generation = limiter.generation
         try:
             result = await _attempt(fn, policy.timeout)
         except Exception as exc:  # classify decides what it means
@@ -319,7 +331,7 @@ async def call_with_retries(
                 limiter.release()
             verdict = Classified(retryable=True) if isinstance(exc, AttemptTimeout) else classify(exc)
             if verdict.rate_limited and limiter is not None:
-                limiter.rate_limited(verdict.retry_after)
+                limiter.rate_limited(verdict.retry_after, started_generation=generation)
             if not verdict.retryable or attempt >= policy.max_attempts:
                 raise
             await sleep(backoff_delay(attempt, policy, rng, retry_after=verdict.retry_after))

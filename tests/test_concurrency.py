@@ -99,6 +99,17 @@ def test_rate_limited_halves_down_to_min_and_regrows_after_consecutive_successes
     assert limiter.current_limit == 16  # never above the configured limit
 
 
+def test_a_burst_of_429s_from_requests_started_before_a_cut_cuts_once():
+    limiter = AdaptiveLimiter(32)
+    started = limiter.generation  # 32 requests start under the same limit...
+    for _ in range(10):  # ...and all come back 429
+        limiter.rate_limited(None, started_generation=started)
+    assert limiter.current_limit == 16
+    assert limiter.rate_limit_events == 10
+    limiter.rate_limited(None, started_generation=limiter.generation)  # started after the cut
+    assert limiter.current_limit == 8
+
+
 def test_after_a_cut_no_new_start_until_in_flight_is_below_the_new_limit():
     async def go() -> list[int]:
         limiter = AdaptiveLimiter(4)
