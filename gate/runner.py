@@ -1,0 +1,328 @@
+"""Runs every (case, trial) of the suites with bounded, adaptive concurrency.
+
+Each trial is one asyncio task: the agent loop (``gate.agent_loop``), then its judge requests
+(``gate.judge_client``), then scoring (``gate.scoring.score_trial``). Every model request goes
+through the response cache (if any), then ``call_with_retries`` under one ``AdaptiveLimiter``, so
+that never more than ``concurrency`` requests are in flight and 429s shrink the window.
+
+Budgets (``max_requests``, ``max_cost_usd``) stop new requests from starting; the trials that could
+not finish become errors ("not run: budget reached") and the results are marked incomplete. A fatal
+provider error (authentication, unknown model) or an interrupt (``RunControl.stop``) cancels the
+trials in flight; what completed is kept, the rest are errors, and the results are incomplete.
+Results come back in a deterministic order: suites as given, cases in file order, trials by index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from gate.agent_loop import BUDGET_MESSAGE, run_trial
+from gate.cache import ResponseCache
+from gate.concurrency import AdaptiveLimiter, RetryPolicy, call_with_retries
+from gate.judge_client import JudgeClient
+from gate.judging import Verdict, collect_requests
+from gate.pricing import cost_usd
+from gate.progress import Progress
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
+from gate.results import CaseResult, RunResults, SourceRef, SuiteResult, ToolInfo, TrialResult
+from gate.run_record import RunRecord
+from gate.scoring import score_trial
+from gate.suite_model import Case, Suite
+from gate.trials import case_result, skipped_result
+
+
+class RunControl:
+    """Stops a run from outside (a signal handler): ``stop(reason)`` cancels the trials in flight.
+    Call it from the event loop's thread (``loop.add_signal_handler`` does)."""
+
+    def __init__(self) -> None:
+        self.reason = ""
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.reason)
+
+    def stop(self, reason: str) -> None:
+        if not self.reason:
+            self.reason = reason
+        current = asyncio.current_task() if _loop_running() else None
+        for task in list(self._tasks):
+            if task is not current:
+                task.cancel()
+
+    def _register(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        if self.reason:
+            task.cancel()
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    concurrency: int = 8
+    trials: int | None = None  # overrides every case's trial count
+    max_requests: int | None = None  # model requests (cache hits are free)
+    max_cost_usd: float | None = None  # estimated cost; requests in flight may overshoot a little
+    cache: ResponseCache | None = None
+    retry: RetryPolicy | None = None
+    # Suite path -> {file: reason} from change detection, copied into the results.
+    triggered_by: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    shard: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    control: RunControl | None = None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def not_run_record(suite: Suite, case: Case, reason: str, stop_reason: str = "provider_error") -> RunRecord:
+    text = next((m.content for m in reversed(case.conversation) if m.role == "user"), "")
+    return RunRecord(
+        input=text, messages=(), calls=(), output="", turns=0, latency_ms=0.0,
+        error=reason, stop_reason=stop_reason, model=suite.agent.model,
+    )
+
+
+class _Run:
+    def __init__(self, options: RunOptions, make_provider: Callable[[str], Provider], progress: Progress | None):
+        self.options = options
+        self.make_provider = make_provider
+        self.progress = progress
+        self.control = options.control or RunControl()
+        self.limiter = AdaptiveLimiter(max(1, options.concurrency))
+        self.trial_slots = asyncio.Semaphore(max(1, options.concurrency))
+        self.policy = options.retry or RetryPolicy()
+        self.providers: dict[str, Provider] = {}
+        self.requests = 0
+        self.cost = 0.0
+        self.unpriced = False
+        self.budget_reason = ""
+        self.fatal: ProviderError | None = None
+        self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
+
+    # ---- model calls ----
+
+    def _provider(self, name: str) -> Provider:
+        provider = self.providers.get(name)
+        if provider is None:
+            provider = self.providers[name] = self.make_provider(name)
+        return provider
+
+    def _check_budget(self) -> None:
+        if self.budget_reason:
+            raise BudgetReached(self.budget_reason)
+        opts = self.options
+        if opts.max_requests is not None and self.requests >= opts.max_requests:
+            self.budget_reason = f"budget reached: {opts.max_requests} model requests (--max-requests)"
+        elif opts.max_cost_usd is not None and self.cost >= opts.max_cost_usd:
+            self.budget_reason = f"budget reached: ${self.cost:.4f} of ${opts.max_cost_usd:g} (--max-cost)"
+        if self.budget_reason:
+            raise BudgetReached(self.budget_reason)
+
+    async def _live(self, request: ModelRequest) -> ModelReply:
+        if self.fatal is not None:
+            raise self.fatal
+        self._check_budget()
+        provider = self._provider(request.provider)
+
+        async def attempt() -> ModelReply:
+            self._check_budget()  # also between retries: a retry is a request too
+            self.requests += 1
+            return await provider.complete(request)
+
+        reply = await call_with_retries(attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify)
+        step = cost_usd(request.provider, request.model, reply.usage)
+        if step is None:
+            self.unpriced = True
+        else:
+            self.cost += step
+        return reply
+
+    async def call_model(self, request: ModelRequest, trial: int) -> ModelReply:
+        cache = self.options.cache
+        if cache is None:
+            return await self._live(request)
+        return await cache.fetch(request, trial, self._live)
+
+    async def _judge_call(self, request: ModelRequest) -> ModelReply:
+        return await self.call_model(request, 0)  # a judge's answer does not depend on the trial
+
+    # ---- trials ----
+
+    async def trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
+        # Trials hold a slot from start to finish, so that started trials finish before new ones
+        # begin: a budget or an interrupt then leaves whole trials done rather than many half done,
+        # and only ``concurrency`` transcripts are in memory at a time.
+        async with self.trial_slots:
+            return await self._trial(suite, case, index)
+
+    async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
+        if self.fatal is not None:
+            raise asyncio.CancelledError  # the run is stopping: this trial is "not run"
+        try:
+            record, extra = await run_trial(suite, case, index, lambda req: self.call_model(req, index))
+        except ProviderError as exc:  # fatal: stop everything, keep what completed
+            self._fail(exc)
+            record, extra = not_run_record(suite, case, str(exc)), {}
+        answers: dict[str, Any] = {}
+        if record.error is None:
+            requests = collect_requests(suite, case, record, extra)
+            if requests:
+                try:
+                    answers = await self.judge.answers(suite, requests)
+                except ProviderError as exc:
+                    self._fail(exc)
+                    answers = {r.key: f"judge not run: {exc}" for r in requests}
+        verdicts = {key: value for key, value in answers.items() if isinstance(value, Verdict)}
+        result = score_trial(suite, case, record, index, verdicts)
+        problems = sorted({value for value in answers.values() if isinstance(value, str)})
+        return with_judge_reasons(result, problems) if problems else result
+
+    def _fail(self, exc: ProviderError) -> None:
+        if self.fatal is None:
+            self.fatal = exc
+            self.control.stop(f"stopped: {exc}")
+
+    def _done(self, task: asyncio.Task[TrialResult]) -> None:
+        if self.progress is not None and not task.cancelled() and task.exception() is None:
+            self.progress.trial_done(task.result().status)
+
+    async def run(self, suites: Sequence[Suite]) -> RunResults:
+        started_at = _now()
+        plan: list[tuple[Suite, list[tuple[Case, list[asyncio.Task[TrialResult]] | None]]]] = []
+        total = 0
+        for suite in suites:
+            entries: list[tuple[Case, list[asyncio.Task[TrialResult]] | None]] = []
+            for case in suite.cases:
+                if self.options.trials is not None and not case.skip:
+                    case = dataclasses.replace(case, trials=self.options.trials)
+                if case.skip:
+                    entries.append((case, None))
+                    continue
+                tasks = []
+                for index in range(max(1, case.trials)):
+                    task = asyncio.ensure_future(self.trial(suite, case, index))
+                    task.add_done_callback(self._done)
+                    self.control._register(task)
+                    tasks.append(task)
+                    total += 1
+                entries.append((case, tasks))
+            plan.append((suite, entries))
+        if self.progress is not None:
+            self.progress.start(total)
+        all_tasks = [t for _, entries in plan for _, tasks in entries if tasks for t in tasks]
+        try:
+            if all_tasks:
+                await asyncio.gather(*all_tasks, return_exceptions=True)
+        finally:
+            if self.progress is not None:
+                self.progress.finish()
+            for provider in self.providers.values():
+                try:
+                    await provider.aclose()
+                except Exception:  # noqa: S110 - closing is best effort
+                    pass
+
+        stop_reason = self.control.reason
+        suite_results = []
+        for suite, entries in plan:
+            cases: list[CaseResult] = []
+            for case, tasks in entries:
+                if tasks is None:
+                    cases.append(skipped_result(suite, case))
+                    continue
+                trials = [self._outcome(suite, case, index, task, stop_reason) for index, task in enumerate(tasks)]
+                cases.append(case_result(suite, case, tuple(trials)))
+            suite_results.append(suite_result(suite, tuple(cases), self.options.triggered_by.get(suite.path, {})))
+
+        reasons = []
+        if stop_reason:
+            reasons.append(stop_reason)
+        if self.budget_reason:
+            reasons.append(self.budget_reason)
+        settings = dict(self.options.settings)
+        settings.setdefault("requests", self.requests)
+        if self.options.cache is not None:
+            settings.setdefault("cache", {"hits": self.options.cache.hits, "misses": self.options.cache.misses})
+        return RunResults(
+            suites=tuple(suite_results),
+            started_at=started_at,
+            finished_at=_now(),
+            complete=not reasons,
+            incomplete_reason="; ".join(reasons),
+            shard=self.options.shard,
+            settings=settings,
+        )
+
+    def _outcome(self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult], stop_reason: str) -> TrialResult:
+        if task.cancelled():
+            reason = f"not run: {stop_reason or 'cancelled'}"
+            return score_trial(suite, case, not_run_record(suite, case, reason), index, {})
+        exc = task.exception()
+        if exc is not None:  # a bug, not a provider failure: keep the run going, report it on the trial
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            return score_trial(suite, case, not_run_record(suite, case, reason), index, {})
+        return task.result()
+
+
+def with_judge_reasons(result: TrialResult, reasons: Sequence[str]) -> TrialResult:
+    """``result`` with why the judge gave no verdict added to its ``judge_failed`` failures."""
+    why = "; ".join(reasons)
+    failures = tuple(
+        dataclasses.replace(f, message=f"{f.message}: {why}", actual=why) if f.reason == "judge_failed" else f
+        for f in result.failures
+    )
+    return dataclasses.replace(result, failures=failures)
+
+
+def suite_result(suite: Suite, cases: tuple[CaseResult, ...], triggered_by: Mapping[str, str]) -> SuiteResult:
+    prompt = suite.agent.system_prompt
+    return SuiteResult(
+        name=suite.name,
+        path=suite.path,
+        threshold=suite.threshold,
+        cases=cases,
+        tools=tuple(
+            ToolInfo(
+                name=t.name,
+                description=t.description,
+                file=t.source.path,
+                line=t.source.line,
+                description_line=t.description_line,
+                parameter_lines=dict(t.parameter_lines),
+            )
+            for t in suite.agent.tools
+        ),
+        prompt=SourceRef(prompt.source.path, prompt.source.line) if prompt is not None else None,
+        provider=suite.agent.provider,
+        model=suite.agent.model,
+        triggered_by=dict(triggered_by),
+    )
+
+
+async def run_suites(
+    suites: Sequence[Suite],
+    options: RunOptions,
+    make_provider: Callable[[str], Provider],
+    progress: Progress | None = None,
+) -> RunResults:
+    """Run every case and trial of ``suites``; never raises for provider failures (see module doc)."""
+    return await _Run(options, make_provider, progress).run(suites)
+
+
+__all__ = ["BUDGET_MESSAGE", "RunControl", "RunOptions", "run_suites", "suite_result"]

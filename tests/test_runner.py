@@ -1,0 +1,217 @@
+"""The runner: every (case, trial) through the real SDK against the scripted server, bounded
+concurrency, retries on 429, budgets, fatal errors and interrupts, deterministic result order."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+import pytest
+
+from gate.cache import ResponseCache
+from gate.concurrency import RetryPolicy
+from gate.progress import Progress
+from gate.providers import make_provider
+from gate.runner import RunControl, RunOptions, run_suites
+from gate.suite_model import MockRule, Mocks, OutputChecks
+from tests import builders
+
+SCRIPT = {
+    "rules": [
+        {"when": {"forced_tool": "submit_verdict", "last_user": "States the temperature"},
+         "tool_calls": [{"arguments": {"verdict": "yes", "rationale": "It states the temperature."}}]},
+        {"when": {"forced_tool": "submit_verdict"}, "tool_calls": [{"arguments": {"verdict": "perhaps"}}]},
+        {"when": {"last_user": "(?i)weather in (?P<city>[A-Za-z]+)", "turn": 1},
+         "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}]},
+        {"when": {"after_tool": "get_weather"}, "text": "It is {result.temp_c} DEGREES."},
+    ],
+    "default": {"text": "I do not know."},
+}
+MOCKS = Mocks(tools={"get_weather": (MockRule(when=None, returns={"temp_c": 18}),)})
+FAST_RETRY = RetryPolicy(max_attempts=4, base_delay=0.01, max_delay=0.05, timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy-openai")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+
+
+def weather_case(i: int, city: str = "Paris", **kw):
+    return builders.case(
+        id=f"case-{i:02d}",
+        input=f"What's the weather in {city}? (case {i})",
+        expect=builders.expectation(builders.ecall("get_weather", {"city": city})),
+        **kw,
+    )
+
+
+def make_suite(*cases, **kw):
+    return builders.suite(*cases, mocks=MOCKS, **kw)
+
+
+def run(server, monkeypatch, suites, **options):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    options.setdefault("retry", FAST_RETRY)
+    return asyncio.run(run_suites(suites, RunOptions(**options), lambda name: make_provider(name, timeout=10)))
+
+
+def statuses(results):
+    return [(c.case_id, c.status) for s in results.suites for c in s.cases]
+
+
+def test_results_in_file_order_with_pass_fail_and_suite_details(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.01)
+    wrong = builders.case(id="wrong", input="What's the weather in Rome?",
+                          expect=builders.expectation(builders.ecall("get_forecast")))
+    skipped = builders.case(id="skipped", skip="not ready")
+    first = make_suite(weather_case(1), wrong, skipped, name="first")
+    second = dataclasses.replace(make_suite(weather_case(2, "Oslo"), name="second"), path="suites/second.suite.yaml")
+    results = run(server, monkeypatch, [first, second], concurrency=4)
+    assert statuses(results) == [("case-01", "passed"), ("wrong", "failed"), ("skipped", "skipped"), ("case-02", "passed")]
+    assert results.complete and results.incomplete_reason == ""
+    suite = results.suites[0]
+    assert (suite.name, suite.path, suite.provider, suite.model) == ("first", "suites/weather.yaml", "openai", "test-model")
+    assert [t.name for t in suite.tools] == ["get_weather", "get_forecast", "search"]
+    assert (suite.tools[0].file, suite.tools[0].line) == ("tools.json", 1)
+    assert suite.prompt is not None and suite.prompt.file == "suites/weather.yaml"
+    assert results.suites[0].cases[1].failures[0].reason in ("wrong_tool", "missing_call")
+    assert server.request_count == 6  # 3 run cases x 2 turns; the skipped case costs nothing
+
+
+def test_concurrency_is_bounded_and_used(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.05)
+    suite = make_suite(*(weather_case(i) for i in range(24)))
+    results = run(server, monkeypatch, [suite], concurrency=4)
+    assert all(status == "passed" for _, status in statuses(results))
+    assert server.max_in_flight == 4
+
+
+def test_trials_override_and_result_order_independent_of_completion(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.0)
+    suite = make_suite(*(weather_case(i) for i in range(5)))
+    results = run(server, monkeypatch, [suite], concurrency=8, trials=3)
+    for case in results.suites[0].cases:
+        assert [t.index for t in case.trials] == [0, 1, 2]
+    assert [c.case_id for c in results.suites[0].cases] == [f"case-{i:02d}" for i in range(5)]
+    assert server.request_count == 5 * 3 * 2
+
+
+def test_rate_limits_with_retry_after_are_retried_to_completion(model_server, monkeypatch):
+    server = model_server(SCRIPT, faults=[{"fault": {"kind": "status", "status": 429, "retry_after": 0.2}, "first": 3}])
+    suite = make_suite(*(weather_case(i) for i in range(4)))
+    started = time.monotonic()
+    results = run(server, monkeypatch, [suite], concurrency=4)
+    elapsed = time.monotonic() - started
+    assert all(status == "passed" for _, status in statuses(results))
+    assert server.status_counts.get(429) == 3
+    assert server.request_count == 8 + 3
+    assert elapsed >= 0.2  # the retry-after was honoured
+
+
+def test_transient_server_errors_are_retried_then_recorded_as_errors(model_server, monkeypatch):
+    server = model_server(SCRIPT, faults=[{"fault": {"kind": "status", "status": 503}, "every": 1}])
+    suite = make_suite(weather_case(1))
+    results = run(server, monkeypatch, [suite], concurrency=2)
+    (case,) = results.suites[0].cases
+    assert case.status == "error"
+    assert "503" in case.trials[0].record.error
+    assert server.request_count == FAST_RETRY.max_attempts
+    assert results.complete  # an error on one case is a result, not an interrupted run
+
+
+def test_max_requests_budget_stops_cleanly(model_server, monkeypatch):
+    server = model_server(SCRIPT)
+    suite = make_suite(*(weather_case(i) for i in range(6)))
+    results = run(server, monkeypatch, [suite], concurrency=1, max_requests=5)
+    assert server.request_count == 5
+    got = statuses(results)
+    assert got[:2] == [("case-00", "passed"), ("case-01", "passed")]
+    assert {status for _, status in got[2:]} == {"error"}
+    assert all("budget reached" in c.trials[0].record.error for c in results.suites[0].cases[2:])
+    assert not results.complete and "max-requests" in results.incomplete_reason
+
+
+def test_max_cost_budget_stops_cleanly(model_server, monkeypatch):
+    server = model_server(SCRIPT)
+    suite = make_suite(*(weather_case(i) for i in range(6)))
+    priced = dataclasses.replace(suite, agent=dataclasses.replace(suite.agent, model="gpt-4o"))
+    results = run(server, monkeypatch, [priced], concurrency=1, max_cost_usd=1e-9)
+    assert server.request_count == 1  # the first request's cost already exceeds the budget
+    assert {status for _, status in statuses(results)} == {"error"}
+    assert not results.complete and "max-cost" in results.incomplete_reason
+
+
+def test_fatal_auth_error_stops_the_run_and_keeps_what_completed(model_server, monkeypatch):
+    script = dict(SCRIPT, rules=[{"when": {"last_user": "case 3"}, "fault": {"kind": "status", "status": 401}}, *SCRIPT["rules"]])
+    server = model_server(script)
+    suite = make_suite(*(weather_case(i) for i in range(8)))
+    results = run(server, monkeypatch, [suite], concurrency=1)
+    got = statuses(results)
+    assert got[:3] == [("case-00", "passed"), ("case-01", "passed"), ("case-02", "passed")]
+    assert {status for _, status in got[3:]} == {"error"}
+    assert not results.complete and "auth" in results.incomplete_reason
+    assert server.status_counts.get(401) == 1  # never retried, and nothing started after it
+    assert server.request_count == 7
+
+
+def test_judge_verdicts_are_fetched_once_and_failures_carry_the_reason(model_server, monkeypatch):
+    server = model_server(SCRIPT)
+    judged = weather_case(1)
+    judged = dataclasses.replace(judged, expect=builders.expectation(
+        builders.ecall("get_weather", {"city": "Paris"}), output=OutputChecks(criteria=("States the temperature.",))))
+    unparseable = dataclasses.replace(judged, id="bad-judge", expect=builders.expectation(
+        builders.ecall("get_weather", {"city": "Paris"}), output=OutputChecks(criteria=("Says hello.",))),
+        conversation=(builders.Message("user", "What's the weather in Paris? (other)"),))
+    suite = make_suite(judged, unparseable)
+    results = run(server, monkeypatch, [suite], concurrency=4, trials=3)
+    good, bad = results.suites[0].cases
+    assert good.status == "passed"
+    criteria = [c for c in good.trials[0].checks if c.kind == "criteria"]
+    assert criteria and criteria[0].rationale == "It states the temperature."
+    assert bad.status == "failed"
+    (failure,) = [f for f in bad.failures if f.reason == "judge_failed"]
+    assert "verdict" in failure.message  # why the judge's answer was unusable
+    judge_calls = [r for r in server.requests if r["body"].get("tool_choice", {}) not in ("auto", None, {})
+                   and isinstance(r["body"].get("tool_choice"), dict)]
+    assert len(judge_calls) == 2  # one per distinct question, not one per trial
+
+
+def test_stop_cancels_in_flight_trials_and_returns_partial_results(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.2)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    suite = make_suite(*(weather_case(i) for i in range(6)))
+    control = RunControl()
+
+    class StopAfterFirst(Progress):
+        def trial_done(self, status):
+            super().trial_done(status)
+            control.stop("interrupted (SIGINT)")  # as the SIGINT handler of `run` does
+
+    async def go():
+        return await run_suites([suite], RunOptions(concurrency=2, control=control, retry=FAST_RETRY),
+                                lambda name: make_provider(name, timeout=10), StopAfterFirst(enabled=False))
+
+    started = time.monotonic()
+    results = asyncio.run(go())
+    elapsed = time.monotonic() - started
+    assert elapsed < 2.0  # did not wait for the rest of the run (6 cases x 2 turns x 0.2 s / 2)
+    got = statuses(results)
+    assert len(got) == 6 and any(status == "passed" for _, status in got)
+    assert any(status == "error" for _, status in got)
+    errors = [c for c in results.suites[0].cases if c.status == "error"]
+    assert all("interrupted" in c.trials[0].record.error for c in errors)
+    assert not results.complete and "interrupted" in results.incomplete_reason
+
+
+def test_cached_run_makes_no_requests(model_server, monkeypatch, tmp_path):
+    server = model_server(SCRIPT)
+    suite = make_suite(*(weather_case(i) for i in range(3)))
+    first = run(server, monkeypatch, [suite], concurrency=2, cache=ResponseCache(tmp_path, "use"))
+    assert server.request_count == 6
+    replay = ResponseCache(tmp_path, "replay")
+    second = run(server, monkeypatch, [suite], concurrency=2, cache=replay)
+    assert server.request_count == 6 and replay.hits == 6
+    assert statuses(first) == statuses(second)
+    assert [c.trials[0].record.output for c in second.suites[0].cases] == [c.trials[0].record.output for c in first.suites[0].cases]
