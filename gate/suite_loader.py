@@ -467,6 +467,8 @@ def load_suites(paths: Sequence[str | Path], root: Path | None = None) -> LoadRe
 
 def _check_standalone(repo: _Repo, path: Path, rel: str) -> list[Problem]:
     """A prompt, tool or mock file that no suite uses: check it on its own."""
+    if not _inside(path.resolve(), repo.real_root):
+        return [Problem(rel, 0, 0, _SYMLINK_OUT, "suites may only read files inside the repository")]
     repo.checked[rel] = None
     suffix = path.suffix.lower()
     parts = {p.lower() for p in Path(rel).parts[:-1]}
@@ -500,10 +502,19 @@ def _read_tool_file(repo: _Repo, path: Path, rel: str) -> tuple[list[ToolDef], l
     return repo.read[key]
 
 
+_SYMLINK_OUT = "the file is a symlink to outside the repository"
+
+
 def _load_suite_file(repo: _Repo, file: Path) -> tuple[Suite | None, list[Problem], list[str]]:
     rel = repo.rel(file)
     if rel is None:
         return None, [Problem(str(file), 0, 0, "suite file is outside the repository")], []
+    if not _inside(file.resolve(), repo.real_root):  # a symlink must not make us read (and quote) any file
+        return (
+            None,
+            [Problem(rel, 0, 0, _SYMLINK_OUT, "suites may only read files inside the repository")],
+            [],
+        )
     repo.checked[rel] = None
     try:
         doc = load_file(file, rel)
