@@ -1,0 +1,302 @@
+"""Bad input gets a clear, located error and exit code 2, never a traceback, in bounded time and memory.
+
+The corpus is ``tests/bad_inputs/``; its README holds the table of expected errors (input file,
+``path:line:column`` of the error, a message substring). Each row runs ``tool-eval-gate validate``
+in-process; one subprocess validates the whole corpus at once (every error of every file in one
+run), and the hostile inputs (alias bomb, deep nesting, huge and sparse files) also run as
+subprocesses under a memory limit. Inputs git cannot hold portably (symlinks) or that are too big to
+commit are made here, in the temporary repository.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gate.cli import main
+
+CORPUS = Path(__file__).parent / "bad_inputs"
+TABLE_ROW = re.compile(r"^\| `(?P<input>[^`]+)` \| `(?P<where>[^`]+)` \| (?P<message>.+) \|$")
+# CPU seconds one validation of one hostile file may take (most take well under a second; CPU time,
+# not wall time, so that a loaded CI machine does not make the test flaky).
+TIME_LIMIT = 5.0
+# Wall-clock seconds after which a validation counts as hung.
+WALL_LIMIT = 60.0
+# Address-space limit of the validating subprocess: a parser that expanded an alias bomb or read a
+# 2 GiB file into memory would die with MemoryError (a traceback) instead of reporting the problem.
+MEMORY_LIMIT = 1024 * 1024 * 1024
+# Peak resident memory allowed for validating a hostile file.
+PEAK_RSS_LIMIT_MB = 150
+
+
+def _expected_rows() -> list[tuple[str, str, str]]:
+    rows = []
+    for line in (CORPUS / "README.md").read_text(encoding="utf-8").splitlines():
+        match = TABLE_ROW.match(line)
+        if match:
+            message = match["message"].strip()
+            if message.startswith("`") and message.endswith("`"):
+                message = message[1:-1]
+            rows.append((match["input"], match["where"], message.replace("\\|", "|")))
+    return rows
+
+
+ROWS = _expected_rows()
+
+
+def test_corpus_table_is_complete() -> None:
+    """At least 40 bad inputs, each listed once, each present in the corpus."""
+    inputs = [row[0] for row in ROWS]
+    assert len(inputs) >= 40
+    assert len(set(inputs)) == len(inputs)
+    for name in inputs:
+        assert (CORPUS / name).is_file(), name
+    committed = {p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*.suite.yaml")}
+    assert committed - set(inputs) == {"valid.suite.yaml"}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repository holding the corpus as ``bad_inputs/``."""
+    root = tmp_path_factory.mktemp("repo")
+    shutil.copytree(CORPUS, root / "bad_inputs")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _validate(repo: Path, capsys: pytest.CaptureFixture[str], *paths: str) -> tuple[int, str, float]:
+    old = Path.cwd()
+    os.chdir(repo)
+    try:
+        start = time.process_time()
+        code = main(["validate", *paths])
+        elapsed = time.process_time() - start
+    finally:
+        os.chdir(old)
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err, elapsed
+
+
+def _assert_reported(output: str, where: str, message: str) -> None:
+    prefix = f"bad_inputs/{where}: "
+    lines = [line for line in output.splitlines() if line.startswith(prefix)]
+    assert lines, f"no error at {prefix!r} in:\n{output}"
+    assert any(message in line for line in lines), f"{message!r} not in {lines}"
+
+
+def test_the_valid_suite_is_valid(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, output, _ = _validate(repo, capsys, "bad_inputs/valid.suite.yaml")
+    assert code == 0, output
+
+
+@pytest.mark.parametrize("name,where,message", ROWS, ids=[row[0] for row in ROWS])
+def test_bad_input_is_refused_with_a_located_error(
+    repo: Path, capsys: pytest.CaptureFixture[str], name: str, where: str, message: str
+) -> None:
+    code, output, elapsed = _validate(repo, capsys, f"bad_inputs/{name}")
+    assert code == 2, output
+    assert "Traceback" not in output
+    _assert_reported(output, where, message)
+    assert elapsed < TIME_LIMIT
+
+
+def test_nothing_from_a_python_tag_was_executed(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    marker = Path("/tmp/pwned")
+    existed = marker.exists()
+    code, _, _ = _validate(repo, capsys, "bad_inputs/python_tag_code_execution.suite.yaml")
+    assert code == 2
+    assert marker.exists() == existed
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs made here: symlinks leaving the repository, huge and sparse files.
+
+
+@pytest.fixture()
+def scratch(tmp_path: Path) -> Path:
+    """A fresh repository with the corpus, plus a directory outside it holding a 'secret' file."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.json").write_text('[{"name": "leak", "description": "x", "input_schema": {}}]')
+    (outside / "secret.md").write_text("the runner's private notes")
+    (outside / "stolen.suite.yaml").write_text((CORPUS / "valid.suite.yaml").read_text())
+    root = tmp_path / "repo"
+    shutil.copytree(CORPUS, root / "bad_inputs")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def _suite_with(repo: Path, name: str, old: str, new: str) -> str:
+    text = (repo / "bad_inputs" / "valid.suite.yaml").read_text().replace(old, new)
+    (repo / "bad_inputs" / name).write_text(text)
+    return f"bad_inputs/{name}"
+
+
+def test_symlinked_tool_file_leaving_the_repository(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (scratch / "bad_inputs" / "tools" / "linked.json").symlink_to(scratch.parent / "outside" / "secret.json")
+    suite = _suite_with(scratch, "symlink_tool.suite.yaml", "tools/weather.json", "tools/linked.json")
+    code, output, _ = _validate(scratch, capsys, suite)
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(
+        output, "symlink_tool.suite.yaml:8:14", "resolves through a symlink to outside the repository"
+    )
+    assert "leak" not in output
+
+
+def test_symlinked_directory_on_the_way_to_a_prompt(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (scratch / "bad_inputs" / "shared").symlink_to(scratch.parent / "outside", target_is_directory=True)
+    suite = _suite_with(
+        scratch,
+        "symlink_dir.suite.yaml",
+        "system_prompt: You are a weather assistant.",
+        "system_prompt: {file: shared/secret.md}",
+    )
+    code, output, _ = _validate(scratch, capsys, suite)
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(
+        output, "symlink_dir.suite.yaml:6:25", "resolves through a symlink to outside the repository"
+    )
+    assert "private notes" not in output
+
+
+def test_symlink_to_a_device_is_refused(scratch: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (scratch / "bad_inputs" / "tools" / "zero.json").symlink_to("/dev/zero")
+    suite = _suite_with(scratch, "device.suite.yaml", "tools/weather.json", "tools/zero.json")
+    code, output, elapsed = _validate(scratch, capsys, suite)
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(output, "device.suite.yaml:8:14", "outside the repository")
+    assert elapsed < TIME_LIMIT
+
+
+def test_suite_file_that_is_a_symlink_out_of_the_repository(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = scratch / "bad_inputs" / "linked.suite.yaml"
+    link.symlink_to(scratch.parent / "outside" / "stolen.suite.yaml")
+    code, output, _ = _validate(scratch, capsys, "bad_inputs/linked.suite.yaml")
+    assert code == 2 and "Traceback" not in output
+    assert "bad_inputs/linked.suite.yaml" in output and "outside the repository" in output
+
+
+def test_a_fifo_is_not_read(scratch: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A named pipe would block a reader forever; it is refused as not a regular file."""
+    os.mkfifo(scratch / "bad_inputs" / "tools" / "pipe.json")
+    suite = _suite_with(scratch, "fifo.suite.yaml", "tools/weather.json", "tools/pipe.json")
+    code, output, elapsed = _validate(scratch, capsys, suite)
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(output, "fifo.suite.yaml:8:14", "not a regular file")
+    assert elapsed < TIME_LIMIT
+
+
+def _make_huge(repo: Path) -> dict[str, tuple[str, str]]:
+    """Hostile files too big to commit; name -> (error location, message substring)."""
+    corpus = repo / "bad_inputs"
+    (corpus / "huge.suite.yaml").write_text(
+        "version: 1\nname: huge\ndescription: '" + "x" * 3_000_000 + "'\n", encoding="utf-8"
+    )
+    with open(corpus / "sparse.suite.yaml", "wb") as handle:  # 2 GiB, nothing on disk
+        handle.truncate(2 * 1024**3)
+    (corpus / "many_values.suite.yaml").write_text(
+        "version: 1\nname: many\ntags:\n" + "- t\n" * 210_000, encoding="utf-8"
+    )
+    huge_tool = (
+        "["
+        + ",".join(
+            f'{{"name": "tool_{i}", "description": "{"d" * 200}", "input_schema": {{"type": "object"}}}}'
+            for i in range(8_000)
+        )
+        + "]"
+    )
+    (corpus / "tools" / "huge.json").write_text(huge_tool, encoding="utf-8")
+    _suite_with(repo, "huge_tool_file.suite.yaml", "tools/weather.json", "tools/huge.json")
+    return {
+        "huge.suite.yaml": ("huge.suite.yaml", "file too large"),
+        "sparse.suite.yaml": ("sparse.suite.yaml", "file too large"),
+        "many_values.suite.yaml": ("many_values.suite.yaml", "more than 200000 values"),
+        "huge_tool_file.suite.yaml": ("tools/huge.json", "file too large"),
+    }
+
+
+def test_huge_files_are_refused_quickly(scratch: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, (where, message) in _make_huge(scratch).items():
+        code, output, elapsed = _validate(scratch, capsys, f"bad_inputs/{name}")
+        assert code == 2, output
+        assert "Traceback" not in output
+        assert any(
+            line.startswith(f"bad_inputs/{where}") and message in line for line in output.splitlines()
+        ), (
+            name,
+            output,
+        )
+        assert elapsed < TIME_LIMIT, (name, elapsed)
+
+
+# ---------------------------------------------------------------------------------------------
+# The real command line, as a subprocess, under a memory limit.
+
+
+def _run_limited(repo: Path, *paths: str, timeout: float = WALL_LIMIT) -> tuple[int, str, float, float]:
+    """Run ``python -m gate validate PATHS`` in ``repo`` under an address-space limit; returns the
+    exit code, the output, the child's CPU time and its peak resident memory in MB."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+    out_path = repo / ".validate-output"
+    with open(out_path, "w") as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gate", "validate", *paths],
+            cwd=repo,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=limit,
+        )
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                process.kill()
+                pytest.fail(f"validate {paths} did not finish within {timeout} s")
+            time.sleep(0.01)
+        cpu = usage.ru_utime + usage.ru_stime
+    process.returncode = os.waitstatus_to_exitcode(status)
+    peak_mb = usage.ru_maxrss / 1024  # kilobytes on Linux
+    return process.returncode, out_path.read_text(encoding="utf-8", errors="replace"), cpu, peak_mb
+
+
+def test_whole_corpus_in_one_subprocess_reports_every_error(repo: Path) -> None:
+    code, output, cpu, peak_mb = _run_limited(repo, "bad_inputs")
+    assert code == 2
+    assert "Traceback" not in output
+    for _name, where, message in ROWS:
+        _assert_reported(output, where, message)
+    assert cpu < 2 * TIME_LIMIT
+    assert peak_mb < PEAK_RSS_LIMIT_MB, peak_mb
+
+
+def test_hostile_files_in_a_subprocess_bounded_time_and_memory(scratch: Path) -> None:
+    hostile = {name: spec for name, spec in _make_huge(scratch).items()}
+    hostile["alias_bomb.suite.yaml"] = ("alias_bomb.suite.yaml:6:11", "alias expansion")
+    hostile["deep_nesting.suite.yaml"] = ("deep_nesting.suite.yaml:3:70", "nesting deeper than")
+    for name, (where, message) in hostile.items():
+        code, output, cpu, peak_mb = _run_limited(scratch, f"bad_inputs/{name}")
+        assert code == 2, (name, output)
+        assert "Traceback" not in output, output
+        assert f"bad_inputs/{where}" in output and message in output, (name, output)
+        assert cpu < TIME_LIMIT, (name, cpu)
+        assert peak_mb < PEAK_RSS_LIMIT_MB, (name, peak_mb)
