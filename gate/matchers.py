@@ -62,16 +62,21 @@ class MatchOutcome:
 
 def is_matcher(value: Any) -> bool:
     """True when ``value`` is a matcher mapping rather than a literal or a plain object pattern."""
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         return False
-    keys = set(value)
-    if keys == {"object", "extra_keys"}:
-        return True
-    return len(keys) == 1 and next(iter(keys)) in MATCHER_KEYS
+    if len(value) == 1:
+        return next(iter(value)) in MATCHER_KEYS
+    return len(value) == 2 and "object" in value and "extra_keys" in value
+
+
+_JSON_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string", list: "array", tuple: "array", dict: "object"}
 
 
 def json_type(value: Any) -> str:
     """The JSON type name of a Python value (booleans are not numbers)."""
+    known = _JSON_TYPES.get(type(value))
+    if known is not None:
+        return known
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -99,6 +104,7 @@ def typed_equal(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_text(text: str) -> str:
     """Unicode NFKC, case folding, dashes/slashes/underscores as spaces, other punctuation dropped,
     white space collapsed: ``"  New-York!"`` and ``"new york"`` normalise alike."""

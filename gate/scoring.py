@@ -22,7 +22,7 @@ from typing import Any
 from gate import conversation, judging, paths
 from gate.assignment import optimal_assignment
 from gate.judging import Verdict
-from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
+from gate.matchers import MatchOutcome, json_type, match_arguments, schema_validator, show, typed_equal
 from gate.results import CheckScore, Failure, Metrics, TrialResult
 from gate.run_record import RecordedCall, RunRecord
 from gate.suite_model import CallExpectation, Case, ExpectedCall, OutputChecks, Suite, Times
@@ -140,32 +140,55 @@ def _monotone_alignment(
     return best[n][m], alignment
 
 
-def _optimal_pairing(slots: Sequence[_Slot], costs: Sequence[Sequence[float | None]], actual_count: int) -> tuple[float, list[int | None]]:
-    """Optimal (not necessarily order-preserving) pairing via assignment on a square matrix whose
-    extra rows/columns stand for "left unpaired"."""
-    n, m = len(slots), actual_count
-    size = n + m
-    if size == 0:
-        return 0.0, []
-    matrix = [[BLOCKED] * size for _ in range(size)]
-    for i, slot in enumerate(slots):
-        for j in range(m):
-            if costs[i][j] is not None:
-                matrix[i][j] = costs[i][j]  # type: ignore[assignment]
-        matrix[i][m + i] = MISS_REQUIRED if slot.required else MISS_OPTIONAL
-    for j in range(m):
-        matrix[n + j][j] = EXTRA
-        for k in range(n):
-            matrix[n + j][m + k] = 0.0
-    assignment = optimal_assignment(matrix)
-    pairing: list[int | None] = []
+def _miss(slot: _Slot) -> float:
+    return MISS_REQUIRED if slot.required else MISS_OPTIONAL
+
+
+def _optimal_pairing(
+    slots: Sequence[_Slot], slot_tools: Sequence[str], costs: Sequence[Sequence[float | None]], call_names: Sequence[str]
+) -> tuple[float, list[int | None]]:
+    """Optimal (not necessarily order-preserving) pairing and its total cost. Calls of different tools
+    never pair, so each tool is solved on its own: one slot takes its cheapest call (pairing always
+    beats leaving both unpaired); several slots go through assignment on a square matrix whose extra
+    rows/columns stand for "left unpaired"."""
+    pairing: list[int | None] = [None] * len(slots)
     total = 0.0
-    for i in range(size):
-        column = assignment[i]
-        assert column is not None  # square matrix: every row is assigned
-        total += matrix[i][column]
-        if i < n:
-            pairing.append(column if column < m else None)
+    paired = 0
+    groups: dict[str, list[int]] = {}
+    for i, tool in enumerate(slot_tools):
+        groups.setdefault(tool, []).append(i)
+    for tool, rows in groups.items():
+        cols = [j for j, name in enumerate(call_names) if name == tool]
+        if not cols:
+            total += sum(_miss(slots[i]) for i in rows)
+            continue
+        if len(rows) == 1:
+            i = rows[0]
+            j = min(cols, key=lambda c: (costs[i][c], c))  # type: ignore[arg-type,return-value]
+            pairing[i] = j
+            total += costs[i][j]  # type: ignore[operator]
+            paired += 1
+            continue
+        n, m = len(rows), len(cols)
+        size = n + m
+        matrix = [[BLOCKED] * size for _ in range(size)]
+        for r, i in enumerate(rows):
+            for c, j in enumerate(cols):
+                matrix[r][c] = costs[i][j]  # type: ignore[assignment]
+            matrix[r][m + r] = _miss(slots[i])
+        for c in range(m):
+            matrix[n + c][c] = EXTRA
+            for k in range(n):
+                matrix[n + c][m + k] = 0.0
+        assignment = optimal_assignment(matrix)
+        for r, i in enumerate(rows):
+            column = assignment[r]
+            assert column is not None  # square matrix: every row is assigned
+            total += matrix[r][column]
+            if column < m:
+                pairing[i] = cols[column]
+                paired += 1
+    total += EXTRA * (len(call_names) - paired)
     return total, pairing
 
 
@@ -193,15 +216,131 @@ def _automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fai
                 )
             )
             continue
-        failures += _schema_failures(tool.name, tool.parameters, call.arguments, where)
+        failures += _schema_failures(tool.name, tool.parameters, call, where)
     return failures
 
 
-def _schema_failures(tool: str, schema: dict[str, Any], arguments: dict[str, Any], where: str) -> list[Failure]:
+# Keywords the fast validator enforces exactly like jsonschema (Draft 2020-12), and annotations that
+# jsonschema does not enforce. A schema using anything else is checked by jsonschema alone.
+_FAST_KEYWORDS = frozenset(
+    {
+        "type", "properties", "required", "additionalProperties", "enum", "const", "minimum", "maximum",
+        "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "items", "minItems", "maxItems",
+        "description", "title", "default", "examples", "format", "$comment", "deprecated", "readOnly", "writeOnly",
+    }
+)
+_TYPE_NAMES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
+_NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_COUNTS = ("minLength", "maxLength", "minItems", "maxItems")
+
+
+def _fast_supported(schema: Any) -> bool:
+    """Whether ``_fast_valid`` decides ``schema`` exactly as jsonschema would."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or not set(schema) <= _FAST_KEYWORDS:
+        return False
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+    if not all(isinstance(k, str) and k in _TYPE_NAMES for k in kinds):
+        return False
+    if any(k in schema and (isinstance(schema[k], bool) or not isinstance(schema[k], (int, float))) for k in _NUMERIC):
+        return False
+    if any(k in schema and (isinstance(schema[k], bool) or not isinstance(schema[k], int)) for k in _COUNTS):
+        return False
+    if "enum" in schema and not isinstance(schema["enum"], list):
+        return False
+    if "required" in schema and not (isinstance(schema["required"], list) and all(isinstance(r, str) for r in schema["required"])):
+        return False
+    properties = schema.get("properties", {})
+    if not isinstance(properties, dict) or not all(_fast_supported(sub) for sub in properties.values()):
+        return False
+    return all(_fast_supported(schema[k]) for k in ("additionalProperties", "items") if k in schema)
+
+
+def _is_type(instance: Any, kind: str) -> bool:
+    if kind == "integer":
+        return json_type(instance) == "number" and (isinstance(instance, int) or float(instance).is_integer())
+    return json_type(instance) == kind
+
+
+def _fast_valid(schema: Any, instance: Any) -> bool:
+    if isinstance(schema, bool):
+        return schema
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = kind if isinstance(kind, list) else [kind]
+        if not any(_is_type(instance, k) for k in kinds):
+            return False
+    if "enum" in schema and not any(typed_equal(option, instance) for option in schema["enum"]):
+        return False
+    if "const" in schema and not typed_equal(schema["const"], instance):
+        return False
+    value_type = json_type(instance)
+    if value_type == "number":
+        if "minimum" in schema and instance < schema["minimum"]:
+            return False
+        if "maximum" in schema and instance > schema["maximum"]:
+            return False
+        if "exclusiveMinimum" in schema and instance <= schema["exclusiveMinimum"]:
+            return False
+        if "exclusiveMaximum" in schema and instance >= schema["exclusiveMaximum"]:
+            return False
+    elif value_type == "string":
+        if len(instance) < schema.get("minLength", 0) or len(instance) > schema.get("maxLength", len(instance)):
+            return False
+    elif value_type == "array":
+        if len(instance) < schema.get("minItems", 0) or len(instance) > schema.get("maxItems", len(instance)):
+            return False
+        if "items" in schema and not all(_fast_valid(schema["items"], item) for item in instance):
+            return False
+    elif value_type == "object":
+        if any(name not in instance for name in schema.get("required", ())):
+            return False
+        properties = schema.get("properties", {})
+        additional = schema.get("additionalProperties", True)
+        for name, value in instance.items():
+            if name in properties:
+                if not _fast_valid(properties[name], value):
+                    return False
+            elif additional is not True and not _fast_valid(additional, value):
+                return False
+    return True
+
+
+# Per tool-parameters object: (the object, kept alive so its id stays unique; canonical JSON; fast?).
+_SCHEMAS: dict[int, tuple[Any, str, bool]] = {}
+
+
+def _schema_entry(schema: dict[str, Any]) -> tuple[str, bool]:
+    entry = _SCHEMAS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_SCHEMAS) > 4096:
+            _SCHEMAS.clear()
+        entry = (schema, json.dumps(schema, sort_keys=True), _fast_supported(schema))
+        _SCHEMAS[id(schema)] = entry
+    return entry[1], entry[2]
+
+
+# (canonical schema JSON, raw argument text) pairs known to be valid: trials repeat the same calls.
+_KNOWN_VALID: set[tuple[str, str]] = set()
+
+
+def _schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, where: str) -> list[Failure]:
+    arguments = call.arguments
+    schema_json, fast = _schema_entry(schema)
+    known = (schema_json, call.raw_arguments)
+    if known in _KNOWN_VALID:
+        return []
+    if fast and _fast_valid(schema, arguments):
+        if len(_KNOWN_VALID) > 65536:
+            _KNOWN_VALID.clear()
+        _KNOWN_VALID.add(known)
+        return []
     import jsonschema
 
     try:
-        validator = schema_validator(json.dumps(schema, sort_keys=True))
+        validator = schema_validator(schema_json)
     except (jsonschema.SchemaError, TypeError, ValueError):
         return []  # an invalid tool schema is reported by validate, not blamed on the agent
     failures = []
@@ -260,7 +399,8 @@ def _evaluate_calls(
             row.append(_pair_cost(outcomes[key]))
         costs.append(row)
 
-    optimal_cost, pairing = _optimal_pairing(slots, costs, len(calls))
+    slot_tools = [expected_calls[slot.expected].tool for slot in slots]
+    optimal_cost, pairing = _optimal_pairing(slots, slot_tools, costs, [call.name for call in calls])
     ordered_cost, ordered = _monotone_alignment(slots, costs)
     if not slots:
         ordered_cost = optimal_cost
@@ -300,7 +440,8 @@ def _evaluate_calls(
     # Counts per expected call; missing calls; wrong tools.
     paired_per_expected = Counter(slot.expected for slot, j in zip(slots, pairing, strict=True) if j is not None)
     named = Counter(call.name for call in calls)
-    unpaired = [j for j in range(len(calls)) if j not in set(pairing)]
+    paired_calls = set(pairing)
+    unpaired = [j for j in range(len(calls)) if j not in paired_calls]
     expected_names = {e.tool for e in expected_calls}
     used_for_wrong_tool: set[int] = set()
     missing = False

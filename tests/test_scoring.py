@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate import judging
 from gate.judging import Verdict
@@ -410,3 +412,53 @@ def test_expected_summary_is_json_able():
         "allow_extra_args": False,
     }
     assert summary["order"] == "in_order" and summary["output"]["contains"] == ["18"]
+
+
+# --- properties ----------------------------------------------------------------------------------------
+
+CITIES = st.sampled_from(["Paris", "Rome", "Oslo"])
+TOOLS = st.sampled_from(["get_weather", "get_forecast", "made_up"])
+actual_calls = st.lists(st.builds(lambda t, c: call(t, {"city": c}), TOOLS, CITIES), max_size=5)
+expected_calls = st.lists(
+    st.builds(
+        lambda t, c, lo, extra: ecall(t, {"city": c}, times=(lo, None if extra is None else lo + extra)),
+        st.sampled_from(["get_weather", "get_forecast"]),
+        CITIES,
+        st.integers(0, 2),
+        st.one_of(st.none(), st.integers(0, 1)),
+    ),
+    max_size=3,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(expected_calls, actual_calls, st.sampled_from(["any", "in_order", "strict"]), st.sampled_from(["allow", "forbid"]))
+def test_scoring_invariants(expected, made, order, extra):
+    c = case(expect=expectation(*expected, order=order, extra_calls=extra))
+    result = score(c, record(*made))
+    assert (result.status == "passed") == (result.failures == ())
+    assert 0.0 <= result.score <= 1.0
+    for value in (result.metrics.precision, result.metrics.recall, result.metrics.f1, result.metrics.argument_accuracy):
+        assert 0.0 <= value <= 1.0
+    paired = [j for j in result.pairing if j is not None]
+    assert len(paired) == len(set(paired))
+    for e, j in zip(expected, result.pairing, strict=True):
+        if j is not None:
+            assert made[j].name == e.tool
+    for f in result.failures:
+        assert f.message
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["get_weather", "get_forecast"]), CITIES), max_size=4), st.randoms())
+def test_exactly_the_expected_calls_in_any_order_pass(pairs, rnd):
+    expected = [ecall(t, {"city": city}) for t, city in pairs]
+    made = [call(t, {"city": city}) for t, city in pairs]
+    rnd.shuffle(made)
+    c = case(expect=expectation(*expected, order="any", extra_calls="forbid"))
+    result = score(c, record(*made))
+    assert result.status == "passed", result.failures
+    assert result.metrics.f1 == 1.0
+    strict = case(expect=expectation(*expected, order="strict"))
+    in_sequence = score(strict, record(*[call(t, {"city": city}) for t, city in pairs]))
+    assert in_sequence.status == "passed", in_sequence.failures
