@@ -9,6 +9,7 @@ first request is sent, so that ``--replay`` runs and ``validate`` never pay for 
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any
 
@@ -119,13 +120,18 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
 
 
 def _short_message(exc: BaseException) -> str:
+    """The error's message, short, with every secret masked: servers do echo keys back
+    ("Incorrect API key provided: sk-..."), and these messages end up in reports."""
+    from gate.redact import Redactor
+
     body = getattr(exc, "body", None)
+    text = ""
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])[:300]
-    text = str(exc) or type(exc).__name__
-    return text[:300]
+            text = str(err["message"])
+    text = text or str(exc) or type(exc).__name__
+    return Redactor.from_env(os.environ).redact(text)[:300]
 
 
 class OpenAIProvider:

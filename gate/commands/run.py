@@ -1,0 +1,279 @@
+"""``tool-eval-gate run``: run the agent over the suites' cases and gate on the pass rate.
+
+Loads and validates the suites (exit 2 with every ``path:line:column`` problem), keeps the suites
+affected by ``--changed-since`` and this ``--shard``, runs every case and trial against the model
+(``gate.runner``), writes the requested outputs and prints a summary and the verdict line.
+
+Exit codes: 0 the gate passed; 1 the gate failed; 2 invalid input; 3 the evaluation could not be
+completed (authentication or another fatal provider error, a budget reached, errors beyond the
+policy, or an interrupt). On SIGINT / SIGTERM the trials in flight are cancelled, the outputs are
+written with what completed (marked incomplete) and the exit code is 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
+
+EPILOG = """\
+exit codes:
+  0  the gate passed
+  1  the gate failed (a pass rate under its threshold, or per --fail-on)
+  2  invalid input (usage, or a suite / prompt / tool file that fails validation)
+  3  the evaluation could not be completed: authentication or another fatal provider error,
+     a --max-requests / --max-cost budget reached, errors beyond the policy, or an interrupt.
+     On Ctrl-C / SIGTERM the trials in flight are cancelled and the outputs are still written,
+     with what completed, marked incomplete.
+
+environment:
+  OPENAI_API_KEY, OPENAI_BASE_URL        OpenAI and OpenAI-compatible servers
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  Anthropic
+  (a suite can never choose where requests or keys are sent; --replay needs no key)
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"{message}\n{self.format_usage().strip()}")
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if 1 < value <= 100:
+        value /= 100  # "90" means 90 %
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1 (or 0 and 100%), got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text!r}")
+    return value
+
+
+def _fail_on(text: str) -> str:
+    value = text.replace("-", "_")
+    if value not in ("threshold", "regression", "any_failure"):
+        raise argparse.ArgumentTypeError(f"choose from threshold, regression, any-failure (got {text!r})")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tool-eval-gate run",
+        description="Run the agent's model over the suites' cases with mocked tools, score every tool call "
+        "and gate on the pass rate.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="suite files or directories searched for *.suite.yaml (default: the repository root)")
+    parser.add_argument("--root", metavar="DIR", help="repository root (default: nearest directory with .git)")
+    parser.add_argument("--changed-since", metavar="REF",
+                        help="run only the suites affected by files changed since the merge base with REF")
+    parser.add_argument("--threshold", type=_rate, metavar="RATE", help="minimum pass rate for every suite")
+    parser.add_argument("--trials", type=_positive_int, metavar="N", help="trials per case (overrides the suites)")
+    parser.add_argument("--concurrency", type=_positive_int, default=8, metavar="N",
+                        help="model requests in flight at most (default 8; reduced automatically on 429s)")
+    parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+                        help="time limit of one model request (default 60)")
+    parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
+    parser.add_argument("--json", metavar="FILE", help="write the JSON results here")
+    parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
+    parser.add_argument("--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="response cache directory: answers are reused, new ones stored "
+                        "(default with --record/--replay: .tool-eval-gate/cache under the root)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--record", action="store_true", help="call the model for every request and (re)store the answers")
+    mode.add_argument("--replay", action="store_true",
+                      help="answer only from the cache, never call a model (no API key needed); "
+                      "a request not in the cache is an error for its case")
+    parser.add_argument("--shard", metavar="INDEX/COUNT", help="run only this deterministic share of the cases (1-based)")
+    parser.add_argument("--max-requests", type=_positive_int, metavar="N",
+                        help="stop starting model requests after N (the rest become errors; exit 3)")
+    parser.add_argument("--max-cost", type=_positive_float, metavar="USD",
+                        help="stop starting model requests once the estimated cost reaches USD (exit 3)")
+    parser.add_argument("--errors", choices=("count", "ignore"), default="count",
+                        help="whether cases that could not be evaluated count against the gate (default count)")
+    parser.add_argument("--fail-on", type=_fail_on, default="threshold", metavar="{threshold,regression,any-failure}",
+                        help="what fails the gate (default threshold)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
+    return parser
+
+
+def _make_provider_factory(timeout: float) -> Callable[[str], Any]:
+    def make(name: str) -> Any:
+        from gate.providers import make_provider
+
+        return make_provider(name, timeout=timeout)
+
+    return make
+
+
+def _install_signal_handlers(loop: asyncio.AbstractEventLoop, control: Any) -> list[int]:
+    installed = []
+    for signum, name in ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)")):
+        try:
+            loop.add_signal_handler(signum, control.stop, name)
+            installed.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+            pass
+    return installed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+
+    from gate.suite_loader import default_root, load_suites
+
+    if args.root:
+        root = Path(args.root)
+        if not root.is_dir():
+            raise InputError(f"--root {args.root}: not a directory")
+    else:
+        root = default_root(args.paths)
+    shard: tuple[int, int] | None = None
+    if args.shard:
+        from gate.sharding import parse_shard
+
+        shard = parse_shard(args.shard)
+
+    loaded = load_suites(args.paths or [root], root=root)
+    if loaded.problems:
+        problems = sorted(loaded.problems, key=lambda p: (p.path, p.line, p.column, p.message))
+        for problem in problems:
+            print(problem.render(), file=sys.stderr)
+        print(f"tool-eval-gate run: {len(problems)} problem(s) in the suites; nothing was run", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    suites = list(loaded.suites)
+
+    triggered: dict[str, dict[str, str]] = {}
+    if args.changed_since:
+        from gate.changes import affected_suites, changed_files
+
+        changed = changed_files(args.changed_since, root)
+        triggered = affected_suites(suites, changed)
+        suites = [s for s in suites if s.path in triggered]
+    if shard is not None:
+        from gate.sharding import shard_suites
+
+        suites = list(shard_suites(suites, shard[0], shard[1]))
+
+    baseline = None
+    if args.baseline:
+        from gate.report_json import load_results
+
+        baseline = load_results(args.baseline)
+
+    from gate.cache import ResponseCache
+    from gate.concurrency import RetryPolicy
+    from gate.progress import Progress
+    from gate.runner import RunControl, RunOptions, run_suites
+    from gate.verdict import GatePolicy
+
+    cache = None
+    if args.cache or args.record or args.replay:
+        directory = Path(args.cache) if args.cache else root / ".tool-eval-gate" / "cache"
+        cache = ResponseCache(directory, "record" if args.record else "replay" if args.replay else "use")
+
+    settings: dict[str, Any] = {"errors": args.errors, "fail_on": args.fail_on}
+    if args.threshold is not None:
+        settings["threshold"] = args.threshold
+    if args.changed_since:
+        settings["changed_since"] = args.changed_since
+    control = RunControl()
+    options = RunOptions(
+        concurrency=args.concurrency,
+        trials=args.trials,
+        max_requests=args.max_requests,
+        max_cost_usd=args.max_cost,
+        cache=cache,
+        retry=RetryPolicy(timeout=args.timeout + 5.0),  # the SDK enforces --timeout; this is a backstop
+        triggered_by=triggered,
+        shard=args.shard or "",
+        settings=settings,
+        control=control,
+    )
+    progress = Progress(enabled=not args.quiet)
+
+    if args.changed_since and not suites:
+        print(f"no suite is affected by the changes since {args.changed_since}", file=sys.stderr)
+
+    async def go() -> Any:
+        loop = asyncio.get_running_loop()
+        installed = _install_signal_handlers(loop, control)
+        try:
+            return await run_suites(suites, options, _make_provider_factory(args.timeout), progress)
+        finally:
+            for signum in installed:
+                loop.remove_signal_handler(signum)
+
+    results = asyncio.run(go())
+
+    policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on)
+    from gate.outputs import write_outputs
+
+    verdict = write_outputs(
+        results,
+        json_path=args.json,
+        junit_path=args.junit,
+        markdown_path=args.markdown,
+        baseline=baseline,
+        policy=policy,
+    )
+    _print_summary(results, verdict, cache)
+    if not results.complete:
+        return EXIT_INCOMPLETE
+    return int(verdict.exit_code)
+
+
+def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
+    from gate.redact import Redactor
+
+    redactor = Redactor.from_env(os.environ)
+    out = []
+    for suite in verdict.suites:
+        mark = "ok  " if suite.passed else "FAIL"
+        rate = f"{suite.pass_rate * 100:.1f}%" if suite.counted else "-"
+        out.append(
+            f"{mark} {suite.name}: {rate} ({suite.passed_count}/{suite.counted}), threshold "
+            f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
+            f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
+        )
+    if cache is not None:
+        out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
+    for reason in verdict.reasons:
+        out.append(f"  - {reason}")
+    out.append(verdict.summary_line)
+    print(redactor.redact("\n".join(out)))
+    sys.stdout.flush()
+
+
+__all__ = ["EXIT_PASSED", "build_parser", "main"]
