@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -41,13 +42,70 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _fields(obj: Any) -> dict[str, Any]:
+    return {name: getattr(obj, name) for name in obj.__dataclass_fields__}
+
+
+def _value(value: Any) -> Any:
+    """A JSON-like value copied the way ``dataclasses.asdict`` copies it (tuples become lists)."""
+    if isinstance(value, dict):
+        return {k: _value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_value(v) for v in value]
+    return value
+
+
+def _record(rec: Any) -> dict[str, Any]:
+    data = _fields(rec)
+    data["messages"] = [_value(m) for m in rec.messages]
+    data["calls"] = [{**_fields(c), "arguments": _value(c.arguments), "result": _value(c.result)} for c in rec.calls]
+    data["usage"] = _fields(rec.usage)
+    data["extra"] = _value(rec.extra)
+    return data
+
+
+def _trial(t: Any) -> dict[str, Any]:
+    data = _fields(t)
+    data["failures"] = [{**_fields(f), "expected": _value(f.expected), "actual": _value(f.actual)} for f in t.failures]
+    data["checks"] = [_fields(c) for c in t.checks]
+    data["metrics"] = _fields(t.metrics)
+    data["record"] = _record(t.record)
+    data["pairing"] = list(t.pairing)
+    return data
+
+
+def results_to_dict(results: RunResults) -> dict[str, Any]:
+    """The same dictionary as ``RunResults.to_dict()``, built several times faster than
+    ``dataclasses.asdict`` (which deep-copies every leaf); a test keeps the two equal."""
+    suites = []
+    for suite in results.suites:
+        cases = []
+        for case in suite.cases:
+            data = _fields(case)
+            data["trials"] = [_trial(t) for t in case.trials]
+            data["metrics"] = _fields(case.metrics)
+            data["tags"] = list(case.tags)
+            data["expected"] = _value(case.expected)
+            cases.append(data)
+        data = _fields(suite)
+        data["cases"] = cases
+        data["tools"] = [{**_fields(t), "parameter_lines": dict(t.parameter_lines)} for t in suite.tools]
+        data["prompt"] = _fields(suite.prompt) if suite.prompt is not None else None
+        data["triggered_by"] = dict(suite.triggered_by)
+        suites.append(data)
+    data = _fields(results)
+    data["suites"] = suites
+    data["settings"] = _value(results.settings)
+    return data
+
+
 def to_json(results: RunResults) -> str:
-    """The results as JSON text (UTF-8, 1-space indented, keys sorted, newline at the end)."""
-    data = results.to_dict()
+    """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end."""
+    data = results_to_dict(results)
     try:
-        text = json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False, allow_nan=False, default=_jsonable)
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=_jsonable)
     except ValueError:
-        text = json.dumps(_finite(json.loads(json.dumps(data, default=_jsonable))), sort_keys=True, indent=1,
+        text = json.dumps(_finite(json.loads(json.dumps(data, default=_jsonable))), sort_keys=True,
                           ensure_ascii=False, allow_nan=False)
     return text + "\n"
 
@@ -59,6 +117,110 @@ def results_schema() -> dict[str, Any]:
 
     text = resources.files("gate").joinpath("schemas", SCHEMA_FILE).read_text(encoding="utf-8")
     return json.loads(text)
+
+
+_SUPPORTED = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum", "maximum",
+    "minLength", "pattern", "oneOf", "$ref", "description", "title", "$schema", "$id", "$defs",
+})
+_TYPES: dict[str, Any] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: booleans differ from numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    return bool(a == b)
+
+
+def _schema_keywords(node: Any) -> set[str]:
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found.add(key)
+            if key in ("properties", "$defs"):
+                for sub in value.values():
+                    found |= _schema_keywords(sub)
+            elif key in ("items", "additionalProperties") and isinstance(value, dict):
+                found |= _schema_keywords(value)
+            elif key == "oneOf":
+                for sub in value:
+                    found |= _schema_keywords(sub)
+    return found
+
+
+def fast_valid(schema: dict[str, Any], data: Any) -> bool:
+    """Whether ``data`` is valid against ``schema``, for the keyword subset the results schema uses.
+
+    Much faster than ``jsonschema`` on large files (no error objects, no reference resolver); the
+    slow validator runs only to explain a failure. Returns False for a schema using other keywords,
+    which sends every document through ``jsonschema``."""
+    if not _schema_keywords(schema) <= _SUPPORTED:
+        return False
+    defs = schema.get("$defs", {})
+    patterns: dict[str, re.Pattern[str]] = {}
+
+    def ok(node: dict[str, Any], value: Any) -> bool:
+        ref = node.get("$ref")
+        if ref is not None:
+            node = defs[ref.rsplit("/", 1)[-1]]
+        kind = node.get("type")
+        if kind is not None:
+            kinds = kind if isinstance(kind, list) else [kind]
+            if not any(_TYPES[k](value) for k in kinds):
+                return False
+        if "const" in node and not _same(node["const"], value):
+            return False
+        if "enum" in node and not any(_same(option, value) for option in node["enum"]):
+            return False
+        if isinstance(value, dict):
+            props = node.get("properties", {})
+            for key in node.get("required", ()):
+                if key not in value:
+                    return False
+            extra = node.get("additionalProperties", True)
+            for key, item in value.items():
+                sub = props.get(key)
+                if sub is not None:
+                    if not ok(sub, item):
+                        return False
+                elif extra is False:
+                    return False
+                elif isinstance(extra, dict) and not ok(extra, item):
+                    return False
+        elif isinstance(value, list):
+            items = node.get("items")
+            if items is not None and not all(ok(items, item) for item in value):
+                return False
+        elif isinstance(value, str):
+            if len(value) < node.get("minLength", 0):
+                return False
+            pattern = node.get("pattern")
+            if pattern is not None:
+                compiled = patterns.get(pattern) or patterns.setdefault(pattern, re.compile(pattern))
+                if not compiled.search(value):
+                    return False
+        elif _TYPES["number"](value):
+            if "minimum" in node and value < node["minimum"]:
+                return False
+            if "maximum" in node and value > node["maximum"]:
+                return False
+        if "oneOf" in node and sum(1 for sub in node["oneOf"] if ok(sub, value)) != 1:
+            return False
+        return True
+
+    try:
+        return ok(schema, data)
+    except RecursionError:
+        return False
 
 
 def _error_path(error: Any) -> str:
@@ -77,6 +239,11 @@ def parse_results(data: Any, path: str = "") -> RunResults:
     if isinstance(version, int) and version > RESULTS_VERSION:
         raise InputError([Problem(path, 0, 0, f"results version {version} was written by a newer tool-eval-gate "
                                   f"(this one reads version {RESULTS_VERSION})", hint="upgrade tool-eval-gate")])
+    if fast_valid(results_schema(), data):
+        try:
+            return RunResults.from_dict(data)
+        except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
+            raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
     from jsonschema import Draft202012Validator
 
     validator = Draft202012Validator(results_schema())

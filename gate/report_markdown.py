@@ -391,23 +391,35 @@ def render(
     reserve = 600 + len(hint)
     analysis_full = _join(_analysis_section(analysis, None))
     blocks_header = "### Failed cases\n\n" if bad else ""
-    full_blocks = [_case_block(c, True) for c in bad]
     body = head_fixed + baseline + suites + analysis_full + blocks_header
-    total = len(body) + sum(map(len, full_blocks)) + len(passed)
-    if total <= limit:
+
+    def take(with_transcript: bool, budget: int) -> tuple[list[str], bool]:
+        """Blocks worst first while they fit in ``budget``; whether all of them did."""
+        kept: list[str] = []
+        used = 0
+        for c in bad:
+            block = _case_block(c, with_transcript)
+            used += len(block)
+            if used > budget:
+                return kept, False
+            kept.append(block)
+        return kept, True
+
+    full_blocks, all_fit = take(True, limit - len(body))
+    if all_fit and len(body) + sum(map(len, full_blocks)) + len(passed) <= limit:
         return body + "".join(full_blocks) + passed
 
     cut: list[str] = []
     if passed:
         cut.append("the list of passed and skipped cases was left out")
-    if len(body) + sum(map(len, full_blocks)) + reserve <= limit:
+    if all_fit and len(body) + sum(map(len, full_blocks)) + reserve <= limit:
         return body + "".join(full_blocks) + note(cut)
-
-    short_blocks = [_case_block(c, False) for c in bad]
-    if any(full != short for full, short in zip(full_blocks, short_blocks, strict=True)):
-        cut.append("transcripts were left out")
     del full_blocks
-    if len(body) + sum(map(len, short_blocks)) + reserve <= limit:
+
+    if any(c.trials for c in bad):
+        cut.append("transcripts were left out")
+    short_blocks, all_fit = take(False, limit - reserve - len(body))
+    if all_fit:
         return body + "".join(short_blocks) + note(cut)
 
     for rows in (None, 20, 10, 5, 3):
@@ -416,21 +428,14 @@ def render(
         budget = limit - reserve - len(body)
         if budget < 0:
             continue
-        kept: list[str] = []
-        used = 0
-        for block in short_blocks:
-            if used + len(block) > budget:
-                break
-            kept.append(block)
-            used += len(block)
+        kept = short_blocks if rows is None else take(False, budget)[0]
         this_cut = list(cut)
         if rows is not None:
             this_cut.append(f"the failure-pattern tables show their top {rows} rows")
-        if len(kept) < len(short_blocks):
-            this_cut.append(f"details of {len(short_blocks) - len(kept)} of {len(short_blocks)} failed cases "
-                            f"(the least severe) were left out")
-        if rows is None and len(kept) == 0 and short_blocks:
+        if rows is None and not kept and bad:
             continue  # rather trim the analysis than drop every case block
+        this_cut.append(f"details of {len(bad) - len(kept)} of {len(bad)} failed cases "
+                        f"(the least severe) were left out")
         return body + "".join(kept) + note(this_cut)
 
     # Even the shortest form is too long: cut at a line boundary (the head has no code blocks).

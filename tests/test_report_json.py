@@ -6,6 +6,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.errors import InputError
 from gate.report_json import load_results, merge, to_json
@@ -123,3 +125,53 @@ def test_merge_rejects_duplicates_and_notices_missing_shards():
     assert not missing.complete and "2/2" in missing.incomplete_reason
     with pytest.raises(InputError, match="different shard splits"):
         merge([a, replace(b, shard="2/3")])
+
+
+def test_fast_dict_equals_the_contract_to_dict():
+    from gate.report_json import results_to_dict
+
+    results = rich_results()
+    # asdict keeps tuples where this builds lists: equal as JSON
+    assert json.dumps(results_to_dict(results), sort_keys=True) == json.dumps(results.to_dict(), sort_keys=True)
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, prefix + (i,))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2) | st.sampled_from(["", "x", "passed", "1/2"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(["a", "name", "line"]), inner,
+                                                                  max_size=2),
+    max_leaves=4,
+)
+
+
+@given(st.data())
+@settings(max_examples=150, deadline=None)
+def test_fast_validator_agrees_with_jsonschema(data):
+    from gate.report_json import fast_valid, results_schema
+
+    document = json.loads(to_json(rich_results()))
+    paths = [p for p in _paths(document) if p]
+    target = data.draw(st.sampled_from(paths))
+    mutation = data.draw(st.sampled_from(["replace", "delete", "add"]))
+    parent = document
+    for key in target[:-1]:
+        parent = parent[key]
+    last = target[-1]
+    if mutation == "replace":
+        parent[last] = data.draw(json_values)
+    elif mutation == "delete":
+        del parent[last]
+    elif isinstance(parent[last], dict):
+        parent[last][data.draw(st.sampled_from(["bogus", "name", "line", "status"]))] = data.draw(json_values)
+    schema = results_schema()
+    expected = not list(jsonschema.Draft202012Validator(schema).iter_errors(document))
+    assert fast_valid(schema, document) == expected
