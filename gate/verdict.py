@@ -161,7 +161,7 @@ def decide(
 
     reasons: list[str] = []
     failed = False
-    fail_on = policy.fail_on
+    fail_on = str(policy.fail_on).replace("-", "_")  # tolerate the CLI spelling "any-failure"
     if fail_on == "regression" and comparison is None:
         reasons.append("fail_on=regression without a baseline: the threshold rule applies")
         fail_on = "threshold"
