@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -368,12 +367,18 @@ def _schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, wher
 # --- call expectations --------------------------------------------------------------------------------
 
 
-def _expand(expectation: CallExpectation, calls: Sequence[RecordedCall]) -> list[_Slot]:
-    named = Counter(call.name for call in calls)
+def _count_names(calls: Sequence[RecordedCall]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for call in calls:
+        counts[call.name] = counts.get(call.name, 0) + 1
+    return counts
+
+
+def _expand(expectation: CallExpectation, named: Mapping[str, int]) -> list[_Slot]:
     slots: list[_Slot] = []
     for index, expected in enumerate(expectation.calls):
         low = max(0, expected.times.min)
-        high = expected.times.max if expected.times.max is not None else max(low, named[expected.tool])
+        high = expected.times.max if expected.times.max is not None else max(low, named.get(expected.tool, 0))
         slots += [_Slot(index, True)] * low
         slots += [_Slot(index, False)] * max(0, high - low)
     return slots
@@ -383,7 +388,8 @@ def _evaluate_calls(
     suite: Suite, expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
 ) -> _CallEval:
     expected_calls = expectation.calls
-    slots = _expand(expectation, calls)
+    named = _count_names(calls)
+    slots = _expand(expectation, named)
     outcomes: dict[tuple[int, int], tuple[MatchOutcome, ...] | None] = {}
     costs: list[list[float | None]] = []
     for slot in slots:
@@ -401,12 +407,14 @@ def _evaluate_calls(
 
     slot_tools = [expected_calls[slot.expected].tool for slot in slots]
     optimal_cost, pairing = _optimal_pairing(slots, slot_tools, costs, [call.name for call in calls])
-    ordered_cost, ordered = _monotone_alignment(slots, costs)
-    if not slots:
-        ordered_cost = optimal_cost
-    order_ok = ordered_cost <= optimal_cost + 1e-9
-    if order_ok:
-        pairing = ordered
+    # Prefer an order-preserving pairing among the optimal ones; needing a non-order-preserving one
+    # is what an order violation is.
+    paired_in_order = [j for j in pairing if j is not None]
+    order_ok = all(a < b for a, b in zip(paired_in_order, paired_in_order[1:], strict=False))
+    if not order_ok:
+        ordered_cost, ordered = _monotone_alignment(slots, costs)
+        if ordered_cost <= optimal_cost + 1e-9:
+            pairing, order_ok = ordered, True
     failures: list[Failure] = []
 
     # Argument outcomes of every pair.
@@ -438,8 +446,10 @@ def _evaluate_calls(
             )
 
     # Counts per expected call; missing calls; wrong tools.
-    paired_per_expected = Counter(slot.expected for slot, j in zip(slots, pairing, strict=True) if j is not None)
-    named = Counter(call.name for call in calls)
+    paired_per_expected = [0] * len(expected_calls)
+    for slot, j in zip(slots, pairing, strict=True):
+        if j is not None:
+            paired_per_expected[slot.expected] += 1
     paired_calls = set(pairing)
     unpaired = [j for j in range(len(calls)) if j not in paired_calls]
     expected_names = {e.tool for e in expected_calls}
@@ -481,12 +491,12 @@ def _evaluate_calls(
                     expected_tool=expected.tool,
                 )
             )
-        elif named[expected.tool]:
+        elif named.get(expected.tool, 0):
             failures.append(
                 Failure(
                     "wrong_count",
                     f"{expected.tool}: expected {times_text(expected.times)} call(s) matching this expectation; "
-                    f"the {_calls_text(named[expected.tool])} made matched other expectations better",
+                    f"the {_calls_text(named.get(expected.tool, 0))} made matched other expectations better",
                     tool=expected.tool,
                     expected=times_text(expected.times),
                     actual=0,
@@ -514,13 +524,13 @@ def _evaluate_calls(
             failures.append(
                 Failure("forbidden_call", f"{call.name} is forbidden in this case, but was called (call {j + 1})", tool=call.name, actual=call.name)
             )
-    over_count: Counter[str] = Counter()
+    over_count: dict[str, int] = {}
     for j in unpaired:
         name = calls[j].name
         if j in used_for_wrong_tool or expectation.no_calls or name in forbidden or suite.tool(name) is None:
             continue
         if name in expected_names:
-            over_count[name] += 1
+            over_count[name] = over_count.get(name, 0) + 1
         elif expectation.extra_calls == "forbid":
             failures.append(
                 Failure("extra_call", f"unexpected call to {name} (call {j + 1}); extra calls are forbidden", tool=name, actual=calls[j].arguments)
@@ -572,10 +582,11 @@ def _evaluate_calls(
 
     # Metrics: tool-name precision / recall / F1 over multisets.
     constrained = bool(expected_calls) or expectation.no_calls or expectation.extra_calls == "forbid"
-    expected_multiset: Counter[str] = Counter()
+    expected_multiset: dict[str, int] = {}
     for index, expected in enumerate(expected_calls):
-        expected_multiset[expected.tool] += max(expected.times.min, paired_per_expected[index])
-    true_positives = sum((expected_multiset & named).values())
+        copies = max(expected.times.min, paired_per_expected[index])
+        expected_multiset[expected.tool] = expected_multiset.get(expected.tool, 0) + copies
+    true_positives = sum(min(count, named.get(name, 0)) for name, count in expected_multiset.items())
     n_expected, n_actual = sum(expected_multiset.values()), len(calls)
     if not constrained or (n_expected == 0 and n_actual == 0):
         precision = recall = f1 = 1.0
@@ -695,11 +706,14 @@ def _output_checks(suite: Suite, case: Case, record: RunRecord, index: int, verd
 
 
 def _weighted(weights: Mapping[str, float], precision: float, recall: float, arguments: float, output: float) -> float | None:
-    parts = {"precision": precision, "recall": recall, "arguments": arguments, "output": output}
-    total = sum(max(0.0, float(weights.get(k, 0.0))) for k in parts)
+    wp = max(0.0, float(weights.get("precision", 0.0)))
+    wr = max(0.0, float(weights.get("recall", 0.0)))
+    wa = max(0.0, float(weights.get("arguments", 0.0)))
+    wo = max(0.0, float(weights.get("output", 0.0)))
+    total = wp + wr + wa + wo
     if total <= 0:
         return None
-    return sum(max(0.0, float(weights.get(k, 0.0))) * v for k, v in parts.items()) / total
+    return (wp * precision + wr * recall + wa * arguments + wo * output) / total
 
 
 def _base_metrics(record: RunRecord) -> Metrics:
@@ -711,11 +725,14 @@ def _base_metrics(record: RunRecord) -> Metrics:
     )
 
 
+_NO_CALLS = CallExpectation()
+
+
 def _candidates(case: Case) -> list[tuple[int | None, CallExpectation]]:
     expect = case.expect
     options: list[tuple[int | None, CallExpectation]] = []
     # Without written calls of its own, the main expectation does not compete with the alternatives.
-    if not expect.alternatives or expect.calls != CallExpectation():
+    if not expect.alternatives or expect.calls != _NO_CALLS:
         options.append((None, expect.calls))
     options += list(enumerate(expect.alternatives))
     return options
@@ -821,6 +838,8 @@ def score_trial(suite: Suite, case: Case, record: RunRecord, index: int, verdict
 
 
 def _jsonable(value: Any) -> Any:
+    if value is None or type(value) in (str, int, float, bool):
+        return value
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -37,6 +37,8 @@ def mean_metrics(trials: Sequence[TrialResult]) -> Metrics:
     """The mean of the trials' metrics (tokens rounded to whole numbers)."""
     if not trials:
         return Metrics()
+    if len(trials) == 1:
+        return trials[0].metrics
     n = len(trials)
 
     def mean(name: str) -> float:
