@@ -6,6 +6,8 @@ for ``--max-cost``. Unknown models cost ``None`` (unknown), never a guess.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from gate.run_record import Usage
 
 # (provider, model prefix) -> (input USD per 1M tokens, output USD per 1M tokens).
@@ -40,6 +42,7 @@ PRICES: dict[tuple[str, str], tuple[float, float]] = {
 }
 
 
+@lru_cache(maxsize=256)
 def price(provider: str, model: str) -> tuple[float, float] | None:
     """(input, output) USD per million tokens for the model, or None when unknown."""
     best: tuple[float, float] | None = None

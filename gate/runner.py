@@ -23,7 +23,7 @@ from typing import Any
 
 from gate.agent_loop import BUDGET_MESSAGE, run_trial
 from gate.cache import ResponseCache
-from gate.concurrency import AdaptiveLimiter, RetryPolicy, call_with_retries
+from gate.concurrency import AdaptiveLimiter, AttemptTimeout, RetryPolicy, call_with_retries
 from gate.judge_client import JudgeClient
 from gate.judging import Verdict, collect_requests
 from gate.pricing import cost_usd
@@ -145,7 +145,10 @@ class _Run:
             self.requests += 1
             return await provider.complete(request)
 
-        reply = await call_with_retries(attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify)
+        try:
+            reply = await call_with_retries(attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify)
+        except AttemptTimeout as exc:
+            raise ProviderError("timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)") from None
         step = cost_usd(request.provider, request.model, reply.usage)
         if step is None:
             self.unpriced = True

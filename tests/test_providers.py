@@ -5,6 +5,7 @@ HTTP failures become ProviderErrors of the right kind."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -258,3 +259,13 @@ def test_creating_a_provider_imports_no_sdk_until_a_request():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("model, field", [("gpt-4o-mini", "max_tokens"), ("o3-mini", "max_completion_tokens"), ("gpt-5", "max_completion_tokens")])
+def test_openai_token_limit_field_follows_the_model(model, field, model_server, monkeypatch):
+    server = model_server(PARALLEL)
+    _point(monkeypatch, server)
+    request = dataclasses.replace(_request("openai", [{"role": "user", "content": "hi"}], max_tokens=64), model=model)
+    _complete("openai", request)
+    body = server.requests[-1]["body"]
+    assert body[field] == 64 and len({"max_tokens", "max_completion_tokens"} & set(body)) == 1

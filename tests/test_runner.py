@@ -215,3 +215,59 @@ def test_cached_run_makes_no_requests(model_server, monkeypatch, tmp_path):
     assert server.request_count == 6 and replay.hits == 6
     assert statuses(first) == statuses(second)
     assert [c.trials[0].record.output for c in second.suites[0].cases] == [c.trials[0].record.output for c in first.suites[0].cases]
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    import io
+
+    stream = io.StringIO()
+    clock = FakeClock()
+    progress = Progress(stream, live=True, clock=clock)
+    progress.start(3)
+    for status in ("passed", "failed", "error"):
+        clock.now += 1.0
+        progress.trial_done(status)
+    progress.finish()
+    text = stream.getvalue()
+    assert "\n" not in text.rstrip("\n") and text.count("\r") == 4
+    assert text.rstrip("\n").endswith("[3/3] 1 passed 1 failed 1 errors  3.0 s\x1b[K")
+
+
+def test_progress_in_ci_prints_plain_lines_every_tenth():
+    import io
+
+    stream = io.StringIO()
+    clock = FakeClock()
+    progress = Progress(stream, live=False, clock=clock, interval=1000)
+    progress.start(100)
+    for _ in range(100):
+        clock.now += 0.01
+        progress.trial_done("passed")
+    progress.finish()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "running 100 trials"
+    assert "\r" not in stream.getvalue()
+    assert len(lines) == 11  # the header and one line per 10 %
+    assert lines[-1].startswith("[100/100] 100 passed 0 failed 0 errors")
+
+
+def test_progress_is_plain_when_ci_is_set_even_on_a_terminal(monkeypatch):
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("CI", "true")
+    assert Progress(Tty()).live is False
+    monkeypatch.delenv("CI")
+    assert Progress(Tty()).live is True
+    assert Progress(io.StringIO()).live is False
