@@ -255,3 +255,8 @@ def test_sigterm_writes_partial_outputs_and_exits_3(repo, model_server):
     assert statuses[0] == "passed" and statuses[-1] == "error"
     assert "INCOMPLETE" in out
     no_secrets(out, err)
+
+
+def test_no_suites_at_all_is_invalid_input_not_a_silent_pass(repo, capsys):
+    assert gate_run(repo) == 2
+    assert "no suite files" in capsys.readouterr().err

@@ -173,6 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tool-eval-gate run: {len(problems)} problem(s) in the suites; nothing was run", file=sys.stderr)
         return EXIT_INVALID_INPUT
     suites = list(loaded.suites)
+    if not suites:
+        where = ", ".join(args.paths) if args.paths else str(root)
+        raise InputError(f"no suite files (*.suite.yaml) found in {where}; nothing to run")
 
     triggered: dict[str, dict[str, str]] = {}
     if args.changed_since:
