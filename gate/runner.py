@@ -260,6 +260,9 @@ class _Run:
             reasons.append(self.budget_reason)
         settings = dict(self.options.settings)
         settings.setdefault("requests", self.requests)
+        settings.setdefault("estimated_cost_usd", round(self.cost, 6))
+        if self.unpriced:
+            settings.setdefault("cost_incomplete", True)  # some model has no known price
         if self.options.cache is not None:
             settings.setdefault("cache", {"hits": self.options.cache.hits, "misses": self.options.cache.misses})
         return RunResults(

@@ -270,6 +270,13 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
             f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
             f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
         )
+    settings = results.settings
+    requests = settings.get("requests", 0)
+    cost = settings.get("estimated_cost_usd")
+    line = f"model requests: {requests}"
+    if cost is not None and requests:
+        line += f", estimated cost ${cost:.4f}" + (" (some models have no known price)" if settings.get("cost_incomplete") else "")
+    out.append(line)
     if cache is not None:
         out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
     for reason in verdict.reasons:
