@@ -1,0 +1,116 @@
+"""``tool-eval-gate validate``: output format, summary, exit codes, no heavy imports, speed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from gate.cli import main as cli_main
+from gate.commands.validate import main
+from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
+
+ROOT = Path(__file__).resolve().parents[1]
+VALID = ROOT / "tests" / "corpus" / "valid"
+INVALID = ROOT / "tests" / "corpus" / "invalid"
+
+
+def test_valid_suites_exit_0_with_summary(capsys):
+    assert main(["--root", str(VALID), str(VALID)]) == EXIT_PASSED
+    out, err = capsys.readouterr()
+    assert out.strip() == "3 suite files, 7 cases: OK" and err == ""
+
+
+def test_problems_are_printed_sorted_with_fix_hints_and_exit_2(capsys):
+    files = [INVALID / "unknown-tools.suite.yaml", INVALID / "duplicate-ids.suite.yaml"]
+    assert main(["--root", str(INVALID), *map(str, files)]) == EXIT_INVALID_INPUT
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert out == ""
+    assert lines[0] == (
+        "duplicate-ids.suite.yaml:11:9: cases[2].id: duplicate case id 'same' (first at line 7) "
+        "(fix: case ids must be unique in the suite)"
+    )
+    assert (
+        "unknown-tools.suite.yaml:24:17: cases[0].expect.calls[0].tool: unknown tool 'get_wether' "
+        "(fix: did you mean 'get_weather'?)" in lines
+    )
+    assert lines[-1] == "7 problems in 2 files"
+
+
+def test_quiet_prints_problems_only(capsys):
+    assert main(["--quiet", "--root", str(INVALID), str(INVALID / "empty.suite.yaml")]) == EXIT_INVALID_INPUT
+    assert (
+        capsys.readouterr().err
+        == "empty.suite.yaml:1:1: empty file (fix: write the document, or delete the file)\n"
+    )
+
+
+def test_default_path_is_the_repository_root(tmp_path, monkeypatch, capsys):
+    shutil.copytree(VALID, tmp_path / "suites")
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path / "suites" / "tools")
+    assert cli_main(["validate"]) == EXIT_PASSED
+    assert "3 suite files, 7 cases: OK" in capsys.readouterr().out
+
+
+def test_usage_errors_exit_2(capsys):
+    assert main(["--bogus"]) == EXIT_INVALID_INPUT
+    assert main(["--root", "/no/such/dir"]) == EXIT_INVALID_INPUT
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_validate_never_imports_provider_sdks_or_pygithub():
+    code = (
+        "import sys; from gate.cli import main; rc = main(['validate', '--root', sys.argv[1], sys.argv[1]]); "
+        "bad = [m for m in ('openai', 'anthropic', 'github', 'httpx') if m in sys.modules]; "
+        "print(rc, bad)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "examples")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert run.stdout.strip().splitlines()[-1] == "0 []", run.stderr
+
+
+def _write_suites(directory: Path, count: int) -> None:
+    (directory / "tools").mkdir(parents=True)
+    shutil.copy(
+        ROOT / "examples" / "weather" / "tools" / "weather.json", directory / "tools" / "weather.json"
+    )
+    suite = (ROOT / "examples" / "weather" / "weather.suite.yaml").read_text()
+    suite = suite.replace("system_prompt: {file: prompts/weather.md}", "system_prompt: Weather bot.")
+    suite = suite.replace("mocks: {file: mocks/weather.yaml}", "")
+    for index in range(count):
+        (directory / f"s{index:03}.suite.yaml").write_text(
+            suite.replace("name: weather-agent", f"name: w{index}")
+        )
+
+
+def test_one_hundred_suites_validate_quickly_in_a_cold_process(tmp_path):
+    _write_suites(tmp_path, 100)
+    (tmp_path / ".git").mkdir()
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        run = subprocess.run(
+            [sys.executable, "-m", "gate", "validate", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=60,
+        )
+        best = min(best, time.perf_counter() - start)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip() == "100 suite files, 1300 cases: OK"
+    # A regression guard against pathological slowdowns (quadratic work, per-file validator builds),
+    # with headroom for loaded CI runners; the measured numbers are reported in the README.
+    assert best < 6.0
