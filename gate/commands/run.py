@@ -137,15 +137,37 @@ def _make_provider_factory(timeout: float) -> Callable[[str], Any]:
     return make
 
 
-def _install_signal_handlers(loop: asyncio.AbstractEventLoop, control: Any) -> list[int]:
-    installed = []
-    for signum, name in ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)")):
-        try:
-            loop.add_signal_handler(signum, control.stop, name)
-            installed.append(signum)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
-            pass
-    return installed
+class _StopOnSignal:
+    """SIGINT / SIGTERM stop the run (``RunControl.stop``) instead of raising: the trials in flight
+    are cancelled, and the outputs are still written. Further signals (an impatient second Ctrl-C)
+    are absorbed until the outputs are on disk; the previous handlers come back afterwards."""
+
+    SIGNALS = ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)"))
+
+    def __init__(self, control: Any):
+        self.control = control
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.received: list[str] = []
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopOnSignal:
+        for signum, _ in self.SIGNALS:
+            try:
+                self._previous[signum] = signal.signal(signum, self._handle)
+            except (ValueError, OSError):  # not the main thread: no signal handling
+                pass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        name = dict(self.SIGNALS).get(signum, f"signal {signum}")
+        self.received.append(name)
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.control.stop, name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -229,29 +251,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.changed_since and not suites:
         print(f"no suite is affected by the changes since {args.changed_since}", file=sys.stderr)
 
-    async def go() -> Any:
-        loop = asyncio.get_running_loop()
-        installed = _install_signal_handlers(loop, control)
-        try:
-            return await run_suites(suites, options, _make_provider_factory(args.timeout), progress)
-        finally:
-            for signum in installed:
-                loop.remove_signal_handler(signum)
+    with _StopOnSignal(control) as signals:
 
-    results = asyncio.run(go())
+        async def go() -> Any:
+            signals.loop = asyncio.get_running_loop()
+            if signals.received:  # a signal came before the loop ran
+                control.stop(signals.received[0])
+            try:
+                return await run_suites(suites, options, _make_provider_factory(args.timeout), progress)
+            finally:
+                signals.loop = None
 
-    policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on)
-    from gate.outputs import write_outputs
+        results = asyncio.run(go())
 
-    verdict = write_outputs(
-        results,
-        json_path=args.json,
-        junit_path=args.junit,
-        markdown_path=args.markdown,
-        baseline=baseline,
-        policy=policy,
-    )
-    _print_summary(results, verdict, cache)
+        policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on)
+        from gate.outputs import write_outputs
+
+        verdict = write_outputs(
+            results,
+            json_path=args.json,
+            junit_path=args.junit,
+            markdown_path=args.markdown,
+            baseline=baseline,
+            policy=policy,
+        )
+        _print_summary(results, verdict, cache)
     if not results.complete:
         return EXIT_INCOMPLETE
     return int(verdict.exit_code)
