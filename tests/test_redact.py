@@ -186,3 +186,45 @@ def test_redaction_is_fast() -> None:
     per_call = (time.perf_counter() - start) / 10
     # 100 kB of report text in well under the budget of a whole report render.
     assert per_call < 0.05, per_call
+
+
+def test_redact_results_masks_every_trial_text_and_keeps_clean_objects() -> None:
+    from tests.results_factory import call, case, failure, record, run, suite, trial
+
+    redactor = Redactor.from_env(env())
+    leaky = record(
+        input="What is my key?",
+        calls=[call("store", {"token": GITHUB_TOKEN}, result={"echo": OPENAI_KEY})],
+        output=f"Your key is {OPENAI_KEY}",
+    )
+    bad = trial(
+        "failed",
+        rec=leaky,
+        failures=[failure("value_error", f"expected x, got {GITHUB_TOKEN}", actual=GITHUB_TOKEN, tool="store")],
+    )
+    clean = case("clean")
+    results = run(
+        suite("s", [clean, case("leaky", "failed", trials=[bad])]),
+        complete=False,
+        incomplete_reason=f"stopped: auth failed for {ANTHROPIC_KEY}",
+    )
+    out = redactor.redact_results(results)
+    text = json.dumps(out.to_dict())
+    for secret in (OPENAI_KEY, GITHUB_TOKEN, ANTHROPIC_KEY):
+        assert secret not in text
+    assert out.suites[0].cases[1].trials[0].record.output == f"Your key is {MASK}"
+    assert out.suites[0].cases[1].trials[0].failures[0].actual == MASK
+    assert out.suites[0].cases[0] is results.suites[0].cases[0]  # untouched parts are the same objects
+    assert out.incomplete_reason == f"stopped: auth failed for {MASK}"
+    # Nothing to mask: the very same object back.
+    clean_results = run(suite("s", [clean]))
+    assert redactor.redact_results(clean_results) is clean_results
+
+
+def test_redact_data_walks_frozen_dataclasses() -> None:
+    from tests.results_factory import record
+
+    rec = record(output=f"token {GITHUB_TOKEN}")
+    out = Redactor.from_env(env()).redact_data(rec)
+    assert out.output == f"token {MASK}" and out is not rec
+    assert Redactor.from_env(env()).redact_data(record()) == record()
