@@ -1,0 +1,52 @@
+"""Re-record the bundled examples' cassettes (``examples/cassettes/``) against the scripted test model.
+
+The examples run offline from these recorded responses (``tool-eval-gate run examples --replay
+--cache examples/cassettes``). They were NOT recorded from a real provider: each example's model (and
+its judge) is played by the project's scripted OpenAI/Anthropic-compatible test server
+(``tests/support/model_server.py``) with the rules in ``examples/scripted/<example>.yaml``, on
+127.0.0.1. To record your own suites against a real provider, run
+``tool-eval-gate run PATH --record --cache DIR`` with your API key instead.
+
+    python examples/record.py
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.model_server import ScriptedModelServer, Script  # noqa: E402
+
+EXAMPLES = ("weather", "banking")
+CASSETTES = ROOT / "examples" / "cassettes"
+
+
+def main() -> int:
+    shutil.rmtree(CASSETTES, ignore_errors=True)
+    worst = 0
+    for name in EXAMPLES:
+        script = Script.load(str(ROOT / "examples" / "scripted" / f"{name}.yaml"))
+        with ScriptedModelServer(script) as server:
+            env = dict(
+                os.environ,
+                OPENAI_BASE_URL=server.openai_base_url,
+                ANTHROPIC_BASE_URL=server.anthropic_base_url,
+                OPENAI_API_KEY="scripted-test-model",
+                ANTHROPIC_API_KEY="scripted-test-model",
+            )
+            command = [sys.executable, "-m", "gate", "run", f"examples/{name}", "--record",
+                       "--cache", str(CASSETTES.relative_to(ROOT)), "--quiet"]
+            code = subprocess.call(command, cwd=ROOT, env=env)
+            print(f"{name}: exit {code}, {server.request_count} model requests recorded")
+            worst = max(worst, code)
+    return worst
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
