@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.model_server import ScriptedModelServer, Script  # noqa: E402
+from tests.support.model_server import Script, ScriptedModelServer  # noqa: E402
 
 EXAMPLES = ("weather", "banking")
 CASSETTES = ROOT / "examples" / "cassettes"
