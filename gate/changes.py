@@ -56,9 +56,12 @@ def changed_files(ref: str, root: Path) -> list[str]:
         raise _fail(f"--changed-since: invalid git reference {ref!r}", "pass a branch, tag or commit SHA")
     inside = _git(["rev-parse", "--show-prefix"], root)
     if inside.returncode != 0:
+        detail = inside.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = f" ({detail[0].removeprefix('fatal: ')})" if detail else ""
         raise _fail(
-            f"--changed-since: {root} is not inside a git work tree",
-            "run from a git checkout, or drop --changed-since",
+            f"--changed-since: {root} is not inside a usable git work tree{reason}",
+            "run from a git checkout (in a container: git config --global --add safe.directory <dir>), "
+            "or drop --changed-since",
         )
     prefix = inside.stdout.decode("utf-8", "surrogateescape").strip()
 

@@ -94,7 +94,7 @@ def test_unrelated_history_without_merge_base_is_an_input_error(repo: Path) -> N
 def test_not_a_git_repository(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         changed_files("main", tmp_path)
-    assert "not inside a git work tree" in str(info.value)
+    assert "not inside a usable git work tree" in str(info.value)
 
 
 def test_option_like_ref_is_rejected(repo: Path) -> None:

@@ -72,6 +72,16 @@ SCRIPT = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _restore_git_config_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entrypoint trusts the workspace through GIT_CONFIG_* variables of its own process."""
+    import os
+
+    for name in [n for n in os.environ if n.startswith("GIT_CONFIG_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "0")
+
+
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
 
@@ -182,6 +192,10 @@ def test_pull_request_run_writes_outputs_summary_comment_and_review(workspace, g
 
     out = capsys.readouterr()
     assert code == 1  # 1 of 3 cases passed: below the 0.9 threshold
+    import os
+
+    assert os.environ["GIT_CONFIG_KEY_0"] == "safe.directory"
+    assert os.environ["GIT_CONFIG_VALUE_0"] == str(workspace["root"])
     outputs = read_outputs(workspace["tmp"] / "output.txt")
     assert outputs["passed"] == "1" and outputs["failed"] == "2" and outputs["errors"] == "0"
     assert float(outputs["pass_rate"]) == pytest.approx(1 / 3, abs=1e-3)

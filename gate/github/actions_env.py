@@ -184,7 +184,7 @@ def annotations_for(
                 file=problem.path or None,
                 line=problem.line or None,
                 col=problem.column or None,
-                title="invalid suite file",
+                title="invalid suite file" if problem.path else "invalid input",
             )
         )
     entries = _case_entries(results) if results is not None else []

@@ -264,6 +264,12 @@ def _provider_environment(inputs: ActionInputs) -> Iterator[None]:
 def _configure_git(workspace: Path, env: Mapping[str, str]) -> None:
     """Trust the workspace for git (the container runs as root; the checkout belongs to the runner
     user, which git refuses as "dubious ownership")."""
+    # Scoped to this process and its children, whatever HOME is (git >= 2.31 reads these like `-c`).
+    index = int(os.environ.get("GIT_CONFIG_COUNT", "0") or 0)
+    os.environ[f"GIT_CONFIG_KEY_{index}"] = "safe.directory"
+    os.environ[f"GIT_CONFIG_VALUE_{index}"] = str(workspace)
+    os.environ["GIT_CONFIG_COUNT"] = str(index + 1)
+    # And in the global config, for git commands of later steps in the same container.
     git_env = dict(os.environ)
     if env.get("HOME"):
         git_env["HOME"] = env["HOME"]
