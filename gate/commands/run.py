@@ -263,6 +263,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 signals.loop = None
 
         results = asyncio.run(go())
+        # Model output, tool arguments and provider errors can echo a key: mask every secret before
+        # anything is written (reports, summary, and the PR comment rendered from the JSON).
+        from gate.redact import Redactor
+
+        results = Redactor.from_env(os.environ).redact_results(results)
 
         policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on)
         from gate.outputs import write_outputs
