@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gate.providers.base import REPLAY_MISS_MESSAGE, ModelReply, ModelRequest, ProviderError
+from gate.redact import Redactor
 
 CacheMode = Literal["use", "record", "replay"]
 CACHE_FORMAT = 1
@@ -48,6 +49,8 @@ class ResponseCache:
         self.misses = 0
         self.stored = 0
         self._pending: dict[str, asyncio.Future[ModelReply]] = {}
+        # Cache files get committed and uploaded: a key the model echoed must not be stored.
+        self._redactor = Redactor.from_env(os.environ)
 
     def path_for(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -71,6 +74,7 @@ class ResponseCache:
             "reply": reply.to_dict(),
             "request": request.cache_key_material(),  # for debugging only; never read back
         }
+        entry = self._redactor.redact_obj(entry)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
