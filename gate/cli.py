@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 
 from gate import __version__
 from gate.errors import EXIT_INVALID_INPUT, GateError
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tool-eval-gate: unknown command {name!r}\n\n{USAGE}", file=sys.stderr)
         return EXIT_INVALID_INPUT
     module = importlib.import_module(f"gate.commands.{name}")
+    restore = _redact_stdio() if name != "validate" else None  # validate reads no keys: stays lean
     try:
         return int(module.main(rest))
     except GateError as exc:
@@ -44,6 +46,33 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"tool-eval-gate {name}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if restore is not None:
+            restore()
+
+
+def _redact_stdio() -> Callable[[], None]:
+    """Route stdout and stderr through a redactor while a command runs, so that nothing it prints
+    (progress, summary, error messages, warnings) can show a key from the environment. Returns
+    the function that flushes and restores the original streams."""
+    import os
+
+    from gate.redact import RedactingStream, Redactor
+
+    redactor = Redactor.from_env(os.environ)
+    saved = sys.stdout, sys.stderr
+    sys.stdout = RedactingStream(saved[0], redactor)  # type: ignore[assignment]
+    sys.stderr = RedactingStream(saved[1], redactor)  # type: ignore[assignment]
+
+    def restore() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        sys.stdout, sys.stderr = saved
+
+    return restore
 
 
 if __name__ == "__main__":  # pragma: no cover

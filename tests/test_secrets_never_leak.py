@@ -313,3 +313,15 @@ def test_the_action_masks_the_secrets_and_publishes_none(
         assert_clean(name, text)
     for name, text in output_files(action["root"] / ".gate-cache"):
         assert_clean(f"cache {name}", text)
+
+
+def test_error_messages_printed_by_the_command_line_are_masked(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever a command prints goes through the redactor, also its error messages."""
+    code = cli_main(["run", "--root", f"/nonexistent/{API_KEY}", "--json", f"out/{GITHUB_TOKEN}.json"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "--root /nonexistent/***: not a directory" in captured.err
+    assert_clean("stderr", captured.err)
+    assert_clean("stdout", captured.out)
