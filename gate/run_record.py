@@ -6,10 +6,32 @@ lossless ``to_dict`` / ``from_dict`` so that it travels inside the JSON results.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 MockKind = Literal["matched", "fallback", "error", "unmocked", "none"]
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def copy_value(value: Any) -> Any:
+    """A copy of a JSON-like value the way ``dataclasses.asdict`` copies field values: dicts, lists
+    and tuples are rebuilt (keeping their type), scalars shared, anything else deep-copied."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {copy_value(k): copy_value(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_value(v) for v in value]
+    if kind is tuple:
+        return tuple(copy_value(v) for v in value)
+    if isinstance(value, dict):
+        return kind((copy_value(k), copy_value(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return kind(copy_value(v) for v in value)
+    return deepcopy(value)
 
 
 @dataclass(frozen=True)
@@ -64,10 +86,27 @@ class RunRecord:
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["messages"] = list(self.messages)
-        data["calls"] = [asdict(c) for c in self.calls]
-        return data
+        """Plain data: what ``dataclasses.asdict`` gives (values copied), with ``messages`` and
+        ``calls`` as lists. Written out by hand: several times faster than ``asdict``."""
+        return {
+            "input": self.input,
+            "messages": list(self.messages),
+            "calls": [
+                {"id": c.id, "name": c.name, "raw_arguments": c.raw_arguments, "arguments": copy_value(c.arguments),
+                 "arguments_error": c.arguments_error, "turn": c.turn, "result": copy_value(c.result),
+                 "mock": c.mock, "is_error": c.is_error}
+                for c in self.calls
+            ],
+            "output": self.output,
+            "turns": self.turns,
+            "latency_ms": self.latency_ms,
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+            "cost_usd": self.cost_usd,
+            "error": self.error,
+            "stop_reason": self.stop_reason,
+            "model": self.model,
+            "extra": copy_value(self.extra),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunRecord:
@@ -99,7 +138,7 @@ class RunRecord:
             "output": self.output,
             "turns": self.turns,
             "latency_ms": self.latency_ms,
-            "usage": asdict(self.usage),
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
             "cost_usd": self.cost_usd,
             "error": self.error,
         }

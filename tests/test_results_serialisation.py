@@ -1,0 +1,72 @@
+"""The hand-written serialisers keep the contract: ``to_dict`` equals what ``dataclasses.asdict``
+builds, and ``to_json`` writes exactly what serialising that dictionary writes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from gate.report_json import load_results, to_json
+from gate.results import RunResults
+from gate.run_record import RunRecord, copy_value
+from tests.results_factory import call, case, record, run, suite
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def asdict_record(rec: RunRecord) -> dict:
+    data = asdict(rec)
+    data["messages"] = list(rec.messages)
+    data["calls"] = [asdict(c) for c in rec.calls]
+    return data
+
+
+def asdict_results(results: RunResults) -> dict:
+    data = asdict(results)
+    for s_i, s in enumerate(results.suites):
+        for c_i, c in enumerate(s.cases):
+            for t_i, t in enumerate(c.trials):
+                data["suites"][s_i]["cases"][c_i]["trials"][t_i]["record"] = asdict_record(t.record)
+    return data
+
+
+def odd_results() -> RunResults:
+    rec = record("q", [call("t", {"a": [1, (2, 3)], "b": {"c": None}}, result=("x", {"y": 1.5}))])
+    return run(suite("s", [case("c", rec=rec, expected={"calls": ({"tool": "t"},)}, tags=["x", "y"])]),
+               settings={"nested": {"list": [1, 2]}})
+
+
+def test_to_dict_is_what_asdict_builds():
+    for results in (load_results(GOLDEN / "results.json"), load_results(GOLDEN / "baseline.json"), odd_results()):
+        mine, reference = results.to_dict(), asdict_results(results)
+        assert mine == reference
+        assert repr(mine) == repr(reference)  # same key order, same list/tuple types
+
+
+def test_to_dict_copies_values():
+    results = odd_results()
+    data = results.to_dict()
+    data["settings"]["nested"]["list"].append(3)
+    data["suites"][0]["cases"][0]["trials"][0]["record"]["calls"][0]["arguments"]["a"].append(4)
+    assert results.settings == {"nested": {"list": [1, 2]}}
+    assert results.suites[0].cases[0].trials[0].record.calls[0].arguments == {"a": [1, (2, 3)], "b": {"c": None}}
+
+
+def test_copy_value_keeps_container_types():
+    value = {"a": [1, (2, {"b": 3})]}
+    copied = copy_value(value)
+    assert copied == value and copied is not value and copied["a"] is not value["a"]
+    assert type(copied["a"][1]) is tuple and copied["a"][1][1] is not value["a"][1][1]
+
+
+def test_to_json_equals_dumping_the_contract_dictionary():
+    for results in (load_results(GOLDEN / "results.json"), odd_results()):
+        expected = json.dumps(results.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+        assert to_json(results) == expected
+
+
+def test_not_finite_numbers_become_null():
+    results = run(suite("s", [case("c", rec=record(latency_ms=float("nan")))]))
+    data = json.loads(to_json(results))
+    assert data["suites"][0]["cases"][0]["trials"][0]["record"]["latency_ms"] is None
