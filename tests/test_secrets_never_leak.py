@@ -282,6 +282,8 @@ def test_the_action_masks_the_secrets_and_publishes_none(
         "INPUT_REVIEW_COMMENTS": "true",
         "INPUT_CACHE": ".gate-cache",
         "INPUT_OUTPUT_DIR": "gate-out",
+        # A secret given to the job through `env:` rather than an input is masked too.
+        "DEPLOY_SERVICE_TOKEN": "deploy-9f8e7d6c5b4a3210",
     }
 
     code = entrypoint([], env)
@@ -290,11 +292,12 @@ def test_the_action_masks_the_secrets_and_publishes_none(
     assert code == 1
     assert any(API_KEY in json.dumps(r["body"]) for r in server.requests)  # the model did echo it
     # The runner is told to hide both secrets in the log before anything else is printed.
-    for secret in SECRETS:
+    for secret in (*SECRETS, "deploy-9f8e7d6c5b4a3210"):
         assert f"::add-mask::{secret}" in captured.out
     lines = captured.out.splitlines()
     first_other = next(i for i, line in enumerate(lines) if line and not line.startswith("::add-mask::"))
     assert all(f"::add-mask::{secret}" in lines[:first_other] for secret in SECRETS), lines[: first_other + 1]
+    assert "::add-mask::deploy-9f8e7d6c5b4a3210" in lines[:first_other]
     masks = "\n".join(line for line in captured.out.splitlines() if line.startswith("::add-mask::"))
     assert_clean("stdout", captured.out.replace(masks, ""))
     assert_clean("stderr", captured.err)

@@ -424,6 +424,12 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
     # Never let a key reach the log.
     for secret in (inputs.openai_api_key, inputs.anthropic_api_key, inputs.github_token):
         _say(actions_env.mask(secret))
+    # Nor any other secret-looking variable of the job (keys given through `env:` rather than inputs).
+    from gate.redact import Redactor
+
+    for secret in Redactor.from_env(env).secrets:
+        if secret not in (inputs.openai_api_key, inputs.anthropic_api_key, inputs.github_token):
+            _say(actions_env.mask(secret))
 
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     output_dir = workspace / inputs.output_dir
