@@ -174,11 +174,14 @@ def schema_validator(schema_json: str) -> Any:
     """A compiled, cached JSON Schema validator for a schema given as canonical JSON text (sorted
     keys). Raises ``jsonschema.SchemaError`` for an invalid schema."""
     import jsonschema  # lazy: heavy, and only needed by schema checks
+    from jsonschema_specifications import REGISTRY  # the JSON Schema meta-schemas, nothing else
 
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema)
+    # An explicit registry without a retriever: a remote "$ref" in a suite or tool file is never
+    # fetched (jsonschema's default would make an HTTP request to any URL a pull request names).
+    return cls(schema, registry=REGISTRY)
 
 
 def _literal(expected: Any, value: Any, path: str, matcher: Any = None) -> MatchOutcome:
@@ -310,7 +313,13 @@ def _match_schema(schema: Any, matcher: Any, value: Any, path: str) -> MatchOutc
     except (jsonschema.SchemaError, TypeError, ValueError) as exc:
         message = getattr(exc, "message", str(exc))
         return _fail("value_error", f"the schema is invalid: {message}", matcher, value, path)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    from referencing.exceptions import Unresolvable
+
+    try:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    except Unresolvable as exc:
+        why = f"the schema has a reference that cannot be resolved (remote references are never fetched): {exc}"
+        return _fail("value_error", why, matcher, value, path)
     if error is None:
         return _ok(matcher, value, path)
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)

@@ -342,8 +342,14 @@ def _schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, wher
         validator = schema_validator(schema_json)
     except (jsonschema.SchemaError, TypeError, ValueError):
         return []  # an invalid tool schema is reported by validate, not blamed on the agent
+    from referencing.exceptions import Unresolvable
+
+    try:
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
+    except Unresolvable:
+        return []  # a "$ref" that cannot be resolved (never fetched): the tool file is at fault, not the agent
     failures = []
-    for error in sorted(validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path))):
+    for error in errors:
         location = list(error.absolute_path)
         argument = str(location[0]) if location else None
         if argument is None and error.validator in ("required", "additionalProperties"):
