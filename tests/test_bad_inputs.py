@@ -10,6 +10,7 @@ commit are made here, in the temporary repository.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -300,3 +301,60 @@ def test_hostile_files_in_a_subprocess_bounded_time_and_memory(scratch: Path) ->
         assert f"bad_inputs/{where}" in output and message in output, (name, output)
         assert cpu < TIME_LIMIT, (name, cpu)
         assert peak_mb < PEAK_RSS_LIMIT_MB, (name, peak_mb)
+
+
+# ---------------------------------------------------------------------------------------------
+# A suite or tool file cannot make the gate reach the network through a JSON Schema "$ref".
+
+
+def test_remote_schema_references_are_never_fetched(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from gate.matchers import match_value, schema_validator
+
+    hits: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server interface
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"type": "string"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/schema.json"
+    try:
+        tool = [
+            {
+                "name": "get_weather",
+                "description": "Weather.",
+                "input_schema": {"type": "object", "properties": {"city": {"$ref": url}}},
+            }
+        ]
+        (scratch / "bad_inputs" / "tools" / "remote.json").write_text(json.dumps(tool))
+        suite = _suite_with(scratch, "remote_ref.suite.yaml", "tools/weather.json", "tools/remote.json")
+        text = (
+            (scratch / suite)
+            .read_text()
+            .replace("args: {city: Paris}", f'args: {{city: {{schema: {{$ref: "{url}"}}}}}}')
+        )
+        (scratch / suite).write_text(text)
+        code, output, _ = _validate(scratch, capsys, suite)
+        assert "Traceback" not in output and code in (0, 2)
+        outcome = match_value({"schema": {"$ref": url}}, True, "Paris")
+        assert not outcome.ok and "cannot be resolved" in outcome.detail
+        validator = schema_validator(json.dumps(tool[0]["input_schema"], sort_keys=True))
+        with pytest.raises(Exception, match="Unresolvable"):
+            list(validator.iter_errors({"city": 5}))
+        assert hits == []
+    finally:
+        server.shutdown()
+        server.server_close()
