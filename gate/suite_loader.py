@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from gate import templating
+from gate import schema_check, templating
 from gate.errors import Problem
 from gate.suite_model import (
     Agent,
@@ -170,6 +170,9 @@ def schema_problems(
     doc: YamlDocument, data: Any, definition: str | None = None, base: PathKey = ()
 ) -> list[Problem]:
     """Every schema violation of ``data`` (found at ``base`` in ``doc``), readable and located."""
+    fast = schema_check.checker(suite_schema(), definition)
+    if fast is not None and fast(data):  # the common case: valid, and jsonschema is never imported
+        return []
     problems: list[Problem] = []
     for error in _validator(definition).iter_errors(data):
         problems.extend(_explain(error, doc, base))
@@ -945,7 +948,8 @@ class _SuiteBuilder:
             order=raw.get("order", "any"),
             extra_calls=raw.get("extra_calls", "allow"),
             forbidden_tools=tuple(raw.get("forbidden_tools", ())),
-            no_calls=raw.get("no_calls", False),
+            # `calls: []` written out means "expected none" (DESIGN.md section 3), as no_calls does.
+            no_calls=bool(raw.get("no_calls", False)) or raw.get("calls", None) == [],
             max_calls=raw.get("max_calls"),
         )
 
@@ -993,6 +997,8 @@ class _SuiteBuilder:
             )
 
     def check_schema(self, schema: Any, at: PathKey, doc: YamlDocument | None = None) -> None:
+        if schema_check.is_valid_schema(schema):
+            return
         from gate.tool_formats import _meta_validator
 
         for error in _meta_validator().iter_errors(schema):
