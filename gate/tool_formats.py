@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from gate.errors import Problem
+from gate.schema_check import is_valid_schema
 from gate.suite_model import Source, ToolDef
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -258,7 +259,8 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
                 "set type: object (arguments are always a JSON object)",
             )
         )
-    for error in _meta_validator().iter_errors(parameters):
+    valid_schema = is_valid_schema(parameters)  # jsonschema only explains a schema that is not
+    for error in () if valid_schema else _meta_validator().iter_errors(parameters):
         where = (*path, *error.absolute_path)
         pointer = "/".join(str(p) for p in error.absolute_path)
         problems.append(

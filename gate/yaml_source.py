@@ -18,6 +18,7 @@ strings. Merge keys (``<<: *anchor``) are supported.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ _RESOLVER = yaml.resolver.Resolver()
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _SCALAR_TAGS = {
     "tag:yaml.org,2002:null",
     "tag:yaml.org,2002:bool",
@@ -143,7 +145,10 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise YamlError([Problem(display_path, 1, 1, "empty file", "write the document, or delete the file")])
     try:
-        return _Composer(display_path).compose(_events(text))
+        fast = _compose_plain(text, display_path, json_numbers=json_fallback)
+        if fast is not None:
+            return fast
+        return _Composer(display_path, json_numbers=json_fallback).compose(_events(text))
     except YamlError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -160,6 +165,127 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
         raise YamlError([Problem(display_path, 1, 1, f"invalid YAML: {exc}")]) from None
     except RecursionError:  # pragma: no cover - the composer is iterative; belt and braces
         raise YamlError([Problem(display_path, 1, 1, "document nested too deeply")]) from None
+
+
+class _NotPlain(Exception):
+    """The document uses something the fast composer leaves to :class:`_Composer`."""
+
+
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def _json_number(value: str) -> float | None:
+    """A plain scalar that JSON reads as a number but YAML 1.1 as a string (``1e-09``, ``1.5e3``)."""
+    return float(value) if _JSON_NUMBER.fullmatch(value) else None
+
+
+def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlDocument | None:
+    """The fast path for the documents nearly every file is: one document of plain mappings,
+    sequences and scalars, without anchors, aliases, tags, merge keys or duplicate keys, within the
+    limits. One tight loop over the parser's events builds the values and positions; anything else
+    (including a syntax error) returns None, and :class:`_Composer` reads the text from the start,
+    so every problem is found and worded exactly one way."""
+    loader = _Loader(text)
+    get = loader.get_event
+    values: dict[PathKey, tuple[int, int]] = {}
+    keys: dict[PathKey, tuple[int, int]] = {}
+    # open collections: [value, path, is_mapping, pending key or None]
+    stack: list[list[Any]] = []
+    root: Any = None
+    resolved = _PLAIN_TAGS
+    scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    try:
+        if get().__class__ is not yaml.StreamStartEvent or get().__class__ is not yaml.DocumentStartEvent:
+            return None
+        while True:
+            event = get()
+            kind = event.__class__
+            if kind is scalar_event or kind is mapping_start or kind is sequence_start:
+                if event.anchor is not None or event.tag is not None:
+                    return None
+                mark = event.start_mark
+                pos = (mark.line + 1, mark.column + 1)
+                if stack:
+                    top = stack[-1]
+                    if top[2]:
+                        key = top[3]
+                        if key is None:  # this event is a mapping key
+                            if kind is not scalar_event:
+                                return None
+                            key = event.value
+                            if key in top[0] or (key == "<<" and event.implicit[0]):
+                                return None  # a duplicate (reported by _Composer) or a merge key
+                            top[3] = key
+                            keys[(*top[1], key)] = pos
+                            continue
+                        top[3] = None
+                    else:
+                        key = len(top[0])
+                    where = (*top[1], key)
+                else:
+                    where = ()
+                values[where] = pos
+                if len(values) > MAX_NODES:
+                    return None
+                if kind is scalar_event:
+                    raw = event.value
+                    if not event.implicit[0]:  # quoted: always a string
+                        value: Any = raw
+                    else:
+                        tag = resolved.get(raw)
+                        if tag is None:
+                            tag = resolved[raw] = _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False))
+                        if tag == _STR:
+                            number = _json_number(raw) if json_numbers else None
+                            value = raw if number is None else number
+                        elif tag == _TIMESTAMP:
+                            value = raw
+                        elif tag in _SCALAR_TAGS:
+                            node = yaml.ScalarNode(tag, raw, mark, event.end_mark, event.style)
+                            value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
+                        else:
+                            return None
+                else:
+                    if len(stack) >= MAX_DEPTH:
+                        return None
+                    value = {} if kind is mapping_start else []
+                if stack:
+                    top = stack[-1]
+                    if top[2]:
+                        top[0][where[-1]] = value
+                    else:
+                        top[0].append(value)
+                else:
+                    root = value
+                if kind is not scalar_event:
+                    stack.append([value, where, kind is mapping_start, None])
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                stack.pop()
+            elif kind is yaml.DocumentEndEvent:
+                break
+            else:  # an alias, or something unexpected
+                return None
+        if get().__class__ is not yaml.StreamEndEvent:
+            return None  # a second document
+    except (yaml.YAMLError, ValueError, IndexError):
+        return None
+    finally:
+        loader.dispose()
+    return YamlDocument(path, root, values, keys)
+
+
+# plain scalar text -> resolved tag, shared by every parse (the resolver is pure and the
+# texts repeat across files: true, 1, 0, tool names); bounded to keep memory flat
+class _TagCache(dict[str, str]):
+    LIMIT = 4096
+
+    def __setitem__(self, key: str, value: str) -> None:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        super().__setitem__(key, value)
+
+
+_PLAIN_TAGS = _TagCache()
 
 
 def _events(text: str) -> Iterator[yaml.Event]:
@@ -207,8 +333,9 @@ class _Composer:
     """Builds plain values from parser events, iteratively, recording positions and enforcing the
     limits. Aliases share the anchored value (no copy) but count its full size and depth."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, *, json_numbers: bool = False):
         self.path = path
+        self.json_numbers = json_numbers
         self.values: dict[PathKey, tuple[int, int]] = {}
         self.keys: dict[PathKey, tuple[int, int]] = {}
         self.anchors: dict[str, tuple[Any, int, int]] = {}  # name -> (value, size, depth)
@@ -379,11 +506,15 @@ class _Composer:
 
     def _scalar(self, event: yaml.ScalarEvent, pos: tuple[int, int]) -> Any:
         tag = self._scalar_tag(event)
-        if tag == "tag:yaml.org,2002:timestamp":
+        if tag == _TIMESTAMP:
             return event.value  # dates stay the text written; tool arguments are JSON
         if tag not in _SCALAR_TAGS:
             raise self.fail(pos, f"unsupported YAML tag {tag!r}", "remove the tag; plain values only")
         if tag == _STR:
+            if self.json_numbers and event.tag is None and event.implicit[0]:
+                number = _json_number(event.value)
+                if number is not None:
+                    return number
             return event.value
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         try:
