@@ -17,7 +17,8 @@ ENV PYTHONUNBUFFERED=1 \
 # git is needed for change detection (changed_only); nothing else from apt.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 COPY --from=build /wheels /wheels
 # Installing compiles every module to bytecode once, here, so that each action run starts from
 # ready .pyc files; then nothing may write bytecode at run time (the workspace stays clean).

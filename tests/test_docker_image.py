@@ -56,6 +56,7 @@ def test_dockerfile_is_small_and_runs_the_entrypoint() -> None:
             assert "--no-cache-dir" in run, run
         if "apt-get install" in run:
             assert "--no-install-recommends" in run and "rm -rf /var/lib/apt/lists/*" in run, run
+            assert "apt-get clean" in run and "/var/cache/apt/*.bin" in run, run  # ~70 MB of package caches
             assert " git" in run, "git is needed for change detection"
             assert not re.search(r"\b(gcc|build-essential|make)\b", run), run
     final_stage = DOCKERFILE.rsplit("FROM ", 1)[1]
