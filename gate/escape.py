@@ -16,7 +16,8 @@ ZWSP = "\u200b"
 # C0 controls except tab/newline/carriage return, DEL, C1 controls, and bidirectional overrides
 # (which can make text read differently from what it is).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters XML 1.0 forbids (everything outside Char of the XML 1.0 specification).
+XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _MD_INLINE = re.compile(r"([\\`*_\[\]|~])")
 _LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
@@ -82,7 +83,7 @@ def md_code_block(s: object, lang: str = "") -> str:
 
 def xml_text(s: object) -> str:
     """Text with every character XML 1.0 forbids removed (the serialiser escapes ``<&>`` itself)."""
-    return _XML_ILLEGAL.sub("", str(s))
+    return XML_ILLEGAL.sub("", str(s))
 
 
 def truncate(s: str, limit: int, *, what: str = "characters") -> str:

@@ -1,0 +1,118 @@
+"""The JUnit document is written as text; it must be exactly what ElementTree writes for the same
+tree (indented with ``ET.indent(root, space=" ")``), for any names, messages and transcripts."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gate.escape import truncate, xml_text
+from gate.report_json import load_results
+from gate.report_junit import MAX_MESSAGE_CHARS, describe_failure, render, transcript
+from gate.results import RunResults
+from gate.verdict import GatePolicy, decide
+from tests.results_factory import call, case, failure, record, run, suite, trial
+from tests.test_report_junit import GOLDEN
+
+
+def _seconds(ms: float) -> str:
+    return f"{max(0.0, ms) / 1000:.3f}"
+
+
+def tree_render(results: RunResults, summary: str) -> str:
+    """The reference: build an ElementTree and let it indent and serialise."""
+    root = ET.Element("testsuites")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    for s in results.suites:
+        el = ET.SubElement(root, "testsuite")
+        props = ET.SubElement(el, "properties")
+        for name, value in (("threshold", f"{s.threshold:g}"), ("provider", s.provider), ("model", s.model)):
+            ET.SubElement(props, "property", {"name": name, "value": xml_text(value)})
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+        for c in s.cases:
+            ms = sum(t.record.latency_ms for t in c.trials)
+            counts["tests"] += 1
+            counts["time"] += ms
+            tc = ET.SubElement(el, "testcase", {"classname": xml_text(s.path), "name": xml_text(c.case_id),
+                                                "file": xml_text(c.file or s.path), "line": str(c.line),
+                                                "time": _seconds(ms)})
+            pe = ET.SubElement(tc, "properties")
+            passed = sum(1 for t in c.trials if t.status == "passed")
+            rows = [("trials", f"{passed}/{len(c.trials)} passed"), ("score", f"{c.score:.3f}")]
+            rows += [("flaky", "true")] if c.flaky else []
+            rows += [("tags", ",".join(c.tags))] if c.tags else []
+            for name, value in rows:
+                ET.SubElement(pe, "property", {"name": name, "value": xml_text(value)})
+            if c.status == "failed":
+                counts["failures"] += 1
+                fs = c.failures or next((t.failures for t in c.trials if t.failures), ())
+                message = "; ".join(f.message for f in fs) or "the case failed"
+                fe = ET.SubElement(tc, "failure", {"message": xml_text(truncate(message, MAX_MESSAGE_CHARS)),
+                                                   "type": xml_text(fs[0].reason if fs else "failed")})
+                fe.text = xml_text("\n".join(describe_failure(f) for f in fs))
+            elif c.status == "error":
+                counts["errors"] += 1
+                errors = [t.record.error for t in c.trials if t.record.error]
+                message = errors[0] if errors else "the case could not be evaluated"
+                ee = ET.SubElement(tc, "error", {"message": xml_text(truncate(message, MAX_MESSAGE_CHARS)),
+                                                 "type": "provider_error"})
+                ee.text = xml_text("\n".join(errors))
+            elif c.status == "skipped":
+                counts["skipped"] += 1
+                ET.SubElement(tc, "skipped", {"message": xml_text(c.skip_reason or "skipped")})
+            ET.SubElement(tc, "system-out").text = xml_text(transcript(c))
+        el.attrib.update({"name": xml_text(s.name), "tests": str(counts["tests"]), "failures": str(counts["failures"]),
+                          "errors": str(counts["errors"]), "skipped": str(counts["skipped"]),
+                          "time": _seconds(counts["time"]), "timestamp": xml_text(results.started_at),
+                          "file": xml_text(s.path)})
+        for key in totals:
+            totals[key] += counts[key]
+    root.attrib.update({"name": "tool-eval-gate", **{k: str(totals[k]) for k in ("tests", "failures", "errors", "skipped")},
+                        "time": _seconds(totals["time"])})
+    root.insert(0, ET.Comment(" " + xml_text(summary).replace("--", "- -").rstrip("-") + " "))
+    ET.indent(root, space=" ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def check(results: RunResults) -> str:
+    verdict = decide(results, GatePolicy())
+    text = render(results, verdict)
+    assert text == tree_render(results, verdict.summary_line)
+    ET.fromstring(text.encode("utf-8"))  # well-formed
+    return text
+
+
+def test_golden_results_render_like_elementtree():
+    check(load_results(GOLDEN / "results.json"))
+    check(load_results(GOLDEN / "baseline.json"))
+
+
+def test_empty_runs_suites_and_texts():
+    check(run())
+    check(run(suite("empty", [])))
+    empty_failure = case("f", "failed", trials=[trial("failed", failures=())])
+    empty_error = case("e", "error", trials=[trial("error", rec=record(error=None, output=""))])
+    text = check(run(suite("s", [empty_failure, empty_error])))
+    assert '<failure message="the case failed" type="failed" />' in text
+    assert '<error message="the case could not be evaluated" type="provider_error" />' in text
+
+
+nasty = st.text(alphabet=st.sampled_from(list('ab <>&"\'\t\r\n-]\x00\x0b\u202e\ufffe\U0001f600é')), max_size=12)
+
+
+@given(name=nasty, case_id=nasty, message=nasty, output=nasty, argument=nasty, skip=nasty, tag=nasty,
+       error=nasty, started=nasty)
+@settings(max_examples=120, deadline=None)
+def test_any_text_renders_like_elementtree(name, case_id, message, output, argument, skip, tag, error, started):
+    rec = record(output, [call("tool" + name, {argument: output}, result={output: [message]})], output=output)
+    cases = [
+        case(case_id, "failed", rec=rec, failures=[failure("value_error", message, tool=name, argument=argument,
+                                                            expected=output, actual=[message])], tags=[tag]),
+        case(case_id + "e", "error", trials=[trial("error", rec=record(error=error or "x"))], file=name),
+        case(case_id + "s", "skipped", skip_reason=skip or None),
+        case(case_id + "p", "passed", rec=rec, flaky=True),
+    ]
+    check(replace(run(suite(name, cases)), started_at=started))
