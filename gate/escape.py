@@ -24,6 +24,10 @@ _LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 _MARKER = re.compile(r"<!--(\s*)tool-eval-gate", re.IGNORECASE)
 _BACKTICKS = re.compile(r"`+")
 _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+# Fast paths: text without any of these characters comes out of ``md_text`` / ``md_inline_code``
+# unchanged (or just wrapped), so the full sequence of substitutions is skipped for it.
+_MD_TEXT_SPECIAL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069&<>\\\\`*_\\[\\]|~@]")
+_CODE_SPECIAL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069`|<]")
 
 
 def strip_controls(s: str) -> str:
@@ -40,7 +44,10 @@ def md_text(s: object) -> str:
     """Untrusted text as literal inline Markdown on one line: HTML escaped, Markdown syntax
     backslash-escaped (no emphasis, links, images, tables, code), @-mentions neutralised,
     line breaks turned into spaces."""
-    text = strip_controls(str(s))
+    text = s if type(s) is str else str(s)
+    if _MD_TEXT_SPECIAL.search(text) is None and _LINE_START.match(text) is None:
+        return text
+    text = strip_controls(text)
     text = " ".join(text.split("\n")) if "\n" in text else text
     text = text.translate(_HTML)
     text = _MD_INLINE.sub(r"\\\1", text)
@@ -56,7 +63,11 @@ def md_cell(s: object) -> str:
 def md_inline_code(s: object, *, table: bool = False) -> str:
     """Untrusted text as an inline code span, on one line, with a delimiter longer than any backtick
     run inside. In a table (``table=True``) pipes are escaped as GitHub requires."""
-    text = neutralise_marker(strip_controls(str(s))).replace("\n", " ")
+    text = s if type(s) is str else str(s)
+    if text.strip() and _CODE_SPECIAL.search(text) is None:
+        pad = " " if text[0] == " " and text[-1] == " " else ""
+        return f"`{pad}{text}{pad}`"
+    text = neutralise_marker(strip_controls(text)).replace("\n", " ")
     if table:
         text = text.replace("|", "\\|")
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)

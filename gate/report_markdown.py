@@ -287,6 +287,14 @@ def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
 
 
 def _case_block(case: CaseResult, with_transcript: bool) -> str:
+    main, transcript_part = _case_parts(case)
+    if with_transcript and transcript_part:
+        return f"{main}\n{transcript_part}\n</details>\n\n"
+    return f"{main}\n</details>\n\n"
+
+
+def _case_parts(case: CaseResult) -> tuple[str, str]:
+    """A case's block without its closing line, and its transcript section ("" without trials)."""
     trial = _first_trial(case)
     icon = "⚠️" if case.status == "error" else "❌"
     failures = trial.failures if trial else ()
@@ -332,11 +340,11 @@ def _case_block(case: CaseResult, with_transcript: bool) -> str:
         if trial.record.error:
             out += ["Provider error:", "", md_code_block(truncate(trial.record.error, MAX_OUTPUT_CHARS))]
         out += ["Final output:", "", md_code_block(truncate(trial.record.output, MAX_OUTPUT_CHARS) or "(empty)")]
-    if with_transcript and case.trials:
-        out += ["<details><summary>Transcript</summary>", "",
-                md_code_block(truncate(transcript(case), MAX_TRANSCRIPT_CHARS)), "</details>", ""]
-    out += ["</details>", ""]
-    return "\n".join(out) + "\n"
+    transcript_part = ""
+    if case.trials:
+        transcript_part = "\n".join(["<details><summary>Transcript</summary>", "",
+                                     md_code_block(truncate(transcript(case), MAX_TRANSCRIPT_CHARS)), "</details>", ""])
+    return "\n".join(out), transcript_part
 
 
 def _badness(case: CaseResult) -> tuple[int, float, int, str, str]:
@@ -381,7 +389,7 @@ def render(
     baseline = _join(_baseline_section(comparison))
     suites = _join(_suites_section(results, verdict))
     bad = sorted((c for s in results.suites for c in s.cases if c.status in ("failed", "error")), key=_badness)
-    passed = _join(_passed_section(results))
+    any_passed = any(c.status in ("passed", "skipped") for s in results.suites for c in s.cases)
     hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
 
     def note(cut: list[str]) -> str:
@@ -393,12 +401,18 @@ def render(
     blocks_header = "### Failed cases\n\n" if bad else ""
     body = head_fixed + baseline + suites + analysis_full + blocks_header
 
+    parts: dict[int, tuple[str, str]] = {}  # index in ``bad`` -> ``_case_parts``, each built once
+
     def take(with_transcript: bool, budget: int) -> tuple[list[str], bool]:
         """Blocks worst first while they fit in ``budget``; whether all of them did."""
         kept: list[str] = []
         used = 0
-        for c in bad:
-            block = _case_block(c, with_transcript)
+        for i, c in enumerate(bad):
+            main, transcript_part = parts.get(i) or parts.setdefault(i, _case_parts(c))
+            if with_transcript and transcript_part:
+                block = f"{main}\n{transcript_part}\n</details>\n\n"
+            else:
+                block = f"{main}\n</details>\n\n"
             used += len(block)
             if used > budget:
                 return kept, False
@@ -406,11 +420,13 @@ def render(
         return kept, True
 
     full_blocks, all_fit = take(True, limit - len(body))
-    if all_fit and len(body) + sum(map(len, full_blocks)) + len(passed) <= limit:
-        return body + "".join(full_blocks) + passed
+    if all_fit:  # the list of passed cases is built only when it may fit
+        passed = _join(_passed_section(results))
+        if len(body) + sum(map(len, full_blocks)) + len(passed) <= limit:
+            return body + "".join(full_blocks) + passed
 
     cut: list[str] = []
-    if passed:
+    if any_passed:
         cut.append("the list of passed and skipped cases was left out")
     if all_fit and len(body) + sum(map(len, full_blocks)) + reserve <= limit:
         return body + "".join(full_blocks) + note(cut)
