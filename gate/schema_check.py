@@ -495,6 +495,7 @@ META_SCHEMA: dict[str, Any] = {
         "$dynamicAnchor": _ANCHOR,
         "$vocabulary": {"type": "object", "propertyNames": _STRING, "additionalProperties": _BOOLEAN},
         "$defs": _SCHEMA_MAP,
+        "$comment": _STRING,
         # applicator
         "prefixItems": _SCHEMA_ARRAY,
         "items": _SCHEMA,
@@ -540,6 +541,8 @@ META_SCHEMA: dict[str, Any] = {
         "required": _STRING_ARRAY,
         "dependentRequired": {"type": "object", "additionalProperties": _STRING_ARRAY},
         # meta-data
+        "title": _STRING,
+        "description": _STRING,
         "deprecated": _BOOLEAN,
         "readOnly": _BOOLEAN,
         "writeOnly": _BOOLEAN,
