@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -77,6 +78,37 @@ def test_validate_never_imports_provider_sdks_or_pygithub():
         timeout=60,
     )
     assert run.stdout.strip().splitlines()[-1] == "0 []", run.stderr
+
+
+def _imports_after_validate(path: Path) -> tuple[int, list[str]]:
+    code = (
+        "import json, sys; from gate.cli import main; rc = main(['validate', '--root', sys.argv[1], sys.argv[1]]); "
+        "print(rc, json.dumps(sorted(m for m in ('jsonschema', 'referencing', 'openai', 'anthropic', 'github') "
+        "if m in sys.modules)))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    rc, imported = run.stdout.strip().splitlines()[-1].split(" ", 1)
+    return int(rc), json.loads(imported)
+
+
+def test_valid_files_never_import_jsonschema(tmp_path):
+    # jsonschema (0.1-0.3 s to import, slow on the success path) only explains invalid files
+    for name in ("weather", "banking"):
+        shutil.copytree(ROOT / "examples" / name, tmp_path / name)
+    (tmp_path / "weather" / "extra.suite.yaml").write_text(
+        (ROOT / "tests" / "corpus" / "valid" / "inline-formats.suite.yaml").read_text()
+    )
+    assert _imports_after_validate(tmp_path) == (EXIT_PASSED, [])
+
+
+def test_an_invalid_file_is_explained_by_jsonschema(tmp_path):
+    shutil.copytree(ROOT / "examples" / "weather", tmp_path / "weather")
+    suite = tmp_path / "weather" / "weather.suite.yaml"
+    suite.write_text(suite.read_text().replace("threshold: 0.9", "threshold: 1.5"))
+    rc, imported = _imports_after_validate(tmp_path)
+    assert rc == EXIT_INVALID_INPUT and "jsonschema" in imported
 
 
 def _write_suites(directory: Path, count: int) -> None:
