@@ -366,3 +366,27 @@ def test_shards_then_publish_merged_results_from_a_workflow_run(workspace, githu
     assert entrypoint([], env) == 1
     assert github.issue_comments == []
     assert "not at the commit the results are for" in capsys.readouterr().out
+
+
+def test_baseline_changes_are_in_the_pr_comment(workspace, github, model_server, capsys) -> None:
+    server = model_server(SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, server)) == 1
+    head = json.loads((workspace["root"] / "gate-out/results.json").read_text())
+    # The base branch: every case passed, so the cases failing now are regressions.
+    base = json.loads(json.dumps(head))
+    for suite in base["suites"]:
+        for case in suite["cases"]:
+            case["status"] = "passed"
+            for trial in case["trials"]:
+                trial["status"], trial["failures"] = "passed", []
+    (workspace["root"] / "base-results.json").write_text(json.dumps(base))
+
+    code = entrypoint([], actions_env(workspace, github, server, baseline="base-results.json"))
+
+    assert code == 1
+    body = github.comments_on(7)[0]["body"]
+    assert "### Changes against the baseline" in body
+    failed = [c["case_id"] for s in head["suites"] for c in s["cases"] if c["status"] == "failed"]
+    changes = body[body.index("### Changes against the baseline"):]
+    assert failed and all(case_id in changes for case_id in failed)
+    assert "regressed" in changes

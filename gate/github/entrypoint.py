@@ -501,13 +501,15 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
             problems = _suite_problems([str(workspace / path) for path in inputs.suites], workspace)
         results = _load(output_dir / "results.json") if code != EXIT_INVALID_INPUT else None
 
-    verdict = analysis = None
+    verdict = analysis = comparison = None
     if results is not None:
         from gate.analysis import analyse
+        from gate.baseline import compare
         from gate.verdict import GatePolicy, decide
 
         baseline = _load(workspace / inputs.baseline) if inputs.baseline else None
-        verdict = decide(results, GatePolicy.from_settings(results.settings), baseline=baseline)
+        comparison = compare(results, baseline) if baseline is not None else None
+        verdict = decide(results, GatePolicy.from_settings(results.settings), comparison)
         analysis = analyse(results)
         if not results.suites and (event.base_sha or event.before_sha) and inputs.changed_only:
             notes.append("No suite is affected by the changes in this pull request: nothing to evaluate.")
@@ -551,7 +553,7 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
             from gate.report_markdown import render
 
             run_url = _run_url(env)
-            body = render(results, verdict, analysis, limit=COMMENT_LIMIT - 4096,
+            body = render(results, verdict, analysis, comparison, limit=COMMENT_LIMIT - 4096,
                           full_report_hint=f"the job summary and the artifacts of {run_url}" if run_url else "the job summary",
                           marker=inputs.marker)
             recommendations = analysis.recommendations
