@@ -23,28 +23,10 @@ from typing import Any, Literal
 
 from gate.assignment import optimal_assignment
 from gate.judging import JudgeRequest, Verdict
+from gate.suite_model import MATCHER_KEYS
 
 MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
 
-MATCHER_KEYS = frozenset(
-    {
-        "equals",
-        "one_of",
-        "regex",
-        "contains",
-        "range",
-        "approx",
-        "schema",
-        "normalized",
-        "optional",
-        "absent",
-        "anything",
-        "unordered",
-        "object",
-        "not",
-        "judge",
-    }
-)
 
 
 @dataclass(frozen=True)

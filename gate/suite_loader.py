@@ -28,6 +28,7 @@ from typing import Any
 from gate import schema_check, templating
 from gate.errors import Problem
 from gate.suite_model import (
+    MATCHER_KEYS,
     Agent,
     CallExpectation,
     Case,
@@ -56,25 +57,6 @@ from gate.yaml_source import YamlDocument, YamlError, load_file, read_text
 SUITE_SUFFIXES = (".suite.yaml", ".suite.yml")
 SCHEMA_FILE = Path(__file__).parent / "schemas" / "suite.schema.json"
 SKIP_DIRS = {"node_modules", "__pycache__", "venv", "env", "site-packages", "dist", "build"}
-MATCHER_KEYS = frozenset(
-    [
-        "equals",
-        "one_of",
-        "regex",
-        "contains",
-        "range",
-        "approx",
-        "schema",
-        "normalized",
-        "optional",
-        "absent",
-        "anything",
-        "unordered",
-        "object",
-        "not",
-        "judge",
-    ]
-)
 TOOL_CHOICE_MODES = ("auto", "required", "none")
 JUDGED_OUTPUT_KEYS = ("criteria", "semantic_contains", "ranking", "choice", "asks_clarification")
 PathKey = tuple[Any, ...]

@@ -24,6 +24,27 @@ Aggregate = Literal["all", "any", "mean", "min", "max"]
 Role = Literal["user", "assistant", "tool"]
 
 DEFAULT_THRESHOLD = 0.9
+
+# The keys that make a one-key mapping an argument matcher (docs/architecture.md, "Argument matchers").
+MATCHER_KEYS = frozenset(
+    {
+        "equals",
+        "one_of",
+        "regex",
+        "contains",
+        "range",
+        "approx",
+        "schema",
+        "normalized",
+        "optional",
+        "absent",
+        "anything",
+        "unordered",
+        "object",
+        "not",
+        "judge",
+    }
+)
 DEFAULT_WEIGHTS = {"precision": 0.3, "recall": 0.3, "arguments": 0.3, "output": 0.1}
 
 

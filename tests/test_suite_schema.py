@@ -122,3 +122,11 @@ def test_every_example_suite_is_valid_under_the_raw_schema(schema):
             Draft202012Validator(schema).iter_errors(yaml.safe_load(path.read_text(encoding="utf-8")))
         )
         assert errors == [], path
+
+
+def test_schema_matcher_keys_are_the_ones_the_matchers_understand():
+    from gate.suite_model import MATCHER_KEYS
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "suite.schema.json").read_text())
+    keys = set(schema["$defs"]["matcherOp"]["properties"]) - {"extra_keys"}
+    assert keys == set(MATCHER_KEYS)

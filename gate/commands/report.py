@@ -12,36 +12,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from gate.errors import InputError
-from gate.verdict import FAIL_ON_VALUES, GatePolicy
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"{message}\n{self.format_usage().strip()}")
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value > 1 and value <= 100:
-        value /= 100  # "90" means 90%
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1 (or 0 and 100%), got {text!r}")
-    return value
-
-
-def _fail_on(text: str) -> str:
-    value = text.replace("-", "_")
-    if value not in FAIL_ON_VALUES:
-        raise argparse.ArgumentTypeError(f"choose from threshold, regression, any-failure (got {text!r})")
-    return value
+from gate.commands.arguments import Parser, fail_on, rate, suite_lines
+from gate.verdict import GatePolicy
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="tool-eval-gate report",
         description="Re-render the reports from saved JSON results; several files are shards of one run "
                     "and are merged.",
@@ -53,10 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--markdown-limit", type=int, default=1024 * 1024, metavar="CHARS",
                         help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)")
     parser.add_argument("--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against")
-    parser.add_argument("--threshold", type=_rate, metavar="RATE", help="minimum pass rate for every suite")
+    parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
     parser.add_argument("--errors", choices=("count", "ignore"),
                         help="whether cases that could not be evaluated count against the gate")
-    parser.add_argument("--fail-on", type=_fail_on, metavar="{threshold,regression,any-failure}",
+    parser.add_argument("--fail-on", type=fail_on, metavar="{threshold,regression,any-failure}",
                         help="what fails the gate (default threshold)")
     parser.add_argument("--marker", default="default", help="id of the hidden marker of the Markdown report")
     parser.add_argument("--full-report-hint", default="", help="where the full report is, said when truncated")
@@ -88,12 +64,8 @@ def main(argv: Sequence[str]) -> int:
         markdown_limit=args.markdown_limit,
         full_report_hint=args.full_report_hint,
     )
-    for suite in verdict.suites:
-        mark = "ok  " if suite.passed else "FAIL"
-        rate = f"{suite.pass_rate * 100:.1f}%" if suite.counted else "-"
-        print(f"{mark} {suite.name}: {rate} ({suite.passed_count}/{suite.counted}), threshold "
-              f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
-              f"{suite.skipped_count} skipped")
+    for line in suite_lines(verdict):
+        print(line)
     for reason in verdict.reasons:
         print(f"  - {reason}")
     print(verdict.summary_line)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from gate.commands.arguments import Parser, fail_on, positive_float, positive_int, rate, suite_lines
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
 
 EPILOG = """\
@@ -40,52 +41,8 @@ environment:
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"{message}\n{self.format_usage().strip()}")
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if 1 < value <= 100:
-        value /= 100  # "90" means 90 %
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1 (or 0 and 100%), got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text!r}")
-    return value
-
-
-def _fail_on(text: str) -> str:
-    value = text.replace("-", "_")
-    if value not in ("threshold", "regression", "any_failure"):
-        raise argparse.ArgumentTypeError(f"choose from threshold, regression, any-failure (got {text!r})")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="tool-eval-gate run",
         description="Run the agent's model over the suites' cases with mocked tools, score every tool call "
         "and gate on the pass rate.",
@@ -97,11 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", metavar="DIR", help="repository root (default: nearest directory with .git)")
     parser.add_argument("--changed-since", metavar="REF",
                         help="run only the suites affected by files changed since the merge base with REF")
-    parser.add_argument("--threshold", type=_rate, metavar="RATE", help="minimum pass rate for every suite")
-    parser.add_argument("--trials", type=_positive_int, metavar="N", help="trials per case (overrides the suites)")
-    parser.add_argument("--concurrency", type=_positive_int, default=8, metavar="N",
+    parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
+    parser.add_argument("--trials", type=positive_int, metavar="N", help="trials per case (overrides the suites)")
+    parser.add_argument("--concurrency", type=positive_int, default=8, metavar="N",
                         help="model requests in flight at most (default 8; reduced automatically on 429s)")
-    parser.add_argument("--timeout", type=_positive_float, default=60.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
                         help="time limit of one model request (default 60)")
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
     parser.add_argument("--json", metavar="FILE", help="write the JSON results here")
@@ -116,13 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="answer only from the cache, never call a model (no API key needed); "
                       "a request not in the cache is an error for its case")
     parser.add_argument("--shard", metavar="INDEX/COUNT", help="run only this deterministic share of the cases (1-based)")
-    parser.add_argument("--max-requests", type=_positive_int, metavar="N",
+    parser.add_argument("--max-requests", type=positive_int, metavar="N",
                         help="stop starting model requests after N (the rest become errors; exit 3)")
-    parser.add_argument("--max-cost", type=_positive_float, metavar="USD",
+    parser.add_argument("--max-cost", type=positive_float, metavar="USD",
                         help="stop starting model requests once the estimated cost reaches USD (exit 3)")
     parser.add_argument("--errors", choices=("count", "ignore"), default="count",
                         help="whether cases that could not be evaluated count against the gate (default count)")
-    parser.add_argument("--fail-on", type=_fail_on, default="threshold", metavar="{threshold,regression,any-failure}",
+    parser.add_argument("--fail-on", type=fail_on, default="threshold", metavar="{threshold,regression,any-failure}",
                         help="what fails the gate (default threshold)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     return parser
@@ -290,15 +247,7 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
     from gate.redact import Redactor
 
     redactor = Redactor.from_env(os.environ)
-    out = []
-    for suite in verdict.suites:
-        mark = "ok  " if suite.passed else "FAIL"
-        rate = f"{suite.pass_rate * 100:.1f}%" if suite.counted else "-"
-        out.append(
-            f"{mark} {suite.name}: {rate} ({suite.passed_count}/{suite.counted}), threshold "
-            f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
-            f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
-        )
+    out = suite_lines(verdict)
     settings = results.settings
     requests = settings.get("requests", 0)
     cost = settings.get("estimated_cost_usd")
