@@ -50,7 +50,24 @@ def write_outputs(
     """Decide the verdict and write the requested files; returns the verdict.
 
     The Markdown file is the job-summary form (``markdown_limit``, 1 MiB by default)."""
-    policy = policy or GatePolicy()
+    from gate.report_json import gc_paused
+
+    with gc_paused():  # rendering allocates millions of short-lived containers and no cycles
+        return _write_outputs(results, json_path, junit_path, markdown_path, baseline, policy or GatePolicy(),
+                              marker, markdown_limit, full_report_hint)
+
+
+def _write_outputs(
+    results: RunResults,
+    json_path: str | Path | None,
+    junit_path: str | Path | None,
+    markdown_path: str | Path | None,
+    baseline: RunResults | None,
+    policy: GatePolicy,
+    marker: str,
+    markdown_limit: int,
+    full_report_hint: str,
+) -> Verdict:
     comparison = None
     if baseline is not None:
         from gate.baseline import compare

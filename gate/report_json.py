@@ -6,10 +6,12 @@ is kept because it is meaningful, and the same results always give the same byte
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -153,6 +155,23 @@ def to_json(results: RunResults) -> str:
         text = json.dumps(_finite(json.loads(json.dumps(data, default=_jsonable))), sort_keys=True,
                           ensure_ascii=False, allow_nan=False)
     return text + "\n"
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building or reading a large report.
+
+    Decoding, validating and rendering thousands of case results allocate millions of containers
+    and no reference cycles; with the collector running, its repeated full passes over everything
+    alive cost as much as the work itself (``json.loads`` of a 20 MB results file: about 3x slower).
+    Reference counting still frees everything; the collector is restored (if it was on) at the end."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @lru_cache(maxsize=1)
@@ -408,13 +427,14 @@ def load_results(path: str | Path) -> RunResults:
         raise InputError([Problem(name, 0, 0, "not a results file: it is not UTF-8 text")]) from None
     if not text.strip():
         raise InputError([Problem(name, 0, 0, "results file is empty")])
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError([Problem(name, exc.lineno, exc.colno, f"not valid JSON: {exc.msg}")]) from None
-    except RecursionError:
-        raise InputError([Problem(name, 0, 0, "not a results file: JSON nested too deeply")]) from None
-    return parse_results(data, name)
+    with gc_paused():
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError([Problem(name, exc.lineno, exc.colno, f"not valid JSON: {exc.msg}")]) from None
+        except RecursionError:
+            raise InputError([Problem(name, 0, 0, "not a results file: JSON nested too deeply")]) from None
+        return parse_results(data, name)
 
 
 def _parse_shard(shard: str) -> tuple[int, int] | None:

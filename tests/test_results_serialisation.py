@@ -70,3 +70,37 @@ def test_not_finite_numbers_become_null():
     results = run(suite("s", [case("c", rec=record(latency_ms=float("nan")))]))
     data = json.loads(to_json(results))
     assert data["suites"][0]["cases"][0]["trials"][0]["record"]["latency_ms"] is None
+
+
+def test_gc_paused_restores_the_collector_state_even_on_errors():
+    import gc
+
+    import pytest
+
+    from gate.report_json import gc_paused
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with gc_paused():
+            assert not gc.isenabled()
+            raise RuntimeError("boom")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()
+
+
+def test_write_outputs_and_load_leave_the_collector_on(tmp_path):
+    import gc
+
+    from gate.outputs import write_outputs
+
+    results = odd_results()
+    write_outputs(results, json_path=tmp_path / "r.json", junit_path=tmp_path / "j.xml", markdown_path=tmp_path / "r.md")
+    assert gc.isenabled()
+    assert load_results(tmp_path / "r.json") == results
+    assert gc.isenabled()
