@@ -15,11 +15,11 @@ import asyncio
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from gate.outputs import write_text_atomic
 from gate.providers.base import REPLAY_MISS_MESSAGE, ModelReply, ModelRequest, ProviderError
 from gate.redact import Redactor
 
@@ -75,17 +75,7 @@ class ResponseCache:
             "request": request.cache_key_material(),  # for debugging only; never read back
         }
         entry = self._redactor.redact_obj(entry)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(entry, handle, ensure_ascii=False, indent=1, default=str)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_text_atomic(path, json.dumps(entry, ensure_ascii=False, indent=1, default=str))
         self.stored += 1
 
     async def fetch(
