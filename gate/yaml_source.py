@@ -192,7 +192,7 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
     # open collections: [value, path, is_mapping, pending key or None]
     stack: list[list[Any]] = []
     root: Any = None
-    resolved = _PLAIN_TAGS
+    plain = _PLAIN_SCALARS
     scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
     try:
         if get().__class__ is not yaml.StreamStartEvent or get().__class__ is not yaml.DocumentStartEvent:
@@ -232,19 +232,15 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
                     if not event.implicit[0]:  # quoted: always a string
                         value: Any = raw
                     else:
-                        tag = resolved.get(raw)
-                        if tag is None:
-                            tag = resolved[raw] = _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False))
-                        if tag == _STR:
-                            number = _json_number(raw) if json_numbers else None
-                            value = raw if number is None else number
-                        elif tag == _TIMESTAMP:
-                            value = raw
-                        elif tag in _SCALAR_TAGS:
-                            node = yaml.ScalarNode(tag, raw, mark, event.end_mark, event.style)
-                            value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
-                        else:
+                        known = plain.get(raw)
+                        if known is None:
+                            known = plain[raw] = _plain_scalar(raw)
+                        if known is _DECLINE:
                             return None
+                        value = known[1]
+                        if json_numbers and known[0] == _STR:
+                            number = _json_number(raw)
+                            value = raw if number is None else number
                 else:
                     if len(stack) >= MAX_DEPTH:
                         return None
@@ -274,18 +270,36 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
     return YamlDocument(path, root, values, keys)
 
 
-# plain scalar text -> resolved tag, shared by every parse (the resolver is pure and the
-# texts repeat across files: true, 1, 0, tool names); bounded to keep memory flat
-class _TagCache(dict[str, str]):
-    LIMIT = 4096
+_DECLINE: Any = object()
 
-    def __setitem__(self, key: str, value: str) -> None:
+
+def _plain_scalar(raw: str) -> Any:
+    """(tag, value) of an untagged plain scalar, or ``_DECLINE`` when only :class:`_Composer` may
+    read it (an unsupported type, or a value that does not construct)."""
+    tag = _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False))
+    if tag == _STR or tag == _TIMESTAMP:  # dates stay the text written
+        return tag, raw
+    if tag not in _SCALAR_TAGS:
+        return _DECLINE
+    try:
+        return tag, _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, raw))
+    except (yaml.YAMLError, ValueError):
+        return _DECLINE
+
+
+class _ScalarCache(dict[str, Any]):
+    """Plain scalar text -> (tag, value), shared by every parse: resolving and constructing are pure,
+    the values immutable, and the texts repeat across files (true, 1, 0, tool names). Bounded."""
+
+    LIMIT = 8192
+
+    def __setitem__(self, key: str, value: Any) -> None:
         if len(self) >= self.LIMIT:
             self.clear()
         super().__setitem__(key, value)
 
 
-_PLAIN_TAGS = _TagCache()
+_PLAIN_SCALARS = _ScalarCache()
 
 
 def _events(text: str) -> Iterator[yaml.Event]:
