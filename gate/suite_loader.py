@@ -979,6 +979,10 @@ class _SuiteBuilder:
             )
 
     def check_schema(self, schema: Any, at: PathKey, doc: YamlDocument | None = None) -> None:
+        from gate.tool_formats import REMOTE_REF_HINT, remote_refs
+
+        for where, ref in remote_refs(schema, at):
+            self.err(where, f"a remote schema reference {ref!r} is not allowed", REMOTE_REF_HINT, doc=doc)
         if schema_check.is_valid_schema(schema):
             return
         from gate.tool_formats import _meta_validator

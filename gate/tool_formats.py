@@ -60,6 +60,33 @@ def _problem(doc: Positions, path: PathKey, message: str, hint: str = "", *, at_
     return Problem(doc.path, line, column, message, hint)
 
 
+# References a schema may hold: inside itself, or to the JSON Schema meta-schemas (which ship with
+# jsonschema). Anything else would have to be fetched, and the gate never fetches a schema.
+_LOCAL_REF_PREFIXES = ("#", "https://json-schema.org/", "http://json-schema.org/")
+REMOTE_REF_HINT = 'the gate never fetches schemas: put the definition under "$defs" and use "#/$defs/NAME"'
+
+
+def remote_refs(schema: Any, path: PathKey = ()) -> list[tuple[PathKey, str]]:
+    """Every ``$ref`` / ``$dynamicRef`` in ``schema`` that points outside it (with its path)."""
+    found: list[tuple[PathKey, str]] = []
+    stack: list[tuple[PathKey, Any]] = [(path, schema)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if (
+                    key in ("$ref", "$dynamicRef")
+                    and isinstance(value, str)
+                    and not value.startswith(_LOCAL_REF_PREFIXES)
+                ):
+                    found.append(((*where, key), value))
+                else:
+                    stack.append(((*where, key), value))
+        elif isinstance(node, list):
+            stack.extend(((*where, i), item) for i, item in enumerate(node))
+    return sorted(found, key=lambda item: [str(p) for p in item[0]])
+
+
 def _did_you_mean(word: str, choices: Sequence[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     if close:
@@ -271,6 +298,15 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
                 + (f" at {pointer}" if pointer else "")
                 + f": {_short(error.message)}",
                 "see https://json-schema.org/understanding-json-schema/",
+            )
+        )
+    for where, ref in remote_refs(parameters, path):
+        problems.append(
+            _problem(
+                doc,
+                where,
+                f"the parameters of tool {tool!r} refer to a remote schema {ref!r}",
+                REMOTE_REF_HINT,
             )
         )
     properties = parameters.get("properties", {})
