@@ -348,7 +348,9 @@ def test_remote_schema_references_are_never_fetched(
         )
         (scratch / suite).write_text(text)
         code, output, _ = _validate(scratch, capsys, suite)
-        assert "Traceback" not in output and code in (0, 2)
+        assert code == 2 and "Traceback" not in output
+        _assert_reported(output, "remote_ref.suite.yaml:15:40", "a remote schema reference")
+        _assert_reported(output, "tools/remote.json:1:120", "refer to a remote schema")
         outcome = match_value({"schema": {"$ref": url}}, True, "Paris")
         assert not outcome.ok and "cannot be resolved" in outcome.detail
         validator = schema_validator(json.dumps(tool[0]["input_schema"], sort_keys=True))
