@@ -9,14 +9,14 @@ from __future__ import annotations
 import gc
 import json
 import math
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from gate import schema_check
 from gate.errors import InputError, Problem
 from gate.results import (
     RESULTS_VERSION,
@@ -183,197 +183,12 @@ def results_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-_SUPPORTED = frozenset({
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum", "maximum",
-    "minLength", "pattern", "oneOf", "$ref", "description", "title", "$schema", "$id", "$defs",
-})
-_TYPES: dict[str, Any] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
-}
-
-
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality: booleans differ from numbers."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    return bool(a == b)
-
-
-def _schema_keywords(node: Any) -> set[str]:
-    found: set[str] = set()
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found.add(key)
-            if key in ("properties", "$defs"):
-                for sub in value.values():
-                    found |= _schema_keywords(sub)
-            elif key in ("items", "additionalProperties") and isinstance(value, dict):
-                found |= _schema_keywords(value)
-            elif key == "oneOf":
-                for sub in value:
-                    found |= _schema_keywords(sub)
-    return found
-
-
-Check = Callable[[Any], bool]
-
-
-def _always(value: Any) -> bool:
-    return True
-
-
-def _all_of(checks: list[Check]) -> Check:
-    if not checks:
-        return _always
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        first, second = checks
-        return lambda value: first(value) and second(value)
-    return lambda value: all(check(value) for check in checks)
-
-
-# Exact Python types (as ``json.loads`` makes them) that certainly satisfy a JSON type; anything else
-# (subclasses, integral floats for "integer") goes through the full check.
-_EXACT_TYPES: dict[str, frozenset[type]] = {
-    "object": frozenset({dict}), "array": frozenset({list}), "string": frozenset({str}),
-    "boolean": frozenset({bool}), "null": frozenset({type(None)}), "number": frozenset({int, float}),
-    "integer": frozenset({int}),
-}
-_ANNOTATIONS = frozenset({"description", "title", "$comment"})
-_ANY_TYPE = frozenset({dict, list, str, bool, type(None), int, float})
-
-
-def _plain_types(node: Any) -> frozenset[type] | None:
-    """For a node that only constrains the type (or nothing): the exact types that pass it."""
-    if not isinstance(node, dict) or "$ref" in node:
-        return None
-    keys = node.keys() - _ANNOTATIONS
-    if not keys:
-        return _ANY_TYPE
-    if keys != {"type"}:
-        return None
-    kind = node["type"]
-    kinds = kind if isinstance(kind, list) else [kind]
-    if not all(isinstance(k, str) and k in _EXACT_TYPES for k in kinds):
-        return None
-    return frozenset().union(*(_EXACT_TYPES[k] for k in kinds))
-
-
-def _compile_node(node: dict[str, Any], defs: dict[str, Any], compiled: dict[str, Check]) -> Check:
-    """One schema node as a predicate, with the exact semantics of the interpreter it replaces: a
-    ``$ref`` stands for its definition (siblings ignored); ``properties``/``required``/
-    ``additionalProperties`` apply to objects, ``items`` to arrays, ``minLength``/``pattern`` to
-    strings, ``minimum``/``maximum`` to numbers, whatever ``type`` says."""
-    ref = node.get("$ref")
-    if ref is not None:
-        name = ref.rsplit("/", 1)[-1]
-        found = compiled.get(name)
-        if found is None:
-            target: list[Check] = []
-            compiled[name] = lambda value: target[0](value)  # for recursive references
-            target.append(_compile_node(defs[name], defs, compiled))
-            compiled[name] = found = target[0]
-        return found
-    checks: list[Check] = []
-    kind = node.get("type")
-    if kind is not None:
-        kinds = [_TYPES[k] for k in (kind if isinstance(kind, list) else [kind])]
-        checks.append(kinds[0] if len(kinds) == 1 else lambda value: any(k(value) for k in kinds))
-    if "const" in node:
-        const = node["const"]
-        checks.append(lambda value: _same(const, value))
-    if "enum" in node:
-        options = node["enum"]
-        if all(isinstance(o, str) for o in options):
-            names = frozenset(options)
-            checks.append(lambda value: isinstance(value, str) and value in names)
-        else:
-            checks.append(lambda value: any(_same(o, value) for o in options))
-    if {"properties", "required", "additionalProperties"} & node.keys():
-        properties = node.get("properties", {})
-        props = {key: _compile_node(sub, defs, compiled) for key, sub in properties.items()}
-        # Properties whose schema is only a type: values of these exact types pass without a call.
-        plain = {key: types for key, types in ((k, _plain_types(sub)) for k, sub in properties.items())
-                 if types is not None}
-        required = tuple(node.get("required", ()))
-        extra = node.get("additionalProperties", True)
-        closed = extra is False
-        extra_check = _compile_node(extra, defs, compiled) if isinstance(extra, dict) else None
-
-        def check_object(value: Any) -> bool:
-            if not isinstance(value, dict):
-                return True
-            for key in required:
-                if key not in value:
-                    return False
-            for key, item in value.items():
-                types = plain.get(key)
-                if types is not None and type(item) in types:
-                    continue
-                sub = props.get(key)
-                if sub is not None:
-                    if not sub(item):
-                        return False
-                elif closed or (extra_check is not None and not extra_check(item)):
-                    return False
-            return True
-
-        checks.append(check_object)
-    if node.get("items") is not None:
-        item_check = _compile_node(node["items"], defs, compiled)
-        checks.append(lambda value: not isinstance(value, list) or all(map(item_check, value)))
-    if "minLength" in node or "pattern" in node:
-        min_length = node.get("minLength", 0)
-        pattern = re.compile(node["pattern"]) if node.get("pattern") is not None else None
-        checks.append(lambda value: not isinstance(value, str) or (
-            len(value) >= min_length and (pattern is None or pattern.search(value) is not None)))
-    if "minimum" in node or "maximum" in node:
-        is_number = _TYPES["number"]
-        low, high = node.get("minimum"), node.get("maximum")
-        checks.append(lambda value: not is_number(value) or not (
-            (low is not None and value < low) or (high is not None and value > high)))
-    if "oneOf" in node:
-        options_checks = [_compile_node(sub, defs, compiled) for sub in node["oneOf"]]
-        checks.append(lambda value: sum(1 for check in options_checks if check(value)) == 1)
-    return _all_of(checks)
-
-
-_COMPILED: dict[int, tuple[dict[str, Any], Check | None]] = {}
-
-
-def _compiled(schema: dict[str, Any]) -> Check | None:
-    """The schema compiled to one predicate (cached per schema object); None when it uses keywords
-    outside the supported subset."""
-    entry = _COMPILED.get(id(schema))
-    if entry is None or entry[0] is not schema:
-        check = _compile_node(schema, schema.get("$defs", {}), {}) if _schema_keywords(schema) <= _SUPPORTED else None
-        if len(_COMPILED) > 64:
-            _COMPILED.clear()
-        entry = _COMPILED[id(schema)] = (schema, check)
-    return entry[1]
-
-
 def fast_valid(schema: dict[str, Any], data: Any) -> bool:
-    """Whether ``data`` is valid against ``schema``, for the keyword subset the results schema uses.
-
-    Much faster than ``jsonschema`` on large files: the schema is compiled once into nested
-    predicates (no error objects, no reference resolver); the slow validator runs only to explain a
-    failure. Returns False for a schema using other keywords, which sends every document through
-    ``jsonschema``."""
-    check = _compiled(schema)
-    if check is None:
-        return False
-    try:
-        return check(data)
-    except RecursionError:
-        return False
+    """Whether ``data`` is valid against ``schema``, decided by :mod:`gate.schema_check` (the schema
+    compiled once into nested predicates: no error objects, no reference resolver); the slow validator
+    runs only to explain a failure. False also for a schema outside the fast subset, which sends every
+    document through ``jsonschema``."""
+    return schema_check.is_valid(schema, data)
 
 
 def _error_path(error: Any) -> str:

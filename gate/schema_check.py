@@ -154,6 +154,28 @@ def _all(checks: list[Check]) -> Check:
     return every
 
 
+# Exact Python types (as json.loads and the YAML reader make them) that certainly satisfy a JSON type.
+_EXACT: dict[str, frozenset[type]] = {
+    "object": frozenset({dict}), "array": frozenset({list}), "string": frozenset({str}),
+    "boolean": frozenset({bool}), "null": frozenset({type(None)}), "number": frozenset({int, float}),
+    "integer": frozenset({int}),
+}
+_ASSERTING = SUPPORTED | UNSUPPORTED | ROOT_ONLY
+
+
+def _exact_types(schema: Any) -> frozenset[type] | None:
+    """For a subschema that asserts nothing but ``type``: the exact types that pass it."""
+    if not isinstance(schema, dict) or "type" not in schema:
+        return None
+    if any(key in _ASSERTING for key in schema if key != "type"):
+        return None
+    kind = schema["type"]
+    kinds = [kind] if isinstance(kind, str) else kind
+    if not isinstance(kinds, list) or not kinds or not all(k in _EXACT for k in kinds):
+        return None
+    return frozenset().union(*(_EXACT[k] for k in kinds))
+
+
 class _Compiler:
     """Compiles the nodes of one root schema; ``$ref`` targets are compiled once and shared, so
     recursive definitions (a matcher inside a matcher) compile to a cycle of closures."""
@@ -269,6 +291,9 @@ class _Compiler:
         get = props.get
 
         if not patterns and names is None and not least and most is None:
+            # properties that only constrain the type: a value of an exact JSON type passes without a call
+            exact = {name: t for name, t in ((n, _exact_types(sub)) for n, sub in properties.items()) if t}
+            exact_get = exact.get
 
             def simple(v: Any) -> bool:
                 if not isinstance(v, dict):
@@ -277,6 +302,9 @@ class _Compiler:
                     if name not in v:
                         return False
                 for key, item in v.items():
+                    types = exact_get(key)
+                    if types is not None and type(item) in types:
+                        continue
                     check = get(key)
                     if check is None:
                         if additional is not None and not additional(item):
