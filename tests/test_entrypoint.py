@@ -390,3 +390,30 @@ def test_baseline_changes_are_in_the_pr_comment(workspace, github, model_server,
     changes = body[body.index("### Changes against the baseline"):]
     assert failed and all(case_id in changes for case_id in failed)
     assert "regressed" in changes
+
+
+def test_pull_request_target_with_the_fork_checked_out_refuses_to_run(workspace, github, model_server, capsys) -> None:
+    server = model_server(SCRIPT)
+    # The workspace HEAD is the PR head (what `actions/checkout` with the PR's ref does).
+    env = actions_env(workspace, github, server, fork=True, openai_api_key=SECRET)
+    env["GITHUB_EVENT_NAME"] = "pull_request_target"
+
+    code = entrypoint([], env)
+
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "::error" in out and "pull_request_target" in out and "workflow_run" in out
+    assert server.request_count == 0
+    assert github.comments_on(7) == []
+
+
+def test_pull_request_target_on_the_base_checkout_runs(workspace, github, model_server, capsys) -> None:
+    server = model_server(SCRIPT)
+    git(workspace["root"], "checkout", "-q", workspace["base"])  # the default, safe checkout
+    env = actions_env(workspace, github, server, fork=True, openai_api_key=SECRET, changed_only="false")
+    env["GITHUB_EVENT_NAME"] = "pull_request_target"
+
+    code = entrypoint([], env)
+
+    assert code in (0, 1)
+    assert server.request_count > 0

@@ -127,6 +127,18 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     )
 
 
+def _checked_out(workspace: Path, commit: str) -> bool:
+    """Whether ``commit`` is HEAD of the workspace or one of its ancestors (a merge ref included)."""
+    if not commit:
+        return False
+    try:
+        done = subprocess.run(["git", "-C", str(workspace), "merge-base", "--is-ancestor", commit, "HEAD"],
+                              capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def read_event(event_name: str, payload: Mapping[str, Any], actor: str = "", repository: str = "") -> EventContext:
     """The pull request (if any) of the triggering event. Pure."""
     pull = payload.get("pull_request") if isinstance(payload, Mapping) else None
@@ -451,6 +463,15 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
         except ValueError:
             _say(actions_env.annotation("error", f"input pr_number: not a number: {inputs.pr_number!r}"))
             return EXIT_INVALID_INPUT
+
+    if event.event_name == "pull_request_target" and event.is_fork and _checked_out(workspace, event.head_sha):
+        # pull_request_target runs with the base repository's secrets and a write token; a workspace
+        # that contains the fork's commits means PR-controlled files would run with them.
+        _say(actions_env.annotation(
+            "error", "Refusing to run: this pull_request_target workflow checked out the fork's commits, so "
+            "pull-request-controlled suites would run with the repository's secrets. Use the two-workflow "
+            "(workflow_run) pattern of docs/github-action.md instead.", title="tool-eval-gate"))
+        return EXIT_INVALID_INPUT
 
     no_secrets = not (inputs.openai_api_key or inputs.anthropic_api_key or env.get("OPENAI_API_KEY")
                       or env.get("ANTHROPIC_API_KEY") or inputs.openai_base_url or inputs.anthropic_base_url)
