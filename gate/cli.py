@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 
 from gate import __version__
-from gate.errors import EXIT_INVALID_INPUT, GateError
+from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, GateError
 
 COMMANDS = {
     "validate": "Validate suite, prompt and tool files (offline, fast).",
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"tool-eval-gate {name}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INCOMPLETE  # the contract's "could not be completed", as run's own handler returns
     finally:
         if restore is not None:
             restore()
