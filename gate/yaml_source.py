@@ -1,9 +1,14 @@
 """Safe YAML (and JSON) loading that remembers where every value was written.
 
 Suites, tool files and mock files are read here and nowhere else. The document is parsed from the
-event stream of PyYAML's safe parser (the C one when available) by a small iterative composer, so
-that every mapping key, mapping value and sequence item gets its 1-based line and column, keyed by
-its path from the root (e.g. ``("cases", 3, "expect", "calls", 0, "tool")``).
+event stream of PyYAML's safe parser (the C one when available), so that every mapping key, mapping
+value and sequence item gets its 1-based line and column, keyed by its path from the root (e.g.
+``("cases", 3, "expect", "calls", 0, "tool")``). Plain documents (no anchors, aliases, tags, merge
+or duplicate keys; nearly every real file) are read by one tight loop; anything else, and every
+document with a problem, by a small iterative composer that enforces the guards below, so each
+problem is found and worded in exactly one place. (Not ``yaml.compose`` with libyaml's composer: it
+is no faster than the event loop here, it loses the position of an alias, and its recursion in C
+crashes the process on documents nested some 24,000 levels deep.)
 
 Building values ourselves (rather than with ``yaml.safe_load``) is also what lets us guard against
 hostile input: a size limit, a nesting-depth limit, an alias expansion budget (no "billion laughs"),
@@ -12,7 +17,8 @@ Every failure is a :class:`gate.errors.Problem`; nothing here raises anything el
 
 Values are plain JSON-like data: dict, list, str, int, float, bool, None. Mapping keys are always
 strings, exactly as written (so ``on:`` or ``1:`` stay ``"on"`` / ``"1"``). YAML timestamps stay
-strings. Merge keys (``<<: *anchor``) are supported.
+strings. Merge keys (``<<: *anchor``) are supported. In ``.json`` files numbers are read as JSON
+reads them (``1e-09`` is a number, not the string YAML 1.1 would make of it).
 """
 
 from __future__ import annotations
