@@ -41,7 +41,7 @@ BASE_SUITES = [
 SUITES = [parse(p.read_text(encoding="utf-8"), p.name).data for p in BASE_SUITES if p.exists()]
 SUITE_VALIDATOR = jsonschema.Draft202012Validator(suite_schema())
 META_VALIDATOR = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _schema_words(node: Any, found: set[str]) -> set[str]:
@@ -188,7 +188,7 @@ def _keywords(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]
 plausible_schemas = st.recursive(st.booleans() | st.just({}), _keywords, max_leaves=10)
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(schema_keywords), schemas, max_size=5) | schemas | plausible_schemas)
 def test_meta_schema_check_agrees_with_jsonschema(schema):
     assert is_valid_schema(schema) == META_VALIDATOR.is_valid(schema)
