@@ -508,10 +508,14 @@ class _Composer:
     def _count(self, size: int, pos: tuple[int, int]) -> None:
         self.nodes += size
         if self.nodes > MAX_NODES:
+            if self.aliases:
+                raise self.fail(
+                    pos,
+                    f"document too large after alias expansion (more than {MAX_NODES} values)",
+                    "aliases that expand exponentially are rejected; write the values out",
+                )
             raise self.fail(
-                pos,
-                f"document too large after alias expansion (more than {MAX_NODES} values)",
-                "aliases that expand exponentially are rejected; write the values out",
+                pos, f"document too large (more than {MAX_NODES} values)", "split it into several suite files"
             )
 
     def _check_tag(self, event: yaml.Event, pos: tuple[int, int]) -> None:

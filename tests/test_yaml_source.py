@@ -258,8 +258,11 @@ def test_fast_path_declines_documents_over_the_value_limit(monkeypatch):
     monkeypatch.setattr(yaml_source, "MAX_NODES", 50)
     text = "a: [" + ", ".join(["1"] * 60) + "]\n"
     assert yaml_source._compose_plain(text, "f.yaml") is None
-    with pytest.raises(YamlError, match="document too large"):
+    with pytest.raises(YamlError, match=r"document too large \(more than 50 values\)") as plain:
         parse(text, "f.yaml")
+    assert "alias" not in str(plain.value)  # no alias in the file: the message must not blame aliases
+    with pytest.raises(YamlError, match="document too large after alias expansion"):
+        parse("x: &a [1, 2, 3, 4, 5, 6, 7, 8]\ny: [*a, *a, *a, *a, *a, *a, *a]\n", "f.yaml")
 
 
 def test_json_files_read_exponent_numbers_as_numbers_yaml_files_as_yaml_does():
