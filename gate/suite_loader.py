@@ -207,7 +207,17 @@ def _explain(error: Any, doc: YamlDocument, base: PathKey) -> list[Problem]:
                 )
             ]
         if error.context:
-            return _explain(best_match(error.context), doc, base)
+            # A branch that accepted the value's type says what is wrong with it ("must not be
+            # empty"); when every branch refused the type, name all the types that would do.
+            in_type = [e for e in error.context if not (e.validator == "type" and not e.relative_path)]
+            if in_type:
+                return _explain(best_match(in_type), doc, base)
+            words: list[str] = []
+            for e in error.context:
+                for t in e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]:
+                    if _TYPE_WORDS.get(t, t) not in words:
+                        words.append(_TYPE_WORDS.get(t, t))
+            return [doc.problem(path, f"{prefix}expected {' or '.join(words)}, got {_type_word(instance)}")]
         return [doc.problem(path, f"{prefix}{_short(error.message)}")]
     if keyword == "pattern" and "propertyNames" in error.schema_path:
         hint = schema.get("patternErrorMessage", f"names must match {value}")

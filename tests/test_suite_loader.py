@@ -247,3 +247,19 @@ def test_default_root_is_the_git_ancestor_of_the_cwd(tmp_path, monkeypatch):
     (other / ".git").mkdir(parents=True)
     (other / "x.suite.yaml").write_text("")
     assert suite_loader.default_root([other / "x.suite.yaml"]) == other
+
+
+def test_any_of_errors_name_what_is_wrong_not_another_branch_s_type(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.suite.yaml").write_text(
+        "version: 1\nname: t\nagent:\n  provider: openai\n  model: m\n  tools:\n"
+        "    - {type: function, function: {name: f, description: d, parameters: {type: object, properties: {}}}}\n"
+        "cases:\n"
+        "  - {id: a, input: hi, expect: {output: {contains: ''}}}\n"
+        "  - {id: b, input: hi, expect: {output: {contains: 5}}}\n"
+    )
+    messages = [p.render() for p in load_suites([tmp_path], root=tmp_path).problems]
+    assert messages == [
+        "a.suite.yaml:9:52: cases[0].expect.output.contains: must not be empty",
+        "a.suite.yaml:10:52: cases[1].expect.output.contains: expected a string or a list, got the integer 5",
+    ]
