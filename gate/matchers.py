@@ -104,6 +104,17 @@ def normalize_text(text: str) -> str:
 
 def show(value: Any, limit: int = 120) -> str:
     """A short JSON rendering of a value for messages."""
+    if type(value) is str and len(value) <= 512:
+        return _show_text(value, limit)  # labels and messages show the same few strings again and again
+    return _show(value, limit)
+
+
+@functools.lru_cache(maxsize=4096)
+def _show_text(text: str, limit: int) -> str:
+    return _show(text, limit)
+
+
+def _show(value: Any, limit: int) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     except (TypeError, ValueError):
@@ -417,10 +428,25 @@ def match_value(
     return _match(matcher, present, value, _Context(verdicts), path)
 
 
+# Scalar types whose same-type ``==`` is exactly ``typed_equal`` (NaN is unequal to itself in both).
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _match_arguments(
     expected_args: Mapping[str, Any], actual: Mapping[str, Any], allow_extra: bool, ctx: _Context
 ) -> tuple[MatchOutcome, ...]:
-    outcomes = [_match(m, name in actual, actual.get(name), ctx, name) for name, m in expected_args.items()]
+    outcomes = []
+    for name, m in expected_args.items():
+        # The common case first: a scalar literal (not a matcher mapping) and a present value of the
+        # very same Python type that equals it, which ``_literal`` would pass as typed-equal.
+        if name in actual:
+            value = actual[name]
+            if type(m) in _PLAIN_SCALARS and type(value) is type(m) and m == value:
+                outcomes.append(MatchOutcome(True, None, "", m, value, name))
+                continue
+            outcomes.append(_match(m, True, value, ctx, name))
+        else:
+            outcomes.append(_match(m, False, None, ctx, name))
     if not allow_extra:
         for name, value in actual.items():
             if name not in expected_args:

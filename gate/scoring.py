@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gate import conversation, judging, paths
+from gate import conversation, judging, paths, schema_check
 from gate.assignment import optimal_assignment
 from gate.judging import Verdict
-from gate.matchers import MatchOutcome, json_type, match_arguments, schema_validator, show, typed_equal
+from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
 from gate.results import CheckScore, Failure, Metrics, TrialResult
 from gate.run_record import RecordedCall, RunRecord
 from gate.suite_model import CallExpectation, Case, ExpectedCall, OutputChecks, Suite, Times
@@ -219,123 +219,21 @@ def _automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fai
     return failures
 
 
-# Keywords the fast validator enforces exactly like jsonschema (Draft 2020-12), and annotations that
-# jsonschema does not enforce. A schema using anything else is checked by jsonschema alone.
-_FAST_KEYWORDS = frozenset(
-    {
-        "type", "properties", "required", "additionalProperties", "enum", "const", "minimum", "maximum",
-        "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "items", "minItems", "maxItems",
-        "description", "title", "default", "examples", "format", "$comment", "deprecated", "readOnly", "writeOnly",
-    }
-)
-_TYPE_NAMES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
-_NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-_COUNTS = ("minLength", "maxLength", "minItems", "maxItems")
-
-
-def _fast_supported(schema: Any) -> bool:
-    """Whether ``_fast_valid`` decides ``schema`` exactly as jsonschema would."""
-    if isinstance(schema, bool):
-        return True
-    if not isinstance(schema, dict) or not set(schema) <= _FAST_KEYWORDS:
-        return False
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
-    if not all(isinstance(k, str) and k in _TYPE_NAMES for k in kinds):
-        return False
-    if any(k in schema and (isinstance(schema[k], bool) or not isinstance(schema[k], (int, float))) for k in _NUMERIC):
-        return False
-    if any(k in schema and (isinstance(schema[k], bool) or not isinstance(schema[k], int)) for k in _COUNTS):
-        return False
-    if "enum" in schema and not isinstance(schema["enum"], list):
-        return False
-    if "required" in schema and not (isinstance(schema["required"], list) and all(isinstance(r, str) for r in schema["required"])):
-        return False
-    properties = schema.get("properties", {})
-    if not isinstance(properties, dict) or not all(_fast_supported(sub) for sub in properties.values()):
-        return False
-    return all(_fast_supported(schema[k]) for k in ("additionalProperties", "items") if k in schema)
-
-
-def _is_type(instance: Any, kind: str) -> bool:
-    if kind == "integer":
-        return json_type(instance) == "number" and (isinstance(instance, int) or float(instance).is_integer())
-    return json_type(instance) == kind
-
-
-def _fast_valid(schema: Any, instance: Any) -> bool:
-    if isinstance(schema, bool):
-        return schema
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = kind if isinstance(kind, list) else [kind]
-        if not any(_is_type(instance, k) for k in kinds):
-            return False
-    if "enum" in schema and not any(typed_equal(option, instance) for option in schema["enum"]):
-        return False
-    if "const" in schema and not typed_equal(schema["const"], instance):
-        return False
-    value_type = json_type(instance)
-    if value_type == "number":
-        if "minimum" in schema and instance < schema["minimum"]:
-            return False
-        if "maximum" in schema and instance > schema["maximum"]:
-            return False
-        if "exclusiveMinimum" in schema and instance <= schema["exclusiveMinimum"]:
-            return False
-        if "exclusiveMaximum" in schema and instance >= schema["exclusiveMaximum"]:
-            return False
-    elif value_type == "string":
-        if len(instance) < schema.get("minLength", 0) or len(instance) > schema.get("maxLength", len(instance)):
-            return False
-    elif value_type == "array":
-        if len(instance) < schema.get("minItems", 0) or len(instance) > schema.get("maxItems", len(instance)):
-            return False
-        if "items" in schema and not all(_fast_valid(schema["items"], item) for item in instance):
-            return False
-    elif value_type == "object":
-        if any(name not in instance for name in schema.get("required", ())):
-            return False
-        properties = schema.get("properties", {})
-        additional = schema.get("additionalProperties", True)
-        for name, value in instance.items():
-            if name in properties:
-                if not _fast_valid(properties[name], value):
-                    return False
-            elif additional is not True and not _fast_valid(additional, value):
-                return False
-    return True
-
-
-# Per tool-parameters object: (the object, kept alive so its id stays unique; canonical JSON; fast?).
-_SCHEMAS: dict[int, tuple[Any, str, bool]] = {}
-
-
-def _schema_entry(schema: dict[str, Any]) -> tuple[str, bool]:
-    entry = _SCHEMAS.get(id(schema))
-    if entry is None or entry[0] is not schema:
-        if len(_SCHEMAS) > 4096:
-            _SCHEMAS.clear()
-        entry = (schema, json.dumps(schema, sort_keys=True), _fast_supported(schema))
-        _SCHEMAS[id(schema)] = entry
-    return entry[1], entry[2]
-
-
-# (canonical schema JSON, raw argument text) pairs known to be valid: trials repeat the same calls.
-_KNOWN_VALID: set[tuple[str, str]] = set()
+def _schema_check(schema: dict[str, Any]) -> Any:
+    """The compiled yes/no validator of a tool's parameter schema (``gate.schema_check``, cached per
+    schema object), or None when the schema is outside its subset (then jsonschema decides)."""
+    try:
+        return schema_check.checker(schema)
+    except Exception:  # a malformed tool schema: jsonschema reports it (and it is not the agent's fault)
+        return None
 
 
 def _schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, where: str) -> list[Failure]:
     arguments = call.arguments
-    schema_json, fast = _schema_entry(schema)
-    known = (schema_json, call.raw_arguments)
-    if known in _KNOWN_VALID:
+    check = _schema_check(schema)
+    if check is not None and check(arguments):
         return []
-    if fast and _fast_valid(schema, arguments):
-        if len(_KNOWN_VALID) > 65536:
-            _KNOWN_VALID.clear()
-        _KNOWN_VALID.add(known)
-        return []
+    schema_json = json.dumps(schema, sort_keys=True)
     import jsonschema
 
     try:
@@ -390,9 +288,76 @@ def _expand(expectation: CallExpectation, named: Mapping[str, int]) -> list[_Slo
     return slots
 
 
+def _evaluate_one_to_one(
+    expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
+) -> _CallEval | None:
+    """The common case, scored without the assignment: the agent made exactly the expected calls,
+    one to each expected tool (every ``times`` exactly 1, no tool expected twice), in the expected
+    order, none of them forbidden. The only possible pairing is then call i with expected call i;
+    the result is exactly what ``_evaluate_calls`` finds for it. None: not this case."""
+    expected_calls = expectation.calls
+    n = len(expected_calls)
+    if not n or len(calls) != n or expectation.no_calls:
+        return None
+    forbidden = expectation.forbidden_tools
+    for expected, call in zip(expected_calls, calls, strict=True):
+        times = expected.times
+        if call.name != expected.tool or times.min != 1 or times.max != 1 or (forbidden and call.name in forbidden):
+            return None
+    if n > 1 and len({e.tool for e in expected_calls}) != n:
+        return None
+    failures: list[Failure] = []
+    checked = failing = 0
+    for j, (expected, call) in enumerate(zip(expected_calls, calls, strict=True)):
+        result = _arguments_outcomes(expected, call, verdicts)
+        if result is None:  # unparseable arguments: already an invalid_arguments failure
+            count = max(1, len(expected.args))
+            checked += count
+            failing += count
+            continue
+        checked += len(result)
+        for outcome in result:
+            if outcome.ok:
+                continue
+            failing += 1
+            failures.append(
+                Failure(
+                    outcome.reason or "value_error",
+                    f"{expected.tool} (call {j + 1}): argument {outcome.path!r}: {outcome.detail}",
+                    tool=expected.tool,
+                    argument=outcome.path,
+                    expected=outcome.expected,
+                    actual=outcome.actual,
+                )
+            )
+    if expectation.max_calls is not None and n > expectation.max_calls:
+        failures.append(
+            Failure(
+                "over_call_budget",
+                f"{_calls_text(n)} made, the expectation allows at most {expectation.max_calls}",
+                expected=expectation.max_calls,
+                actual=n,
+            )
+        )
+    return _CallEval(
+        failures=failures,
+        pairing=tuple(range(n)),
+        missing=False,
+        precision=1.0,
+        recall=1.0,
+        f1=1.0,
+        argument_accuracy=(checked - failing) / checked if checked else 1.0,
+        argument_checks=checked,
+        constrained=True,
+    )
+
+
 def _evaluate_calls(
     suite: Suite, expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
 ) -> _CallEval:
+    simple = _evaluate_one_to_one(expectation, calls, verdicts)
+    if simple is not None:
+        return simple
     expected_calls = expectation.calls
     named = _count_names(calls)
     slots = _expand(expectation, named)
