@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate.results import CaseResult, Metrics, TrialResult
-from gate.scoring import expected_summary
+from gate.scoring import expected_summary, frozen_builder
 from gate.suite_model import Case, Reducer, Suite
+
+_case_result = frozen_builder(CaseResult)
 
 
 def reduce_passed(reducer: Reducer, passed: Sequence[bool], scores: Sequence[float], at_least: int = 1, mean_pass_score: float = 0.5) -> bool:
@@ -70,8 +72,13 @@ def excluded_note(result: CaseResult) -> str:
 
 def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> CaseResult:
     """The case's result over its trials."""
-    trials = tuple(sorted(trials, key=lambda t: t.index))
-    counted = [t for t in trials if t.status != "error"]
+    if len(trials) == 1:
+        trials = tuple(trials)
+        only = trials[0]
+        counted = [] if only.status == "error" else [only]
+    else:
+        trials = tuple(sorted(trials, key=_trial_index))
+        counted = [t for t in trials if t.status != "error"]
     passed = [t.status == "passed" for t in counted]
     scores = [t.score for t in counted]
     if not counted:
@@ -82,19 +89,24 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         score = sum(scores) / len(scores)
         flaky = any(passed) and not all(passed)
         metrics = mean_metrics(counted)
-    return CaseResult(
+    return _case_result(
         suite=suite.name,
         case_id=case.id,
         file=case.source.path or suite.path,
         line=case.source.line,
         status=status,
-        score=round(score, 6),
+        score=score if score == 1.0 or score == 0.0 else round(score, 6),
         flaky=flaky,
         trials=trials,
         metrics=metrics,
         tags=case.tags,
         expected=expected_summary(case),
+        skip_reason=None,
     )
+
+
+def _trial_index(trial: TrialResult) -> int:
+    return trial.index
 
 
 def skipped_result(suite: Suite, case: Case) -> CaseResult:
