@@ -430,6 +430,12 @@ def _evaluate_calls(
     simple = _evaluate_one_to_one(expectation, calls, verdicts)
     if simple is not None:
         return simple
+    return _evaluate_by_assignment(suite, expectation, calls, verdicts)
+
+
+def _evaluate_by_assignment(
+    suite: Suite, expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
+) -> _CallEval:
     expected_calls = expectation.calls
     named = _count_names(calls)
     slots = _expand(expectation, named)
