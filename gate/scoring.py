@@ -62,15 +62,14 @@ def frozen_builder(cls: Any) -> Any:
 
 _trial_result = frozen_builder(TrialResult)
 _metrics = frozen_builder(Metrics)
-_failure = frozen_builder(Failure)
 
 # Checks that come out the same in many trials ("calls" with precision and recall 1, the same output
 # check passed): frozen and equal, so one shared instance each.
-_CHECKS: dict[tuple[str, float, bool, str], CheckScore] = {}
+_CHECKS: dict[tuple[str, float, type, bool, type, str], CheckScore] = {}
 
 
 def _check(kind: str, score: float, passed: bool, detail: str) -> CheckScore:
-    key = (kind, score, passed, detail)
+    key = (kind, score, type(score), passed, type(passed), detail)  # 1, 1.0 and True are equal keys
     check = _CHECKS.get(key)
     if check is None:
         if len(_CHECKS) > 4096:

@@ -129,3 +129,10 @@ def test_case_result_from_one_trial_equals_the_general_reduction() -> None:
         two = case_result(s, c, [trial, dataclasses.replace(trial, index=1)])
         assert (one.status, one.score, one.flaky, one.metrics) == (two.status, two.score, two.flaky, two.metrics)
         assert isinstance(one, CaseResult) and one.trials == (trial,)
+
+
+def test_shared_checks_keep_the_score_type() -> None:
+    # 1, 1.0 and True are equal dictionary keys; the shared instances must not mix them up.
+    assert type(scoring._check("calls", 1.0, True, "d").score) is float
+    assert type(scoring._check("calls", 1, True, "d").score) is int
+    assert scoring._check("calls", 1.0, True, "d") is scoring._check("calls", 1.0, True, "d")
