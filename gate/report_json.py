@@ -150,7 +150,9 @@ def to_json(results: RunResults) -> str:
     """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end."""
     data = _document(results)
     try:
-        text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=_jsonable)
+        # Built from frozen dataclasses, the document cannot be circular: skip the encoder's check.
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=_jsonable,
+                          check_circular=False)
     except ValueError:
         text = json.dumps(_finite(json.loads(json.dumps(data, default=_jsonable))), sort_keys=True,
                           ensure_ascii=False, allow_nan=False)

@@ -221,9 +221,12 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
     elif status == "skipped":
         outcome = "\n   " + _tag("skipped", (("message", _attr(case.skip_reason or "skipped")),))
     file = _attr(case.file) if case.file else suite_file
+    # The transcript goes with the cases a reader opens: failed, errored and flaky ones. A clean pass
+    # has none (it would be most of the file's size and time); the JSON results keep every transcript.
+    out = "" if status in ("passed", "skipped") and not case.flaky else (
+        f"\n   <system-out>{_cdata(transcript(case))}</system-out>")
     return (f'<testcase classname="{classname}" name="{_attr(case.case_id)}" file="{file}" line="{case.line}" '
-            f'time="{_seconds(ms)}">{props}\n   </properties>{outcome}\n   <system-out>{_cdata(transcript(case))}'
-            "</system-out>\n  </testcase>")
+            f'time="{_seconds(ms)}">{props}\n   </properties>{outcome}{out}\n  </testcase>')
 
 
 def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, float]]:

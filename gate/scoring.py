@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from gate import conversation, judging, paths, schema_check
@@ -34,34 +34,6 @@ ARGUMENT_REASONS = frozenset({"missing_argument", "unexpected_argument", "type_e
 OUTPUT_KINDS = ("output", "criteria", "semantic_contains", "ranking", "choice", "clarification", "path")
 
 
-# --- building the frozen results quickly -------------------------------------------------------------
-# A frozen dataclass's generated ``__init__`` sets every field through ``object.__setattr__`` (about
-# 0.3 µs a field, more with keywords); every trial builds a few of them. ``frozen_builder(cls)`` makes the
-# same object (equal, same repr, hash and ``asdict``) by installing the keyword dict as the
-# instance's ``__dict__`` in one step. It requires every field by keyword: any other call, and any
-# class with ``__post_init__`` or ``__slots__``, goes through the class itself.
-
-_new = object.__new__
-_set = object.__setattr__
-
-
-def frozen_builder(cls: Any) -> Any:
-    count = len(fields(cls))
-    if hasattr(cls, "__post_init__") or hasattr(cls, "__slots__"):
-        return cls
-
-    def build(**values: Any) -> Any:
-        if len(values) != count:
-            return cls(**values)
-        obj = _new(cls)
-        _set(obj, "__dict__", values)
-        return obj
-
-    return build
-
-
-_trial_result = frozen_builder(TrialResult)
-_metrics = frozen_builder(Metrics)
 
 # Checks that come out the same in many trials ("calls" with precision and recall 1, the same output
 # check passed): frozen and equal, so one shared instance each.
@@ -866,7 +838,7 @@ def score_trial(suite: Suite, case: Case, record: RunRecord, index: int, verdict
         status = "passed" if score >= case.scoring.pass_score - 1e-12 and not chosen.missing else "failed"
     else:
         status = "failed" if failures else "passed"
-    metrics = _metrics(
+    metrics = Metrics(
         precision=chosen.precision,
         recall=chosen.recall,
         f1=chosen.f1,
@@ -877,7 +849,7 @@ def score_trial(suite: Suite, case: Case, record: RunRecord, index: int, verdict
         output_tokens=record.usage.output_tokens,
         cost_usd=record.cost_usd or 0.0,
     )
-    return _trial_result(
+    return TrialResult(
         index=index,
         status=status,
         score=score if score == 1.0 or score == 0.0 else round(score, 6),

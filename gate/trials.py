@@ -12,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate.results import CaseResult, Metrics, TrialResult
-from gate.scoring import expected_summary, frozen_builder
+from gate.scoring import expected_summary
 from gate.suite_model import Case, Reducer, Suite
-
-_case_result = frozen_builder(CaseResult)
 
 
 def reduce_passed(reducer: Reducer, passed: Sequence[bool], scores: Sequence[float], at_least: int = 1, mean_pass_score: float = 0.5) -> bool:
@@ -89,7 +87,7 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         score = sum(scores) / len(scores)
         flaky = any(passed) and not all(passed)
         metrics = mean_metrics(counted)
-    return _case_result(
+    return CaseResult(
         suite=suite.name,
         case_id=case.id,
         file=case.source.path or suite.path,

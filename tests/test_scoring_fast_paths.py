@@ -11,12 +11,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import scoring
-from gate.results import CaseResult, CheckScore, Failure, Metrics, TrialResult
+from gate.results import CaseResult
 from gate.suite_model import CallExpectation
 from gate.trials import case_result
 from tests.builders import call, case, ecall, expectation, record, suite
@@ -99,24 +98,6 @@ def test_literal_shortcut_only_when_matching_passes_every_argument(expected: dic
     if scoring._literals_agree(e, actual):
         outcomes = match_arguments(e.args, actual, e.allow_extra_args or not e.args)
         assert len(outcomes) == len(expected) and all(o.ok for o in outcomes)
-
-
-def test_frozen_builder_makes_the_same_objects() -> None:
-    values = {
-        "index": 2, "status": "failed", "score": 0.5, "failures": (Failure("missing_call", "m", tool="x"),),
-        "checks": (CheckScore("calls", 0.5, False, "d"),), "metrics": Metrics(precision=0.5), "record": record(),
-        "pairing": (None,), "alternative": 1,
-    }
-    built = scoring.frozen_builder(TrialResult)(**values)
-    plain = TrialResult(**values)
-    assert built == plain and repr(built) == repr(plain) and hash(built.failures) == hash(plain.failures)
-    assert dataclasses.asdict(built) == dataclasses.asdict(plain)
-    assert dataclasses.replace(built, index=3) == dataclasses.replace(plain, index=3)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        built.index = 5  # type: ignore[misc]
-    # Fields left to their defaults go through the class itself.
-    partial = {k: v for k, v in values.items() if k not in ("pairing", "alternative")}
-    assert scoring.frozen_builder(TrialResult)(**partial) == TrialResult(**partial)
 
 
 def test_case_result_from_one_trial_equals_the_general_reduction() -> None:
