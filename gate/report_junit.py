@@ -4,8 +4,9 @@
 the case in the suite file): dorny/test-reporter, mikepenz/action-junit-report and
 EnricoMi/publish-unit-test-result-action use those to annotate the right line. A failed case (the
 agent was wrong) is a ``<failure>``, a case that could not be evaluated an ``<error>``, a skipped case
-``<skipped>``; the transcript of every trial goes to ``<system-out>``; flaky cases and trial counts
-are testcase ``<properties>``.
+``<skipped>``; for failed, errored and flaky cases the transcript of every trial goes to
+``<system-out>`` (a clean pass has none: the JSON results keep every transcript); flaky cases and
+trial counts are testcase ``<properties>``.
 
 Written by hand rather than with junit-xml 1.9: that package is unmaintained, pulls in ``six``,
 offers no testcase-level properties (needed for flakiness), and its output order and escaping of
