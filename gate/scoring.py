@@ -307,6 +307,33 @@ def _expand(expectation: CallExpectation, named: Mapping[str, int]) -> list[_Slo
 _PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+def _argument_failures(
+    expected: ExpectedCall, j: int, result: tuple[MatchOutcome, ...] | None, failures: list[Failure]
+) -> tuple[int, int]:
+    """Append a failure for every failing argument outcome of the pair (expected call, actual call
+    ``j``); returns how many argument checks there were and how many failed. ``result`` None: the
+    call's arguments were unparseable (already an invalid_arguments failure), so every one fails."""
+    if result is None:
+        count = max(1, len(expected.args))
+        return count, count
+    failing = 0
+    for outcome in result:
+        if outcome.ok:
+            continue
+        failing += 1
+        failures.append(
+            Failure(
+                outcome.reason or "value_error",
+                f"{expected.tool} (call {j + 1}): argument {outcome.path!r}: {outcome.detail}",
+                tool=expected.tool,
+                argument=outcome.path,
+                expected=outcome.expected,
+                actual=outcome.actual,
+            )
+        )
+    return len(result), failing
+
+
 def _literals_agree(expected: ExpectedCall, arguments: Mapping[str, Any] | None) -> bool:
     """True when every expected argument is a scalar literal that the call's argument of the very
     same Python type equals, and the call has no argument the expectation does not allow: then
@@ -353,26 +380,9 @@ def _evaluate_one_to_one(
             checked += len(expected.args)
             continue
         result = _arguments_outcomes(expected, call, verdicts)
-        if result is None:  # unparseable arguments: already an invalid_arguments failure
-            count = max(1, len(expected.args))
-            checked += count
-            failing += count
-            continue
-        checked += len(result)
-        for outcome in result:
-            if outcome.ok:
-                continue
-            failing += 1
-            failures.append(
-                Failure(
-                    outcome.reason or "value_error",
-                    f"{expected.tool} (call {j + 1}): argument {outcome.path!r}: {outcome.detail}",
-                    tool=expected.tool,
-                    argument=outcome.path,
-                    expected=outcome.expected,
-                    actual=outcome.actual,
-                )
-            )
+        n_checked, n_failing = _argument_failures(expected, j, result, failures)
+        checked += n_checked
+        failing += n_failing
     if expectation.max_calls is not None and n > expectation.max_calls:
         failures.append(
             Failure(
@@ -443,27 +453,9 @@ def _evaluate_by_assignment(
         if j is None:
             continue
         expected = expected_calls[slot.expected]
-        result = outcomes[(slot.expected, j)]
-        if result is None:  # unparseable arguments: already an invalid_arguments failure
-            count = max(1, len(expected.args))
-            checked += count
-            failing += count
-            continue
-        for outcome in result:
-            checked += 1
-            if outcome.ok:
-                continue
-            failing += 1
-            failures.append(
-                Failure(
-                    outcome.reason or "value_error",
-                    f"{expected.tool} (call {j + 1}): argument {outcome.path!r}: {outcome.detail}",
-                    tool=expected.tool,
-                    argument=outcome.path,
-                    expected=outcome.expected,
-                    actual=outcome.actual,
-                )
-            )
+        n_checked, n_failing = _argument_failures(expected, j, outcomes[(slot.expected, j)], failures)
+        checked += n_checked
+        failing += n_failing
 
     # Counts per expected call; missing calls; wrong tools.
     paired_per_expected = [0] * len(expected_calls)
