@@ -119,10 +119,6 @@ class Redactor:
         lines = [line.strip() for value in values if "\n" in value for line in value.splitlines()]
         return cls(secrets=tuple(v for v in [*values, *lines] if len(v) >= MIN_SECRET_LENGTH))
 
-    def with_secrets(self, *values: str) -> Redactor:
-        """A redactor that also masks ``values``."""
-        return Redactor(secrets=(*self.secrets, *values))
-
     def redact(self, text: str) -> str:
         """``text`` with every secret replaced by ``***``."""
         if not text:
@@ -237,10 +233,6 @@ class Redactor:
                     changes[f.name] = new_value
             return dataclasses.replace(obj, **changes) if changes else obj
         return obj
-
-    def contains_secret(self, text: str) -> bool:
-        """Whether ``text`` holds anything ``redact`` would mask."""
-        return bool(text) and self.redact(text) != text
 
     def mask_commands(self) -> list[str]:
         """GitHub Actions workflow commands that mask every known secret value in the job log."""

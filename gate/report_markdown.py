@@ -286,13 +286,6 @@ def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
     return out
 
 
-def _case_block(case: CaseResult, with_transcript: bool) -> str:
-    main, transcript_part = _case_parts(case)
-    if with_transcript and transcript_part:
-        return f"{main}\n{transcript_part}\n</details>\n\n"
-    return f"{main}\n</details>\n\n"
-
-
 def _case_parts(case: CaseResult) -> tuple[str, str]:
     """A case's block without its closing line, and its transcript section ("" without trials)."""
     trial = _first_trial(case)

@@ -299,10 +299,6 @@ def _describe(schema: dict[str, Any], key: str) -> str:
     return f"add {key!r}: {text}" if text else f"add {key!r}"
 
 
-def _describe_self(schema: dict[str, Any]) -> str:
-    return schema.get("description", "") or _definition_description(schema)
-
-
 def _definition_description(schema: dict[str, Any]) -> str:
     ref = schema.get("$ref", "") if isinstance(schema, dict) else ""
     if ref.startswith("#/$defs/"):

@@ -173,9 +173,6 @@ class OutputChecks:
             or self.asks_clarification is not None
         )
 
-    def empty(self) -> bool:
-        return not (self.contains or self.not_contains or self.regex or self.equals is not None) and not self.judged()
-
 
 @dataclass(frozen=True)
 class Ranking:
