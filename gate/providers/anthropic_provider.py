@@ -8,7 +8,6 @@ package is imported only when the first request is sent.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from gate.providers.base import (
@@ -16,20 +15,13 @@ from gate.providers.base import (
     ModelRequest,
     ProviderError,
     ToolCall,
-    classify_error,
     tool_result_text,
 )
-from gate.providers.openai_provider import DEFAULT_TIMEOUT, _short_message, error_from_exception
+from gate.providers.sdk_provider import SdkProvider
 from gate.run_record import Usage
 from gate.suite_model import ToolDef
 
 DEFAULT_MAX_TOKENS = 1024
-
-
-def _tool_payload(tool: ToolDef) -> dict[str, Any]:
-    from gate.tool_formats import to_anthropic
-
-    return to_anthropic(tool)
 
 
 def _input_object(raw: str) -> dict[str, Any]:
@@ -99,37 +91,22 @@ def anthropic_tool_choice(choice: str | None, forced_tool: str | None, parallel:
     return result or None
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     """Messages through ``anthropic.AsyncAnthropic``."""
 
     name = "anthropic"
+    title = "Anthropic"
+    key_variable = "ANTHROPIC_API_KEY"
 
-    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT):
-        self.timeout = timeout
-        self._client: Any = None
-        self._tools_cache: dict[int, tuple[tuple[ToolDef, ...], list[dict[str, Any]]]] = {}
+    def _new_client(self) -> Any:
+        import anthropic
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            try:
-                import anthropic
+        return anthropic.AsyncAnthropic(max_retries=0, timeout=self.timeout)
 
-                self._client = anthropic.AsyncAnthropic(max_retries=0, timeout=self.timeout)
-            except Exception as exc:
-                raise ProviderError(
-                    "auth",
-                    f"cannot create the Anthropic client (is ANTHROPIC_API_KEY set?): {_short_message(exc)}",
-                    fatal=True,
-                ) from None
-        return self._client
+    def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
+        from gate.tool_formats import to_anthropic
 
-    def _tools(self, tools: tuple[ToolDef, ...]) -> list[dict[str, Any]]:
-        cached = self._tools_cache.get(id(tools))
-        if cached is not None and cached[0] is tools:
-            return cached[1]
-        payload = [_tool_payload(t) for t in tools]
-        self._tools_cache[id(tools)] = (tools, payload)
-        return payload
+        return to_anthropic(tool)
 
     def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments of ``messages.create`` for ``request``."""
@@ -158,26 +135,11 @@ class AnthropicProvider:
         # The Messages API has no seed; it is part of the cache key but not sent.
         return kwargs
 
-    async def complete(self, request: ModelRequest) -> ModelReply:
-        client = self._get_client()
-        kwargs = self.build_arguments(request)
-        started = time.perf_counter()
-        try:
-            message = await client.messages.create(**kwargs)
-        except ProviderError:
-            raise
-        except Exception as exc:
-            raise error_from_exception(exc, "anthropic") from None
-        latency_ms = (time.perf_counter() - started) * 1000.0
-        return parse_message(message, latency_ms)
+    async def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        return await client.messages.create(**kwargs)
 
-    def classify(self, exc: BaseException) -> Any:
-        return classify_error(exc)
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+    def _parse(self, response: Any, latency_ms: float) -> ModelReply:
+        return parse_message(response, latency_ms)
 
 
 def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:

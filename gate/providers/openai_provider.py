@@ -9,8 +9,6 @@ first request is sent, so that ``--replay`` runs and ``validate`` never pay for 
 from __future__ import annotations
 
 import json
-import os
-import time
 from typing import Any
 
 from gate.providers.base import (
@@ -18,21 +16,14 @@ from gate.providers.base import (
     ModelRequest,
     ProviderError,
     ToolCall,
-    classify_error,
     tool_result_text,
 )
+from gate.providers.sdk_provider import SdkProvider
 from gate.run_record import Usage
 from gate.suite_model import ToolDef
 
-DEFAULT_TIMEOUT = 60.0
 # Model families that reject ``max_tokens`` and want ``max_completion_tokens`` instead.
 _COMPLETION_TOKENS_PREFIXES = ("o1", "o3", "o4", "gpt-5")
-
-
-def _tool_payload(tool: ToolDef) -> dict[str, Any]:
-    from gate.tool_formats import to_openai
-
-    return to_openai(tool)
 
 
 def openai_messages(system: str | None, messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
@@ -77,92 +68,22 @@ def openai_tool_choice(choice: str | None, forced_tool: str | None) -> Any:
     return {"type": "function", "function": {"name": choice}}
 
 
-def error_from_exception(exc: BaseException, provider: str = "openai") -> ProviderError:
-    """Map an SDK exception (openai or anthropic: they share the class names) to a ProviderError.
-
-    The messages never include request headers, so an API key cannot leak through them."""
-    from gate.concurrency import retry_after_seconds
-
-    name = type(exc).__name__
-    status = getattr(exc, "status_code", None)
-    message = _short_message(exc)
-    if name == "APITimeoutError" or isinstance(exc, TimeoutError):
-        return ProviderError("timeout", f"{provider} request timed out", retryable=True)
-    if name == "APIConnectionError" or isinstance(exc, ConnectionError):
-        return ProviderError("connection", f"could not connect to {provider}: {message}", retryable=True)
-    if name == "APIResponseValidationError":
-        return ProviderError("malformed", f"malformed {provider} response: {message}", retryable=True, status=status)
-    if isinstance(status, int):
-        response = getattr(exc, "response", None)
-        headers = getattr(response, "headers", None) or {}
-        retry_after = retry_after_seconds(headers)
-        if status in (401, 403):
-            return ProviderError(
-                "auth", f"{provider} rejected the credentials: {message}", fatal=True, status=status
-            )
-        if status == 404:
-            return ProviderError(
-                "bad_request", f"{provider} endpoint or model not found: {message}", fatal=True, status=status
-            )
-        if status == 429:
-            return ProviderError(
-                "rate_limit", f"rate limited: {message}", retryable=True, retry_after=retry_after, status=status
-            )
-        if status in (408, 409) or status >= 500:
-            return ProviderError(
-                "server", f"{provider} server error: {message}", retryable=True, retry_after=retry_after, status=status
-            )
-        return ProviderError("bad_request", f"{provider} rejected the request: {message}", status=status)
-    if isinstance(exc, TypeError) and "authentication" in str(exc).lower():
-        # anthropic: no API key, auth token or credentials configured.
-        return ProviderError("auth", f"no {provider} credentials configured: {message}", fatal=True)
-    return ProviderError("malformed", f"{provider} call failed: {name}: {message}", retryable=True)
-
-
-def _short_message(exc: BaseException) -> str:
-    """The error's message, short, with every secret masked: servers do echo keys back
-    ("Incorrect API key provided: sk-..."), and these messages end up in reports."""
-    from gate.redact import Redactor
-
-    body = getattr(exc, "body", None)
-    text = ""
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        if isinstance(err, dict) and err.get("message"):
-            text = str(err["message"])
-    text = text or str(exc) or type(exc).__name__
-    return Redactor.from_env(os.environ).redact(text)[:300]
-
-
-class OpenAIProvider:
+class OpenAIProvider(SdkProvider):
     """Chat completions through ``openai.AsyncOpenAI``."""
 
     name = "openai"
+    title = "OpenAI"
+    key_variable = "OPENAI_API_KEY"
 
-    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT):
-        self.timeout = timeout
-        self._client: Any = None
-        self._tools_cache: dict[int, tuple[tuple[ToolDef, ...], list[dict[str, Any]]]] = {}
+    def _new_client(self) -> Any:
+        import openai
 
-    def _get_client(self) -> Any:
-        if self._client is None:
-            try:
-                import openai
+        return openai.AsyncOpenAI(max_retries=0, timeout=self.timeout)
 
-                self._client = openai.AsyncOpenAI(max_retries=0, timeout=self.timeout)
-            except Exception as exc:  # missing OPENAI_API_KEY and similar
-                raise ProviderError(
-                    "auth", f"cannot create the OpenAI client (is OPENAI_API_KEY set?): {_short_message(exc)}", fatal=True
-                ) from None
-        return self._client
+    def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
+        from gate.tool_formats import to_openai
 
-    def _tools(self, tools: tuple[ToolDef, ...]) -> list[dict[str, Any]]:
-        cached = self._tools_cache.get(id(tools))
-        if cached is not None and cached[0] is tools:
-            return cached[1]
-        payload = [_tool_payload(t) for t in tools]
-        self._tools_cache[id(tools)] = (tools, payload)
-        return payload
+        return to_openai(tool)
 
     def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments of ``chat.completions.create`` for ``request``."""
@@ -191,26 +112,11 @@ class OpenAIProvider:
                 kwargs["max_tokens"] = params.max_tokens
         return kwargs
 
-    async def complete(self, request: ModelRequest) -> ModelReply:
-        client = self._get_client()
-        kwargs = self.build_arguments(request)
-        started = time.perf_counter()
-        try:
-            completion = await client.chat.completions.create(**kwargs)
-        except ProviderError:
-            raise
-        except Exception as exc:
-            raise error_from_exception(exc, "openai") from None
-        latency_ms = (time.perf_counter() - started) * 1000.0
-        return parse_completion(completion, latency_ms)
+    async def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        return await client.chat.completions.create(**kwargs)
 
-    def classify(self, exc: BaseException) -> Any:
-        return classify_error(exc)
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+    def _parse(self, response: Any, latency_ms: float) -> ModelReply:
+        return parse_completion(response, latency_ms)
 
 
 def parse_completion(completion: Any, latency_ms: float | None = None) -> ModelReply:

@@ -1,0 +1,151 @@
+"""What the two SDK adapters share: the error mapping from SDK exceptions to ``ProviderError``, the
+lazily created client, the per-tuple cache of converted tool definitions, and the timed call.
+
+Each adapter (``openai_provider``, ``anthropic_provider``) says only what differs: how to create its
+client, how to convert a tool and a request, which method sends it, and how to read the reply.
+Neither SDK is imported here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+
+from gate.providers.base import ModelReply, ModelRequest, ProviderError, classify_error
+from gate.suite_model import ToolDef
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def error_from_exception(exc: BaseException, provider: str = "openai") -> ProviderError:
+    """Map an SDK exception (openai or anthropic: they share the class names) to a ProviderError.
+
+    The messages never include request headers, so an API key cannot leak through them."""
+    from gate.concurrency import retry_after_seconds
+
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    message = short_message(exc)
+    if name == "APITimeoutError" or isinstance(exc, TimeoutError):
+        return ProviderError("timeout", f"{provider} request timed out", retryable=True)
+    if name == "APIConnectionError" or isinstance(exc, ConnectionError):
+        return ProviderError("connection", f"could not connect to {provider}: {message}", retryable=True)
+    if name == "APIResponseValidationError":
+        return ProviderError("malformed", f"malformed {provider} response: {message}", retryable=True, status=status)
+    if isinstance(status, int):
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None) or {}
+        retry_after = retry_after_seconds(headers)
+        if status in (401, 403):
+            return ProviderError(
+                "auth", f"{provider} rejected the credentials: {message}", fatal=True, status=status
+            )
+        if status == 404:
+            return ProviderError(
+                "bad_request", f"{provider} endpoint or model not found: {message}", fatal=True, status=status
+            )
+        if status == 429:
+            return ProviderError(
+                "rate_limit", f"rate limited: {message}", retryable=True, retry_after=retry_after, status=status
+            )
+        if status in (408, 409) or status >= 500:
+            return ProviderError(
+                "server", f"{provider} server error: {message}", retryable=True, retry_after=retry_after, status=status
+            )
+        return ProviderError("bad_request", f"{provider} rejected the request: {message}", status=status)
+    if isinstance(exc, TypeError) and "authentication" in str(exc).lower():
+        # anthropic: no API key, auth token or credentials configured.
+        return ProviderError("auth", f"no {provider} credentials configured: {message}", fatal=True)
+    return ProviderError("malformed", f"{provider} call failed: {name}: {message}", retryable=True)
+
+
+def short_message(exc: BaseException) -> str:
+    """The error's message, short, with every secret masked: servers do echo keys back
+    ("Incorrect API key provided: sk-..."), and these messages end up in reports."""
+    from gate.redact import Redactor
+
+    body = getattr(exc, "body", None)
+    text = ""
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            text = str(err["message"])
+    text = text or str(exc) or type(exc).__name__
+    return Redactor.from_env(os.environ).redact(text)[:300]
+
+
+class SdkProvider(ABC):
+    """A provider over an official SDK client, created on the first request (so that ``--replay``
+    never needs a key) with ``max_retries=0`` (the runner retries, under its adaptive limiter)."""
+
+    name: str  # "openai" | "anthropic"
+    title: str  # as people write it, for messages
+    key_variable: str  # named in the error when the client cannot be created
+
+    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT):
+        self.timeout = timeout
+        self._client: Any = None
+        self._tools_cache: dict[int, tuple[tuple[ToolDef, ...], list[dict[str, Any]]]] = {}
+
+    @abstractmethod
+    def _new_client(self) -> Any:
+        """The SDK's async client (imports the SDK)."""
+
+    @abstractmethod
+    def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
+        """One tool definition in the SDK's format."""
+
+    @abstractmethod
+    def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments of the SDK call for ``request``."""
+
+    @abstractmethod
+    async def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        """Send one request through the SDK."""
+
+    @abstractmethod
+    def _parse(self, response: Any, latency_ms: float) -> ModelReply:
+        """The neutral reply; malformed responses raise ``ProviderError``."""
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            try:
+                self._client = self._new_client()
+            except Exception as exc:  # a missing API key and similar
+                raise ProviderError(
+                    "auth",
+                    f"cannot create the {self.title} client (is {self.key_variable} set?): {short_message(exc)}",
+                    fatal=True,
+                ) from None
+        return self._client
+
+    def _tools(self, tools: tuple[ToolDef, ...]) -> list[dict[str, Any]]:
+        """The converted tools, once per tools tuple (every request of a suite shares one)."""
+        cached = self._tools_cache.get(id(tools))
+        if cached is not None and cached[0] is tools:
+            return cached[1]
+        payload = [self._tool_payload(t) for t in tools]
+        self._tools_cache[id(tools)] = (tools, payload)
+        return payload
+
+    async def complete(self, request: ModelRequest) -> ModelReply:
+        client = self._get_client()
+        kwargs = self.build_arguments(request)
+        started = time.perf_counter()
+        try:
+            response = await self._send(client, kwargs)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise error_from_exception(exc, self.name) from None
+        return self._parse(response, (time.perf_counter() - started) * 1000.0)
+
+    def classify(self, exc: BaseException) -> Any:
+        return classify_error(exc)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
