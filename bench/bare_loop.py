@@ -30,7 +30,9 @@ async def run(manifest: dict, base_url: str, concurrency: int) -> dict:
         nonlocal sent
         async with semaphore:
             sent += 1
-            return await client.chat.completions.create(model=model, messages=messages, tools=tools, temperature=0)
+            return await client.chat.completions.create(
+                model=model, messages=messages, tools=tools, temperature=0
+            )
 
     async def trial(case: dict) -> None:
         nonlocal failures
@@ -43,7 +45,11 @@ async def run(manifest: dict, base_url: str, concurrency: int) -> dict:
                 "role": "assistant",
                 "content": message.content,
                 "tool_calls": [
-                    {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.function.name, "arguments": c.function.arguments},
+                    }
                     for c in calls
                 ],
             }

@@ -20,7 +20,12 @@ import sys
 from pathlib import Path
 
 PROFILE = Path(__file__).resolve().parent / "score_profile.py"
-FIGURES = ("cpu_seconds_median", "cpu_seconds_min", "cpu_seconds_median_gc_paused", "cpu_seconds_min_gc_paused")
+FIGURES = (
+    "cpu_seconds_median",
+    "cpu_seconds_min",
+    "cpu_seconds_median_gc_paused",
+    "cpu_seconds_min_gc_paused",
+)
 
 
 def run(tree: Path, cases: int, repeat: int, digest: bool) -> dict:

@@ -40,7 +40,9 @@ def build_inputs(cases: int, suites: int, root: Path) -> list:
     if loaded.problems:
         raise SystemExit("\n".join(p.render() for p in loaded.problems))
     return [
-        (suite, case, record_for(int(case.id[1:]), suite.agent.model)) for suite in loaded.suites for case in suite.cases
+        (suite, case, record_for(int(case.id[1:]), suite.agent.model))
+        for suite in loaded.suites
+        for case in suite.cases
     ]
 
 
@@ -48,7 +50,9 @@ def score_all(inputs: list) -> list:
     from gate.scoring import score_trial
     from gate.trials import case_result
 
-    return [case_result(suite, case, (score_trial(suite, case, record, 0, {}),)) for suite, case, record in inputs]
+    return [
+        case_result(suite, case, (score_trial(suite, case, record, 0, {}),)) for suite, case, record in inputs
+    ]
 
 
 def timed(inputs: list, repeat: int, collector: bool) -> list[float]:
@@ -71,7 +75,11 @@ def digest(results: list) -> str:
     """A hash of every case result's JSON form (statuses, failures with messages, checks, metrics)."""
     h = hashlib.sha256()
     for result in results:
-        h.update(json.dumps(result.to_dict() if hasattr(result, "to_dict") else repr(result), sort_keys=True, default=repr).encode())
+        h.update(
+            json.dumps(
+                result.to_dict() if hasattr(result, "to_dict") else repr(result), sort_keys=True, default=repr
+            ).encode()
+        )
     return h.hexdigest()
 
 

@@ -97,7 +97,13 @@ def write_suites(directory: Path, workload: Workload, revision: dict[int, str] |
     directory.mkdir(parents=True, exist_ok=True)
     revision = revision or {}
     paths = []
-    manifest = {"workload": asdict(workload), "model": MODEL, "tools": TOOLS, "mock_result": MOCK_RESULT, "cases": []}
+    manifest = {
+        "workload": asdict(workload),
+        "model": MODEL,
+        "tools": TOOLS,
+        "mock_result": MOCK_RESULT,
+        "cases": [],
+    }
     for s in range(workload.suites):
         path = directory / f"bench-{s:03d}.suite.yaml"
         first = s * workload.cases_per_suite
@@ -105,7 +111,10 @@ def write_suites(directory: Path, workload: Workload, revision: dict[int, str] |
         paths.append(path)
         for i in range(workload.cases_per_suite):
             manifest["cases"].append(
-                {"system": system_prompt(s, revision.get(s, "")), "input": f"Please look up case {first + i}."}
+                {
+                    "system": system_prompt(s, revision.get(s, "")),
+                    "input": f"Please look up case {first + i}.",
+                }
             )
     (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return paths

@@ -40,8 +40,17 @@ def main() -> int:
                 OPENAI_API_KEY="scripted-test-model",
                 ANTHROPIC_API_KEY="scripted-test-model",
             )
-            command = [sys.executable, "-m", "gate", "run", f"examples/{name}", "--record",
-                       "--cache", str(CASSETTES.relative_to(ROOT)), "--quiet"]
+            command = [
+                sys.executable,
+                "-m",
+                "gate",
+                "run",
+                f"examples/{name}",
+                "--record",
+                "--cache",
+                str(CASSETTES.relative_to(ROOT)),
+                "--quiet",
+            ]
             code = subprocess.call(command, cwd=ROOT, env=env)
             print(f"{name}: exit {code}, {server.request_count} model requests recorded")
             worst = max(worst, code)

@@ -114,7 +114,9 @@ async def run_trial(
 
         call_dicts = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
         sent.append({"role": "assistant", "content": reply.text, "tool_calls": call_dicts})
-        transcript.append({"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls]})
+        transcript.append(
+            {"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls]}
+        )
         for call in reply.tool_calls:
             arguments, arguments_error = parse_arguments(call.arguments)
             outcome = resolve(mocks, call.name, arguments)
@@ -140,7 +142,13 @@ async def run_trial(
             }
             sent.append(tool_message)
             transcript.append(
-                {"role": "tool", "call_id": call.id, "name": call.name, "content": _as_text(outcome.result), "is_error": outcome.is_error}
+                {
+                    "role": "tool",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "content": _as_text(outcome.result),
+                    "is_error": outcome.is_error,
+                }
             )
         if len(calls) >= case.max_tool_calls:
             stop_reason = "max_tool_calls"

@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from gate.escape import md_inline_code
 from gate.results import REASON_TITLES, CaseResult, Failure, RunResults, SuiteResult, ToolInfo
 
-ARGUMENT_REASONS = ("missing_argument", "unexpected_argument", "type_error", "value_error", "schema_violation")
+ARGUMENT_REASONS = (
+    "missing_argument",
+    "unexpected_argument",
+    "type_error",
+    "value_error",
+    "schema_violation",
+)
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "a an the and or of to for in on at by with from is are be this that it its as use used uses when "
@@ -131,8 +137,8 @@ def _trial_confusions(failures: tuple[Failure, ...]) -> list[tuple[str | None, s
             extra.append(f.tool)
     for a, b in zip(missing, extra, strict=False):
         pairs.append((a, b))
-    pairs.extend((a, None) for a in missing[len(extra):])
-    pairs.extend((None, b) for b in extra[len(missing):])
+    pairs.extend((a, None) for a in missing[len(extra) :])
+    pairs.extend((None, b) for b in extra[len(missing) :])
     return pairs
 
 
@@ -166,7 +172,9 @@ class _Locator:
                 return suite.path, 1
         return "", 0
 
-    def tool_or_prompt(self, name: str | None, case_refs: tuple[str, ...], argument: str | None = None) -> tuple[str, int]:
+    def tool_or_prompt(
+        self, name: str | None, case_refs: tuple[str, ...], argument: str | None = None
+    ) -> tuple[str, int]:
         return self.tool(name, argument) or self.prompt(case_refs)
 
 
@@ -224,33 +232,57 @@ def analyse(results: RunResults) -> Analysis:
             for key in seen_patterns:
                 pattern_refs[key].append(ref)
 
-    reasons = tuple(sorted(
-        (ReasonCount(r, REASON_TITLES.get(r, r), reason_cases[r], reason_occ[r]) for r in reason_occ),
-        key=lambda rc: (-rc.cases, -rc.occurrences, rc.reason),
-    ))
-    confusion = tuple(sorted(
-        (Confusion(e, c, len(refs), tuple(refs)) for (e, c), refs in confusion_refs.items()),
-        key=lambda x: (-x.cases, x.expected or "", x.called or ""),
-    ))
+    reasons = tuple(
+        sorted(
+            (ReasonCount(r, REASON_TITLES.get(r, r), reason_cases[r], reason_occ[r]) for r in reason_occ),
+            key=lambda rc: (-rc.cases, -rc.occurrences, rc.reason),
+        )
+    )
+    confusion = tuple(
+        sorted(
+            (Confusion(e, c, len(refs), tuple(refs)) for (e, c), refs in confusion_refs.items()),
+            key=lambda x: (-x.cases, x.expected or "", x.called or ""),
+        )
+    )
     arguments = []
     for (tool_name, arg), fails in arg_fail.items():
         by_reason = Counter(f.reason for f in fails)
         example = next((f for f in fails if f.expected is not None or f.actual is not None), fails[0])
-        arguments.append(ArgumentFailure(
-            tool=tool_name, argument=arg, failures=len(fails), calls=max(calls_per_tool[tool_name], len(fails)),
-            reasons=tuple(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
-            example_expected=example.expected, example_actual=example.actual,
-            case_refs=tuple(arg_refs[(tool_name, arg)]),
-        ))
+        arguments.append(
+            ArgumentFailure(
+                tool=tool_name,
+                argument=arg,
+                failures=len(fails),
+                calls=max(calls_per_tool[tool_name], len(fails)),
+                reasons=tuple(sorted(by_reason.items(), key=lambda kv: (-kv[1], kv[0]))),
+                example_expected=example.expected,
+                example_actual=example.actual,
+                case_refs=tuple(arg_refs[(tool_name, arg)]),
+            )
+        )
     arguments.sort(key=lambda a: (-a.failures, -(a.failures / a.calls if a.calls else 1), a.tool, a.argument))
-    hallucinated = tuple(sorted(
-        (Hallucination(name, len(refs), tuple(refs),
-                       next(iter(difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.5)), None))
-         for name, refs in halluc_refs.items()),
-        key=lambda h: (-h.cases, h.name),
-    ))
+    hallucinated = tuple(
+        sorted(
+            (
+                Hallucination(
+                    name,
+                    len(refs),
+                    tuple(refs),
+                    next(iter(difflib.get_close_matches(name, sorted(defined), n=1, cutoff=0.5)), None),
+                )
+                for name, refs in halluc_refs.items()
+            ),
+            key=lambda h: (-h.cases, h.name),
+        )
+    )
     recs = _recommendations(
-        _Locator(results), confusion, tuple(arguments), hallucinated, pattern_refs, clarification_refs, defined
+        _Locator(results),
+        confusion,
+        tuple(arguments),
+        hallucinated,
+        pattern_refs,
+        clarification_refs,
+        defined,
     )
     return Analysis(reasons, confusion, tuple(arguments), hallucinated, recs, failed_cases)
 
@@ -271,28 +303,49 @@ def _recommendations(
     recs: list[Recommendation] = []
     hallucinated_names = {h.name for h in hallucinated}
 
-    def add(pattern: str, message: str, where: tuple[str, int], tool: str | None, argument: str | None,
-            refs: tuple[str, ...] | list[str], severity: int) -> None:
+    def add(
+        pattern: str,
+        message: str,
+        where: tuple[str, int],
+        tool: str | None,
+        argument: str | None,
+        refs: tuple[str, ...] | list[str],
+        severity: int,
+    ) -> None:
         if where[0]:
-            recs.append(Recommendation(pattern, message, where[0], where[1], tool, argument, tuple(refs), severity))
+            recs.append(
+                Recommendation(pattern, message, where[0], where[1], tool, argument, tuple(refs), severity)
+            )
 
     for c in confusion:
         if c.expected and c.called and c.called not in hallucinated_names:
             expected_desc = loc.tools[c.expected].description if c.expected in loc.tools else ""
             called_desc = loc.tools[c.called].description if c.called in loc.tools else ""
             overlap = jaccard(expected_desc, called_desc)
-            similar = (f"; their descriptions share {overlap:.0%} of their words"
-                       if expected_desc and called_desc else "")
+            similar = (
+                f"; their descriptions share {overlap:.0%} of their words"
+                if expected_desc and called_desc
+                else ""
+            )
             advice = (
                 f"say in the description of {_c(c.expected)} when to use it instead of {_c(c.called)} "
-                f"(and in {_c(c.called)}'s when not to), e.g. \"Use {c.expected} for …; for … use {c.called}.\""
+                f'(and in {_c(c.called)}\'s when not to), e.g. "Use {c.expected} for …; for … use {c.called}."'
             )
             if overlap >= 0.5:
                 advice += ", and make the two descriptions differ in what they are for"
-            message = (f"{_c(c.called)} was called where {_c(c.expected)} was expected in "
-                       f"{_plural(c.cases, 'case')}{similar}: {advice}.")
-            add("confused_tools", message, loc.tool_or_prompt(c.expected, c.case_refs), c.expected, None,
-                c.case_refs, c.cases * 3 + (2 if overlap >= 0.5 else 0))
+            message = (
+                f"{_c(c.called)} was called where {_c(c.expected)} was expected in "
+                f"{_plural(c.cases, 'case')}{similar}: {advice}."
+            )
+            add(
+                "confused_tools",
+                message,
+                loc.tool_or_prompt(c.expected, c.case_refs),
+                c.expected,
+                None,
+                c.case_refs,
+                c.cases * 3 + (2 if overlap >= 0.5 else 0),
+            )
 
     for a in arguments:
         main_reason = a.reasons[0][0]
@@ -307,46 +360,74 @@ def _recommendations(
         elif main_reason == "missing_argument":
             advice = "mark it required in the schema and say in its description where the value comes from"
         elif main_reason == "unexpected_argument":
-            advice = (f"the schema does not define it: say which parameters {_c(a.tool)} takes, or add "
-                      f"{_c(a.argument)} to the schema if the agent is right")
+            advice = (
+                f"the schema does not define it: say which parameters {_c(a.tool)} takes, or add "
+                f"{_c(a.argument)} to the schema if the agent is right"
+            )
         else:
             advice = "make its schema constraints explicit in its description (type, format, allowed values)"
         message = f"Argument {_c(a.argument)} of {_c(a.tool)} was wrong in {rate}{example}: {advice}."
         arg = None if a.argument == "(arguments)" else a.argument
-        add(f"argument_{main_reason}", message, loc.tool_or_prompt(a.tool, a.case_refs, arg), a.tool, arg,
-            a.case_refs, a.failures * 2)
+        add(
+            f"argument_{main_reason}",
+            message,
+            loc.tool_or_prompt(a.tool, a.case_refs, arg),
+            a.tool,
+            arg,
+            a.case_refs,
+            a.failures * 2,
+        )
 
     for h in hallucinated:
         closest = f" The closest defined tool is {_c(h.closest)}." if h.closest else ""
-        message = (f"The agent called {_c(h.name)}, which is not defined, in {_plural(h.cases, 'case')}. "
-                   f"If the prompt mentions {_c(h.name)}, name the real tool instead; list the available "
-                   f"tools by their exact names in the system prompt.{closest}")
+        message = (
+            f"The agent called {_c(h.name)}, which is not defined, in {_plural(h.cases, 'case')}. "
+            f"If the prompt mentions {_c(h.name)}, name the real tool instead; list the available "
+            f"tools by their exact names in the system prompt.{closest}"
+        )
         add("hallucinated_tool", message, loc.prompt(h.case_refs), h.name, None, h.case_refs, h.cases * 3)
 
     simple_patterns = {
-        "missing_call": ("missing_call", "{tool} was not called in {n} where it should have been: say in its "
-                         "description when it must be called (the situations and the user requests that need it)."),
-        "extra_call": ("extra_call", "{tool} was called without being expected in {n}: say in its description "
-                       "when it must not be called."),
-        "forbidden_call": ("forbidden_call", "{tool} was called although the case forbids it in {n}: say in its "
-                           "description what it must not be used for."),
-        "wrong_count": ("wrong_count", "{tool} was called the wrong number of times in {n}: say in its "
-                        "description whether one call covers several items or one call is needed per item."),
-        "invalid_arguments": ("invalid_arguments", "{tool} received arguments that are not valid JSON in {n}: "
-                              "simplify its parameters (fewer, flatter, shorter) and give an example call."),
+        "missing_call": (
+            "missing_call",
+            "{tool} was not called in {n} where it should have been: say in its "
+            "description when it must be called (the situations and the user requests that need it).",
+        ),
+        "extra_call": (
+            "extra_call",
+            "{tool} was called without being expected in {n}: say in its description "
+            "when it must not be called.",
+        ),
+        "forbidden_call": (
+            "forbidden_call",
+            "{tool} was called although the case forbids it in {n}: say in its "
+            "description what it must not be used for.",
+        ),
+        "wrong_count": (
+            "wrong_count",
+            "{tool} was called the wrong number of times in {n}: say in its "
+            "description whether one call covers several items or one call is needed per item.",
+        ),
+        "invalid_arguments": (
+            "invalid_arguments",
+            "{tool} received arguments that are not valid JSON in {n}: "
+            "simplify its parameters (fewer, flatter, shorter) and give an example call.",
+        ),
     }
     prompt_patterns = {
         "order_violation": "The calls came in the wrong order in {n}: state the required order of steps in the system prompt.",
         "over_call_budget": "The agent exceeded the call budget in {n}: tell it in the system prompt to stop calling "
-                            "tools once it has what it needs, and to batch requests where a tool allows it.",
+        "tools once it has what it needs, and to batch requests where a tool allows it.",
         "output_check_failed": "The final answer failed its checks in {n}: say in the system prompt what the answer "
-                               "must contain and in what form.",
+        "must contain and in what form.",
     }
     by_reason: dict[str, dict[str | None, list[str]]] = defaultdict(dict)
     for (reason, tool), refs in pattern_refs.items():
         by_reason[reason][tool] = refs
     for reason, (pattern, template) in simple_patterns.items():
-        for tool, refs in sorted(by_reason.get(reason, {}).items(), key=lambda kv: (-len(kv[1]), kv[0] or "")):
+        for tool, refs in sorted(
+            by_reason.get(reason, {}).items(), key=lambda kv: (-len(kv[1]), kv[0] or "")
+        ):
             if not tool or tool in hallucinated_names:
                 continue
             if reason == "missing_call":  # cases already explained as a confusion with another tool
@@ -364,14 +445,30 @@ def _recommendations(
     for reason, template in prompt_patterns.items():
         refs = sorted({r for tool_refs in by_reason.get(reason, {}).values() for r in tool_refs})
         if refs:
-            add(reason, template.format(n=_plural(len(refs), "case")), loc.prompt(tuple(refs)), None, None,
-                refs, len(refs))
+            add(
+                reason,
+                template.format(n=_plural(len(refs), "case")),
+                loc.prompt(tuple(refs)),
+                None,
+                None,
+                refs,
+                len(refs),
+            )
     if clarification_refs:
-        message = (f"The agent did not handle missing information as expected in "
-                   f"{_plural(len(clarification_refs), 'case')}: tell it in the system prompt to ask the user "
-                   "for what it lacks instead of guessing (and not to ask when it has everything).")
-        add("no_clarification", message, loc.prompt(tuple(clarification_refs)), None, None, clarification_refs,
-            len(clarification_refs) * 2)
+        message = (
+            f"The agent did not handle missing information as expected in "
+            f"{_plural(len(clarification_refs), 'case')}: tell it in the system prompt to ask the user "
+            "for what it lacks instead of guessing (and not to ask when it has everything)."
+        )
+        add(
+            "no_clarification",
+            message,
+            loc.prompt(tuple(clarification_refs)),
+            None,
+            None,
+            clarification_refs,
+            len(clarification_refs) * 2,
+        )
 
     merged: dict[tuple[str, str, int, str | None, str | None], Recommendation] = {}
     for r in recs:
@@ -379,9 +476,21 @@ def _recommendations(
         if key in merged:
             old = merged[key]
             refs = tuple(dict.fromkeys(old.cases + r.cases))
-            merged[key] = Recommendation(old.pattern, old.message, old.file, old.line, old.tool, old.argument,
-                                         refs, old.severity + r.severity)
+            merged[key] = Recommendation(
+                old.pattern,
+                old.message,
+                old.file,
+                old.line,
+                old.tool,
+                old.argument,
+                refs,
+                old.severity + r.severity,
+            )
         else:
             merged[key] = r
-    return tuple(sorted(merged.values(), key=lambda r: (-r.severity, r.pattern, r.file, r.line, r.tool or "",
-                                                      r.argument or "")))
+    return tuple(
+        sorted(
+            merged.values(),
+            key=lambda r: (-r.severity, r.pattern, r.file, r.line, r.tool or "", r.argument or ""),
+        )
+    )

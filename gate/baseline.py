@@ -59,9 +59,16 @@ def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
     hp, hn = _trial_counts(head)
     bp, bn = _trial_counts(base)
     common = dict(
-        suite=head.suite, case_id=head.case_id, head_status=head.status, base_status=base.status,
-        head_passed_trials=hp, head_trials=hn, base_passed_trials=bp, base_trials=bn,
-        file=head.file, line=head.line,
+        suite=head.suite,
+        case_id=head.case_id,
+        head_status=head.status,
+        base_status=base.status,
+        head_passed_trials=hp,
+        head_trials=hn,
+        base_passed_trials=bp,
+        base_trials=bn,
+        file=head.file,
+        line=head.line,
     )
     hs, bs = head.status, base.status
     if hs in ("error", "skipped") or bs in ("error", "skipped"):
@@ -73,7 +80,9 @@ def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
             return CaseChange(status="regressed", **common)  # type: ignore[arg-type]
         p = fisher_one_sided_p(bp, bn, hp, hn)
         if regression_significant(bp, bn, hp, hn, ALPHA):
-            return CaseChange(status="regressed", note=f"{hp}/{hn} vs {bp}/{bn} trials passed, p={p:.3f}", **common)  # type: ignore[arg-type]
+            return CaseChange(
+                status="regressed", note=f"{hp}/{hn} vs {bp}/{bn} trials passed, p={p:.3f}", **common
+            )  # type: ignore[arg-type]
         return CaseChange(
             status="unchanged",
             note=f"failed now but not significantly worse: {hp}/{hn} vs {bp}/{bn} trials passed (p={p:.2f})",
@@ -110,10 +119,19 @@ def compare(head: RunResults, base: RunResults) -> Comparison:
             b = base_cases.get(key)
             if b is None:
                 hp, hn = _trial_counts(c)
-                changes.append(CaseChange(
-                    suite=s.name, case_id=c.case_id, status="new", head_status=c.status, base_status=None,
-                    head_passed_trials=hp, head_trials=hn, file=c.file, line=c.line,
-                ))
+                changes.append(
+                    CaseChange(
+                        suite=s.name,
+                        case_id=c.case_id,
+                        status="new",
+                        head_status=c.status,
+                        base_status=None,
+                        head_passed_trials=hp,
+                        head_trials=hn,
+                        file=c.file,
+                        line=c.line,
+                    )
+                )
                 continue
             head_compared.append(c)
             base_compared.append(b)
@@ -121,10 +139,19 @@ def compare(head: RunResults, base: RunResults) -> Comparison:
     for key, b in base_cases.items():
         if key not in seen:
             bp, bn = _trial_counts(b)
-            changes.append(CaseChange(
-                suite=key[0], case_id=key[1], status="removed", head_status=None, base_status=b.status,
-                base_passed_trials=bp, base_trials=bn, file=b.file, line=b.line,
-            ))
+            changes.append(
+                CaseChange(
+                    suite=key[0],
+                    case_id=key[1],
+                    status="removed",
+                    head_status=None,
+                    base_status=b.status,
+                    base_passed_trials=bp,
+                    base_trials=bn,
+                    file=b.file,
+                    line=b.line,
+                )
+            )
     counts = {status: 0 for status in CHANGE_STATUSES}
     for change in changes:
         counts[change.status] += 1

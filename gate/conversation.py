@@ -60,7 +60,9 @@ def _render(template: str, case: Case, what: str) -> str:
     try:
         return render(template, case.vars)
     except KeyError as exc:
-        raise InputError(f"case {case.id!r}: {what} uses the variable {exc.args[0]!r}, which has no value") from None
+        raise InputError(
+            f"case {case.id!r}: {what} uses the variable {exc.args[0]!r}, which has no value"
+        ) from None
 
 
 def build(suite: Suite, case: Case, trial_index: int) -> Prepared:
@@ -68,7 +70,8 @@ def build(suite: Suite, case: Case, trial_index: int) -> Prepared:
     prompt = suite.agent.system_prompt
     system = _render(prompt.template, case, "the system prompt") if prompt is not None else None
     messages: list[dict[str, Any]] = [
-        {"role": m.role, "content": _render(m.content, case, f"message {i + 1}")} for i, m in enumerate(case.conversation)
+        {"role": m.role, "content": _render(m.content, case, f"message {i + 1}")}
+        for i, m in enumerate(case.conversation)
     ]
     extra: dict[str, Any] = {}
     letters = choice_letters(suite, case, trial_index)

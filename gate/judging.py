@@ -42,7 +42,15 @@ class JudgeRequest:
     @property
     def key(self) -> str:
         payload = json.dumps(
-            [self.kind, self.text, self.criterion, self.reference, list(self.candidates), list(self.options), self.context],
+            [
+                self.kind,
+                self.text,
+                self.criterion,
+                self.reference,
+                list(self.candidates),
+                list(self.options),
+                self.context,
+            ],
             ensure_ascii=False,
             separators=(",", ":"),
         )
@@ -105,7 +113,9 @@ def clarification_request(answer: str, question: str = "") -> JudgeRequest:
     return JudgeRequest(kind="clarification", text=answer, context=question)
 
 
-def ranking_request(seed: str, reference: str, answer: str, wrong: str, irrelevant: str, question: str = "") -> JudgeRequest:
+def ranking_request(
+    seed: str, reference: str, answer: str, wrong: str, irrelevant: str, question: str = ""
+) -> JudgeRequest:
     """Candidates are shown in an order shuffled deterministically from ``seed`` and the answer, so the
     agent's answer is not always first (position bias) while a rerun asks the very same question."""
     import random
@@ -123,10 +133,16 @@ def ranking_request(seed: str, reference: str, answer: str, wrong: str, irreleva
     )
 
 
-def choice_request(options_by_letter: dict[str, str], correct: str, answer: str, question: str = "") -> JudgeRequest:
+def choice_request(
+    options_by_letter: dict[str, str], correct: str, answer: str, question: str = ""
+) -> JudgeRequest:
     """``options_by_letter`` in letter order (A, B, ...) as shown to the agent."""
     return JudgeRequest(
-        kind="choice", text=answer, reference=correct, options=tuple(options_by_letter.values()), context=question
+        kind="choice",
+        text=answer,
+        reference=correct,
+        options=tuple(options_by_letter.values()),
+        context=question,
     )
 
 
@@ -150,14 +166,18 @@ def unambiguous_choice(answer: str, options_by_letter: dict[str, str]) -> str | 
     for key, option in options_by_letter.items():
         for sep in (")", ".", ":"):
             prefix = f"{key}{sep}"
-            if text.upper().startswith(prefix) and normalize_text(text[len(prefix):]) == normalize_text(option):
+            if text.upper().startswith(prefix) and normalize_text(text[len(prefix) :]) == normalize_text(
+                option
+            ):
                 return option
     normalized = normalize_text(text)
     matching = [option for option in options_by_letter.values() if normalize_text(option) == normalized]
     return matching[0] if len(set(matching)) == 1 else None
 
 
-def collect_requests(suite: Suite, case: Case, record: RunRecord, prepared_extra: dict[str, Any]) -> list[JudgeRequest]:
+def collect_requests(
+    suite: Suite, case: Case, record: RunRecord, prepared_extra: dict[str, Any]
+) -> list[JudgeRequest]:
     """Every judge request scoring this trial will look up (deduplicated, in a stable order)."""
     from gate import paths
     from gate.matchers import has_judge, judge_requests_for_arguments
@@ -171,7 +191,9 @@ def collect_requests(suite: Suite, case: Case, record: RunRecord, prepared_extra
     requests += [semantic_request(p, answer, question) for p in output.semantic_contains]
     if output.ranking is not None:
         r = output.ranking
-        requests.append(ranking_request(f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question))
+        requests.append(
+            ranking_request(f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question)
+        )
     if output.choice is not None:
         letters = choice_letters_for(case, record, prepared_extra)
         if unambiguous_choice(answer, letters) is None:
@@ -193,7 +215,9 @@ def collect_requests(suite: Suite, case: Case, record: RunRecord, prepared_extra
     return list(unique.values())
 
 
-def choice_letters_for(case: Case, record: RunRecord, prepared_extra: dict[str, Any] | None = None) -> dict[str, str]:
+def choice_letters_for(
+    case: Case, record: RunRecord, prepared_extra: dict[str, Any] | None = None
+) -> dict[str, str]:
     """Letter -> option as shown to the agent: from the prepared conversation, else the run record,
     else (no shuffle known) the options in their written order."""
     for source in (prepared_extra or {}, record.extra):
@@ -249,7 +273,11 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
             "The criterion:\n" + b("CRITERION", request.criterion),
             "Question: does the answer meet the criterion? Judge only this criterion, nothing else.",
         ]
-        tool, description, parameters = "submit_verdict", "Submit whether the answer meets the criterion.", _YES_NO_TOOL
+        tool, description, parameters = (
+            "submit_verdict",
+            "Submit whether the answer meets the criterion.",
+            _YES_NO_TOOL,
+        )
     elif request.kind == "semantic_contains":
         parts += [
             "TEXT_1, the assistant's answer:\n" + b("TEXT_1", request.text),
@@ -257,7 +285,11 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
             "Question: is the meaning of TEXT_2 present in TEXT_1? Paraphrases, synonyms and equivalent "
             "units or formats count as present; a contradiction or a vaguer statement does not.",
         ]
-        tool, description, parameters = "submit_verdict", "Submit whether TEXT_2 is semantically present in TEXT_1.", _YES_NO_TOOL
+        tool, description, parameters = (
+            "submit_verdict",
+            "Submit whether TEXT_2 is semantically present in TEXT_1.",
+            _YES_NO_TOOL,
+        )
     elif request.kind == "clarification":
         parts += [
             "The assistant's reply:\n" + b("REPLY", request.text),
@@ -265,7 +297,11 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
             "guessing, assuming, or answering outright)? A reply that answers and only offers further help "
             "does not count as asking.",
         ]
-        tool, description, parameters = "submit_verdict", "Submit whether the reply asks for clarification.", _YES_NO_TOOL
+        tool, description, parameters = (
+            "submit_verdict",
+            "Submit whether the reply asks for clarification.",
+            _YES_NO_TOOL,
+        )
     elif request.kind == "argument":
         name = request.context or "argument"
         parts += [
@@ -273,7 +309,11 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
             "The criterion:\n" + b("CRITERION", request.criterion),
             "Question: does the value meet the criterion?",
         ]
-        tool, description, parameters = "submit_verdict", "Submit whether the value meets the criterion.", _YES_NO_TOOL
+        tool, description, parameters = (
+            "submit_verdict",
+            "Submit whether the value meets the criterion.",
+            _YES_NO_TOOL,
+        )
     elif request.kind == "ranking":
         parts.append("A verified correct reference answer:\n" + b("REFERENCE", request.reference))
         for i, candidate in enumerate(request.candidates, 1):
@@ -293,7 +333,7 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
                     "minItems": len(numbers),
                     "maxItems": len(numbers),
                     "uniqueItems": True,
-                    "description": "Candidate numbers, best first, e.g. [\"2\", \"1\", \"3\"].",
+                    "description": 'Candidate numbers, best first, e.g. ["2", "1", "3"].',
                 },
                 "rationale": {"type": "string", "description": "One or two sentences explaining the order."},
             },
@@ -306,15 +346,22 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
         parts += [
             "The options the assistant was offered:\n" + b("OPTIONS", listed),
             "The assistant's answer:\n" + b("ANSWER", request.text),
-            "Question: which single option does the answer choose? Answer \"none\" if it chooses none, several, "
+            'Question: which single option does the answer choose? Answer "none" if it chooses none, several, '
             "or is undecided. Do not judge whether the choice is correct.",
         ]
         tool, description = "submit_choice", "Submit the letter of the option the answer chose."
         parameters = {
             "type": "object",
             "properties": {
-                "letter": {"type": "string", "enum": [*letters, "none"], "description": "The chosen option's letter."},
-                "rationale": {"type": "string", "description": "One or two sentences explaining the reading."},
+                "letter": {
+                    "type": "string",
+                    "enum": [*letters, "none"],
+                    "description": "The chosen option's letter.",
+                },
+                "rationale": {
+                    "type": "string",
+                    "description": "One or two sentences explaining the reading.",
+                },
             },
             "required": ["letter", "rationale"],
             "additionalProperties": False,
@@ -347,7 +394,9 @@ def _rationale(arguments: dict[str, Any]) -> str:
 def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verdict:
     """Interpret the judge's forced tool call; raises ``JudgeReplyError`` when it is malformed."""
     if not isinstance(tool_arguments, dict):
-        raise JudgeReplyError(f"judge reply: expected an object of arguments, got {type(tool_arguments).__name__}")
+        raise JudgeReplyError(
+            f"judge reply: expected an object of arguments, got {type(tool_arguments).__name__}"
+        )
     rationale = _rationale(tool_arguments)
     if request.kind in YES_NO_KINDS:
         raw = tool_arguments.get("verdict")
@@ -356,19 +405,25 @@ def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verd
         elif isinstance(raw, str) and raw.strip().lower() in ("yes", "no"):
             answer = raw.strip().lower()
         else:
-            raise JudgeReplyError(f"judge reply: 'verdict' must be \"yes\" or \"no\", got {raw!r}")
+            raise JudgeReplyError(f'judge reply: \'verdict\' must be "yes" or "no", got {raw!r}')
         passed = answer == "yes"
-        return Verdict(passed=passed, score=1.0 if passed else 0.0, rationale=rationale, detail={"verdict": answer})
+        return Verdict(
+            passed=passed, score=1.0 if passed else 0.0, rationale=rationale, detail={"verdict": answer}
+        )
     if request.kind == "ranking":
         order = tool_arguments.get("order")
         count = len(request.candidates)
         if not isinstance(order, list) or len(order) != count:
-            raise JudgeReplyError(f"judge reply: 'order' must list all {count} candidate numbers, got {order!r}")
+            raise JudgeReplyError(
+                f"judge reply: 'order' must list all {count} candidate numbers, got {order!r}"
+            )
         numbers: list[int] = []
         for item in order:
             digits = "".join(ch for ch in str(item) if ch.isdigit())
             if not digits or not 1 <= int(digits) <= count:
-                raise JudgeReplyError(f"judge reply: {item!r} in 'order' is not a candidate number 1..{count}")
+                raise JudgeReplyError(
+                    f"judge reply: {item!r} in 'order' is not a candidate number 1..{count}"
+                )
             numbers.append(int(digits))
         if len(set(numbers)) != count:
             raise JudgeReplyError(f"judge reply: 'order' must name each candidate once, got {order!r}")
@@ -391,7 +446,9 @@ def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verd
         if picked == "NONE":
             return Verdict(False, 0.0, rationale, {"letter": None, "option": None})
         if picked not in letters:
-            raise JudgeReplyError(f"judge reply: {raw!r} is not one of the letters {', '.join(letters)} or none")
+            raise JudgeReplyError(
+                f"judge reply: {raw!r} is not one of the letters {', '.join(letters)} or none"
+            )
         option = request.options[letters.index(picked)]
         passed = option == request.reference
         return Verdict(passed, 1.0 if passed else 0.0, rationale, {"letter": picked, "option": option})

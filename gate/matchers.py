@@ -28,7 +28,6 @@ from gate.suite_model import MATCHER_KEYS
 MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
 
 
-
 @dataclass(frozen=True)
 class MatchOutcome:
     """The result of matching one expected value. ``path`` names the argument (``city``,
@@ -51,7 +50,16 @@ def is_matcher(value: Any) -> bool:
     return len(value) == 2 and "object" in value and "extra_keys" in value
 
 
-_JSON_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number", str: "string", list: "array", tuple: "array", dict: "object"}
+_JSON_TYPES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    str: "string",
+    list: "array",
+    tuple: "array",
+    dict: "object",
+}
 
 
 def json_type(value: Any) -> str:
@@ -80,7 +88,9 @@ def typed_equal(expected: Any, actual: Any) -> bool:
     if kind != json_type(actual):
         return False
     if kind == "array":
-        return len(expected) == len(actual) and all(typed_equal(e, a) for e, a in zip(expected, actual, strict=True))
+        return len(expected) == len(actual) and all(
+            typed_equal(e, a) for e, a in zip(expected, actual, strict=True)
+        )
     if kind == "object":
         return set(expected) == set(actual) and all(typed_equal(expected[k], actual[k]) for k in expected)
     return bool(expected == actual)
@@ -154,7 +164,9 @@ def _is_number(value: Any) -> bool:
 
 
 def _type_fail(wanted: str, matcher: Any, value: Any, path: str) -> MatchOutcome:
-    return _fail("type_error", f"expected {wanted}, got {json_type(value)} {show(value)}", matcher, value, path)
+    return _fail(
+        "type_error", f"expected {wanted}, got {json_type(value)} {show(value)}", matcher, value, path
+    )
 
 
 @functools.lru_cache(maxsize=512)
@@ -211,7 +223,13 @@ def _match_object(
         for key in value:
             if key not in pattern:
                 outcomes.append(
-                    _fail("unexpected_argument", f"unexpected key {key!r}", None, value[key], _key_path(path, key))
+                    _fail(
+                        "unexpected_argument",
+                        f"unexpected key {key!r}",
+                        None,
+                        value[key],
+                        _key_path(path, key),
+                    )
                 )
     return _first_failure(outcomes, matcher, value, path)
 
@@ -223,7 +241,10 @@ def _match_list(pattern: list[Any] | tuple[Any, ...], value: Any, ctx: _Context,
         return _fail(
             "value_error", f"expected {len(pattern)} elements, got {len(value)}", pattern, value, path
         )
-    outcomes = [_match(p, True, v, ctx, _index_path(path, i)) for i, (p, v) in enumerate(zip(pattern, value, strict=True))]
+    outcomes = [
+        _match(p, True, v, ctx, _index_path(path, i))
+        for i, (p, v) in enumerate(zip(pattern, value, strict=True))
+    ]
     return _first_failure(outcomes, pattern, value, path)
 
 
@@ -233,7 +254,13 @@ def _match_unordered(items: Any, matcher: Any, value: Any, ctx: _Context, path: 
     items = list(items) if isinstance(items, (list, tuple)) else [items]
     grid = [[_match(item, True, v, ctx, _index_path(path, j)) for j, v in enumerate(value)] for item in items]
     if len(items) != len(value):
-        return _fail("value_error", f"expected {len(items)} elements in any order, got {len(value)}", matcher, value, path)
+        return _fail(
+            "value_error",
+            f"expected {len(items)} elements in any order, got {len(value)}",
+            matcher,
+            value,
+            path,
+        )
     if not items:
         return _ok(matcher, value, path)
     pairing = optimal_assignment([[0.0 if o.ok else 1.0 for o in row] for row in grid])
@@ -241,8 +268,14 @@ def _match_unordered(items: Any, matcher: Any, value: Any, ctx: _Context, path: 
         if j is None or not grid[i][j].ok:
             unmatched = grid[i][j] if j is not None else None
             why = f": {unmatched.detail}" if unmatched is not None and unmatched.detail else ""
-            reason: MatchReason = "judge_failed" if unmatched is not None and unmatched.reason == "judge_failed" else "value_error"
-            return _fail(reason, f"no one-to-one match for element {show(items[i])}{why}", matcher, value, path)
+            reason: MatchReason = (
+                "judge_failed"
+                if unmatched is not None and unmatched.reason == "judge_failed"
+                else "value_error"
+            )
+            return _fail(
+                reason, f"no one-to-one match for element {show(items[i])}{why}", matcher, value, path
+            )
     return _ok(matcher, value, path)
 
 
@@ -272,7 +305,13 @@ def _match_range(bounds: Any, matcher: Any, value: Any, path: str) -> MatchOutco
     low = bounds.get("min") if isinstance(bounds, Mapping) else None
     high = bounds.get("max") if isinstance(bounds, Mapping) else None
     if not all(bound is None or _is_number(bound) for bound in (low, high)):
-        return _fail("value_error", f"invalid range matcher {show(bounds)}: bounds must be numbers", matcher, value, path)
+        return _fail(
+            "value_error",
+            f"invalid range matcher {show(bounds)}: bounds must be numbers",
+            matcher,
+            value,
+            path,
+        )
     if (low is not None and value < low) or (high is not None and value > high):
         lo = "-inf" if low is None else show(low)
         hi = "inf" if high is None else show(high)
@@ -284,9 +323,15 @@ def _match_approx(spec: Any, matcher: Any, value: Any, path: str) -> MatchOutcom
     if not _is_number(value):
         return _type_fail("a number", matcher, value, path)
     spec = spec if isinstance(spec, Mapping) else {"value": spec}
-    target, tolerance, rel = spec.get("value", 0), spec.get("tolerance") or 0.0, spec.get("rel_tolerance") or 0.0
+    target, tolerance, rel = (
+        spec.get("value", 0),
+        spec.get("tolerance") or 0.0,
+        spec.get("rel_tolerance") or 0.0,
+    )
     if not (_is_number(target) and _is_number(tolerance) and _is_number(rel)):
-        return _fail("value_error", f"invalid approx matcher {show(spec)}: numbers expected", matcher, value, path)
+        return _fail(
+            "value_error", f"invalid approx matcher {show(spec)}: numbers expected", matcher, value, path
+        )
     allowed = max(tolerance, rel * abs(target))
     if not (tolerance or rel):
         allowed = 1e-9 * max(1.0, abs(target))
@@ -311,13 +356,17 @@ def _match_schema(schema: Any, matcher: Any, value: Any, path: str) -> MatchOutc
     try:
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     except Unresolvable as exc:
-        why = f"the schema has a reference that cannot be resolved (remote references are never fetched): {exc}"
+        why = (
+            f"the schema has a reference that cannot be resolved (remote references are never fetched): {exc}"
+        )
         return _fail("value_error", why, matcher, value, path)
     if error is None:
         return _ok(matcher, value, path)
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     reason: MatchReason = "type_error" if error.validator == "type" and not where else "value_error"
-    return _fail(reason, f"schema: {where.lstrip('.') + ': ' if where else ''}{error.message}", matcher, value, path)
+    return _fail(
+        reason, f"schema: {where.lstrip('.') + ': ' if where else ''}{error.message}", matcher, value, path
+    )
 
 
 def _match_judge(criterion: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
@@ -326,16 +375,23 @@ def _match_judge(criterion: Any, matcher: Any, value: Any, ctx: _Context, path: 
         ctx.requests.append(request)
     verdict = ctx.verdicts.get(request.key) if ctx.verdicts is not None else None
     if verdict is None:
-        return _fail("judge_failed", f"no judge verdict for criterion {show(criterion)}", matcher, value, path)
+        return _fail(
+            "judge_failed", f"no judge verdict for criterion {show(criterion)}", matcher, value, path
+        )
     if verdict.passed:
         return _ok(matcher, value, path, verdict.rationale)
-    return _fail("value_error", f"judge: does not meet {show(criterion)}: {verdict.rationale}", matcher, value, path)
+    return _fail(
+        "value_error", f"judge: does not meet {show(criterion)}: {verdict.rationale}", matcher, value, path
+    )
 
 
 def argument_request(criterion: str, value: Any, path: str) -> JudgeRequest:
     """The judge request of a ``{judge: criterion}`` matcher applied to ``value`` at ``path``."""
     return JudgeRequest(
-        kind="argument", text=value_text(value), criterion=criterion, context=f"argument {path}" if path else ""
+        kind="argument",
+        text=value_text(value),
+        criterion=criterion,
+        context=f"argument {path}" if path else "",
     )
 
 
@@ -399,7 +455,11 @@ def _match(matcher: Any, present: bool, value: Any, ctx: _Context, path: str) ->
         if normalize_text(value) == normalize_text(str(arg)):
             return _ok(matcher, value, path)
         return _fail(
-            "value_error", f"{show(value)} does not equal {show(arg)} after normalisation", matcher, value, path
+            "value_error",
+            f"{show(value)} does not equal {show(arg)} after normalisation",
+            matcher,
+            value,
+            path,
         )
     if key == "unordered":
         return _match_unordered(arg, matcher, value, ctx, path)
@@ -472,7 +532,9 @@ def match_arguments(
     return _match_arguments(expected_args, actual, allow_extra, _Context(verdicts))
 
 
-def judge_requests_for_arguments(expected_args: Mapping[str, Any], actual: Mapping[str, Any] | None) -> list[JudgeRequest]:
+def judge_requests_for_arguments(
+    expected_args: Mapping[str, Any], actual: Mapping[str, Any] | None
+) -> list[JudgeRequest]:
     """The judge requests that matching ``actual`` against ``expected_args`` will look up."""
     if actual is None:
         return []

@@ -48,7 +48,9 @@ def resolve(mocks: Mocks, tool: str, arguments: dict[str, Any] | None) -> MockOu
             continue
         if rule.error is not None:
             return MockOutcome(kind="error", result=rule.error, is_error=True)
-        return MockOutcome(kind="matched" if rule.when is not None else "fallback", result=rule.returns, is_error=False)
+        return MockOutcome(
+            kind="matched" if rule.when is not None else "fallback", result=rule.returns, is_error=False
+        )
     if mocks.unmocked is not None:
         if mocks.unmocked.error is not None:
             return MockOutcome(kind="unmocked", result=mocks.unmocked.error, is_error=True)

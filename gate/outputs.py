@@ -53,8 +53,17 @@ def write_outputs(
     from gate.report_json import gc_paused
 
     with gc_paused():  # rendering allocates millions of short-lived containers and no cycles
-        return _write_outputs(results, json_path, junit_path, markdown_path, baseline, policy or GatePolicy(),
-                              marker, markdown_limit, full_report_hint)
+        return _write_outputs(
+            results,
+            json_path,
+            junit_path,
+            markdown_path,
+            baseline,
+            policy or GatePolicy(),
+            marker,
+            markdown_limit,
+            full_report_hint,
+        )
 
 
 def _write_outputs(
@@ -86,7 +95,14 @@ def _write_outputs(
         from gate.analysis import analyse
         from gate.report_markdown import render as render_markdown
 
-        text = render_markdown(results, verdict, analyse(results), comparison, limit=markdown_limit,
-                               full_report_hint=full_report_hint, marker=marker)
+        text = render_markdown(
+            results,
+            verdict,
+            analyse(results),
+            comparison,
+            limit=markdown_limit,
+            full_report_hint=full_report_hint,
+            marker=marker,
+        )
         write_text_atomic(markdown_path, text)
     return verdict

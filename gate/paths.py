@@ -22,7 +22,17 @@ from gate.suite_model import PathAssertion
 
 Segment = tuple[str, Any]  # ("key", name) | ("index", int) | ("each", None)
 
-CHECKS = ("equals", "exists", "not_exists", "matches", "one_of", "match", "matcher", "criteria", "semantic_contains")
+CHECKS = (
+    "equals",
+    "exists",
+    "not_exists",
+    "matches",
+    "one_of",
+    "match",
+    "matcher",
+    "criteria",
+    "semantic_contains",
+)
 JUDGED_CHECKS = ("criteria", "semantic_contains")
 
 _HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -134,7 +144,9 @@ def _value_score(
     return (min(scores) if scores else 1.0), None
 
 
-def evaluate_assertion(assertion: PathAssertion, record: RunRecord, verdicts: Mapping[str, Verdict]) -> PathEvaluation:
+def evaluate_assertion(
+    assertion: PathAssertion, record: RunRecord, verdicts: Mapping[str, Verdict]
+) -> PathEvaluation:
     """Evaluate one path assertion; see ``evaluate``."""
     name, argument = check_of(assertion)
     label = f"{assertion.path} {name}"

@@ -70,78 +70,138 @@ def results_to_dict(results: RunResults) -> dict[str, Any]:
 
 def _metrics(m: Metrics) -> dict[str, Any]:
     return {
-        "argument_accuracy": m.argument_accuracy, "cost_usd": m.cost_usd, "f1": m.f1,
-        "input_tokens": m.input_tokens, "latency_ms": m.latency_ms, "output_score": m.output_score,
-        "output_tokens": m.output_tokens, "precision": m.precision, "recall": m.recall,
+        "argument_accuracy": m.argument_accuracy,
+        "cost_usd": m.cost_usd,
+        "f1": m.f1,
+        "input_tokens": m.input_tokens,
+        "latency_ms": m.latency_ms,
+        "output_score": m.output_score,
+        "output_tokens": m.output_tokens,
+        "precision": m.precision,
+        "recall": m.recall,
     }
 
 
 def _call(c: RecordedCall) -> dict[str, Any]:
     return {
-        "arguments": c.arguments, "arguments_error": c.arguments_error, "id": c.id, "is_error": c.is_error,
-        "mock": c.mock, "name": c.name, "raw_arguments": c.raw_arguments, "result": c.result, "turn": c.turn,
+        "arguments": c.arguments,
+        "arguments_error": c.arguments_error,
+        "id": c.id,
+        "is_error": c.is_error,
+        "mock": c.mock,
+        "name": c.name,
+        "raw_arguments": c.raw_arguments,
+        "result": c.result,
+        "turn": c.turn,
     }
 
 
 def _record(r: RunRecord) -> dict[str, Any]:
     usage = r.usage
     return {
-        "calls": [_call(c) for c in r.calls], "cost_usd": r.cost_usd, "error": r.error, "extra": r.extra,
-        "input": r.input, "latency_ms": r.latency_ms, "messages": r.messages, "model": r.model,
-        "output": r.output, "stop_reason": r.stop_reason, "turns": r.turns,
+        "calls": [_call(c) for c in r.calls],
+        "cost_usd": r.cost_usd,
+        "error": r.error,
+        "extra": r.extra,
+        "input": r.input,
+        "latency_ms": r.latency_ms,
+        "messages": r.messages,
+        "model": r.model,
+        "output": r.output,
+        "stop_reason": r.stop_reason,
+        "turns": r.turns,
         "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
     }
 
 
 def _failure(f: Failure) -> dict[str, Any]:
     return {
-        "actual": f.actual, "argument": f.argument, "expected": f.expected, "expected_tool": f.expected_tool,
-        "message": f.message, "reason": f.reason, "tool": f.tool,
+        "actual": f.actual,
+        "argument": f.argument,
+        "expected": f.expected,
+        "expected_tool": f.expected_tool,
+        "message": f.message,
+        "reason": f.reason,
+        "tool": f.tool,
     }
 
 
 def _check(c: CheckScore) -> dict[str, Any]:
-    return {"detail": c.detail, "kind": c.kind, "passed": c.passed, "rationale": c.rationale, "score": c.score}
+    return {
+        "detail": c.detail,
+        "kind": c.kind,
+        "passed": c.passed,
+        "rationale": c.rationale,
+        "score": c.score,
+    }
 
 
 def _trial(t: TrialResult) -> dict[str, Any]:
     return {
-        "alternative": t.alternative, "checks": [_check(c) for c in t.checks],
-        "failures": [_failure(f) for f in t.failures], "index": t.index, "metrics": _metrics(t.metrics),
-        "pairing": t.pairing, "record": _record(t.record), "score": t.score, "status": t.status,
+        "alternative": t.alternative,
+        "checks": [_check(c) for c in t.checks],
+        "failures": [_failure(f) for f in t.failures],
+        "index": t.index,
+        "metrics": _metrics(t.metrics),
+        "pairing": t.pairing,
+        "record": _record(t.record),
+        "score": t.score,
+        "status": t.status,
     }
 
 
 def _case(c: CaseResult) -> dict[str, Any]:
     return {
-        "case_id": c.case_id, "expected": c.expected, "file": c.file, "flaky": c.flaky, "line": c.line,
-        "metrics": _metrics(c.metrics), "score": c.score, "skip_reason": c.skip_reason, "status": c.status,
-        "suite": c.suite, "tags": c.tags, "trials": [_trial(t) for t in c.trials],
+        "case_id": c.case_id,
+        "expected": c.expected,
+        "file": c.file,
+        "flaky": c.flaky,
+        "line": c.line,
+        "metrics": _metrics(c.metrics),
+        "score": c.score,
+        "skip_reason": c.skip_reason,
+        "status": c.status,
+        "suite": c.suite,
+        "tags": c.tags,
+        "trials": [_trial(t) for t in c.trials],
     }
 
 
 def _tool(t: ToolInfo) -> dict[str, Any]:
     return {
-        "description": t.description, "description_line": t.description_line, "file": t.file, "line": t.line,
-        "name": t.name, "parameter_lines": t.parameter_lines,
+        "description": t.description,
+        "description_line": t.description_line,
+        "file": t.file,
+        "line": t.line,
+        "name": t.name,
+        "parameter_lines": t.parameter_lines,
     }
 
 
 def _suite(s: SuiteResult) -> dict[str, Any]:
     prompt = s.prompt
     return {
-        "cases": [_case(c) for c in s.cases], "model": s.model, "name": s.name, "path": s.path,
+        "cases": [_case(c) for c in s.cases],
+        "model": s.model,
+        "name": s.name,
+        "path": s.path,
         "prompt": {"file": prompt.file, "line": prompt.line} if prompt is not None else None,
-        "provider": s.provider, "threshold": s.threshold, "tools": [_tool(t) for t in s.tools],
+        "provider": s.provider,
+        "threshold": s.threshold,
+        "tools": [_tool(t) for t in s.tools],
         "triggered_by": s.triggered_by,
     }
 
 
 def _document(results: RunResults) -> dict[str, Any]:
     return {
-        "complete": results.complete, "finished_at": results.finished_at,
-        "incomplete_reason": results.incomplete_reason, "settings": results.settings, "shard": results.shard,
-        "started_at": results.started_at, "suites": [_suite(s) for s in results.suites],
+        "complete": results.complete,
+        "finished_at": results.finished_at,
+        "incomplete_reason": results.incomplete_reason,
+        "settings": results.settings,
+        "shard": results.shard,
+        "started_at": results.started_at,
+        "suites": [_suite(s) for s in results.suites],
         "version": results.version,
     }
 
@@ -151,11 +211,16 @@ def to_json(results: RunResults) -> str:
     data = _document(results)
     try:
         # Built from frozen dataclasses, the document cannot be circular: skip the encoder's check.
-        text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=_jsonable,
-                          check_circular=False)
+        text = json.dumps(
+            data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=_jsonable, check_circular=False
+        )
     except ValueError:
-        text = json.dumps(_finite(json.loads(json.dumps(data, default=_jsonable))), sort_keys=True,
-                          ensure_ascii=False, allow_nan=False)
+        text = json.dumps(
+            _finite(json.loads(json.dumps(data, default=_jsonable))),
+            sort_keys=True,
+            ensure_ascii=False,
+            allow_nan=False,
+        )
     return text + "\n"
 
 
@@ -203,12 +268,30 @@ def _error_path(error: Any) -> str:
 def parse_results(data: Any, path: str = "") -> RunResults:
     """Validate a decoded JSON document against the results schema and build ``RunResults``."""
     if not isinstance(data, dict) or "suites" not in data or "version" not in data:
-        raise InputError([Problem(path, 0, 0, "not a tool-eval-gate results file (expected an object with "
-                                  "\"version\" and \"suites\")")])
+        raise InputError(
+            [
+                Problem(
+                    path,
+                    0,
+                    0,
+                    'not a tool-eval-gate results file (expected an object with "version" and "suites")',
+                )
+            ]
+        )
     version = data.get("version")
     if isinstance(version, int) and version > RESULTS_VERSION:
-        raise InputError([Problem(path, 0, 0, f"results version {version} was written by a newer tool-eval-gate "
-                                  f"(this one reads version {RESULTS_VERSION})", hint="upgrade tool-eval-gate")])
+        raise InputError(
+            [
+                Problem(
+                    path,
+                    0,
+                    0,
+                    f"results version {version} was written by a newer tool-eval-gate "
+                    f"(this one reads version {RESULTS_VERSION})",
+                    hint="upgrade tool-eval-gate",
+                )
+            ]
+        )
     if fast_valid(results_schema(), data):
         try:
             return RunResults.from_dict(data)
@@ -269,11 +352,17 @@ def _merge_suites(group: list[SuiteResult]) -> SuiteResult:
     for suite in group:
         for case in suite.cases:
             if case.case_id in seen:
-                raise InputError([Problem(
-                    first.path, case.line, 0,
-                    f"case {case.case_id!r} of suite {first.name!r} appears in more than one part "
-                    "(the same shard given twice?)",
-                )])
+                raise InputError(
+                    [
+                        Problem(
+                            first.path,
+                            case.line,
+                            0,
+                            f"case {case.case_id!r} of suite {first.name!r} appears in more than one part "
+                            "(the same shard given twice?)",
+                        )
+                    ]
+                )
             seen[case.case_id] = case.line
             cases.append(case)
     cases.sort(key=lambda c: (c.line, c.case_id))

@@ -75,8 +75,10 @@ def describe_failure(f: Failure) -> str:
 def transcript(case: CaseResult) -> str:
     """The plain-text transcript of every trial of a case: messages, calls with arguments and mock
     results, the final output, failures."""
-    lines: list[str] = [f"case {case.case_id} ({case.file}:{case.line}): {case.status}"
-                        + (" [FLAKY: trials disagree]" if case.flaky else "")]
+    lines: list[str] = [
+        f"case {case.case_id} ({case.file}:{case.line}): {case.status}"
+        + (" [FLAKY: trials disagree]" if case.flaky else "")
+    ]
     if case.skip_reason and case.status == "skipped":
         lines.append(f"skipped: {case.skip_reason}")
     for t in case.trials:
@@ -145,8 +147,15 @@ def _call_lines(c: Any, lines: list[str]) -> None:
 # ``ET.indent(root, space=" ")`` (a test renders both and compares): about five times faster than
 # building and serialising a tree, which matters for thousands of cases.
 
-_ATTRIB_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("\r", "&#13;"),
-                   ("\n", "&#10;"), ("\t", "&#09;"))
+_ATTRIB_ESCAPES = (
+    ("&", "&amp;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ('"', "&quot;"),
+    ("\r", "&#13;"),
+    ("\n", "&#10;"),
+    ("\t", "&#09;"),
+)
 # Characters that make an attribute value or element text need any work (escaping or dropping).
 _ATTR_SPECIAL = re.compile('[&<>"\t\r\n]|' + XML_ILLEGAL.pattern)
 _CDATA_SPECIAL = re.compile("[&<>]|" + XML_ILLEGAL.pattern)
@@ -200,8 +209,10 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
     """One ``<testcase>`` at level 2; ``classname`` and ``suite_file`` are already escaped."""
     trials = case.trials
     passed_trials = sum(1 for t in trials if t.status == "passed")
-    props = (f'\n   <properties>\n    <property name="trials" value="{passed_trials}/{len(trials)} passed" />'
-             f'\n    <property name="score" value="{case.score:.3f}" />')
+    props = (
+        f'\n   <properties>\n    <property name="trials" value="{passed_trials}/{len(trials)} passed" />'
+        f'\n    <property name="score" value="{case.score:.3f}" />'
+    )
     if case.flaky:
         props += '\n    <property name="flaky" value="true" />'
     if case.tags:
@@ -212,22 +223,33 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
         failures = case.failures or next((t.failures for t in trials if t.failures), ())
         message = "; ".join(f.message for f in failures) or "the case failed"
         kind = failures[0].reason if failures else "failed"
-        outcome = "\n   " + _tag("failure", (("message", _attr(truncate(message, MAX_MESSAGE_CHARS))), ("type", _attr(kind))),
-                                   _cdata("\n".join(describe_failure(f) for f in failures)))
+        outcome = "\n   " + _tag(
+            "failure",
+            (("message", _attr(truncate(message, MAX_MESSAGE_CHARS))), ("type", _attr(kind))),
+            _cdata("\n".join(describe_failure(f) for f in failures)),
+        )
     elif status == "error":
         errors = [t.record.error for t in trials if t.record.error]
         message = errors[0] if errors else "the case could not be evaluated"
-        outcome = "\n   " + _tag("error", (("message", _attr(truncate(message, MAX_MESSAGE_CHARS))), ("type", "provider_error")),
-                                   _cdata("\n".join(errors)))
+        outcome = "\n   " + _tag(
+            "error",
+            (("message", _attr(truncate(message, MAX_MESSAGE_CHARS))), ("type", "provider_error")),
+            _cdata("\n".join(errors)),
+        )
     elif status == "skipped":
         outcome = "\n   " + _tag("skipped", (("message", _attr(case.skip_reason or "skipped")),))
     file = _attr(case.file) if case.file else suite_file
     # The transcript goes with the cases a reader opens: failed, errored and flaky ones. A clean pass
     # has none (it would be most of the file's size and time); the JSON results keep every transcript.
-    out = "" if status in ("passed", "skipped") and not case.flaky else (
-        f"\n   <system-out>{_cdata(transcript(case))}</system-out>")
-    return (f'<testcase classname="{classname}" name="{_attr(case.case_id)}" file="{file}" line="{case.line}" '
-            f'time="{_seconds(ms)}">{props}\n   </properties>{outcome}{out}\n  </testcase>')
+    out = (
+        ""
+        if status in ("passed", "skipped") and not case.flaky
+        else (f"\n   <system-out>{_cdata(transcript(case))}</system-out>")
+    )
+    return (
+        f'<testcase classname="{classname}" name="{_attr(case.case_id)}" file="{file}" line="{case.line}" '
+        f'time="{_seconds(ms)}">{props}\n   </properties>{outcome}{out}\n  </testcase>'
+    )
 
 
 def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, float]]:
@@ -245,17 +267,22 @@ def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, floa
         elif case.status == "skipped":
             counts["skipped"] += 1
         cases.append(_testcase(case, classname, classname, ms))
-    props = _properties((("threshold", f"{suite.threshold:g}"), ("provider", suite.provider), ("model", suite.model)), 2)
-    head = _open("testsuite", (
-        ("name", _attr(suite.name)),
-        ("tests", str(counts["tests"])),
-        ("failures", str(counts["failures"])),
-        ("errors", str(counts["errors"])),
-        ("skipped", str(counts["skipped"])),
-        ("time", _seconds(counts["time"])),
-        ("timestamp", _attr(timestamp)),
-        ("file", _attr(suite.path)),
-    ))
+    props = _properties(
+        (("threshold", f"{suite.threshold:g}"), ("provider", suite.provider), ("model", suite.model)), 2
+    )
+    head = _open(
+        "testsuite",
+        (
+            ("name", _attr(suite.name)),
+            ("tests", str(counts["tests"])),
+            ("failures", str(counts["failures"])),
+            ("errors", str(counts["errors"])),
+            ("skipped", str(counts["skipped"])),
+            ("time", _seconds(counts["time"])),
+            ("timestamp", _attr(timestamp)),
+            ("file", _attr(suite.path)),
+        ),
+    )
     body = "\n  " + props + "".join("\n  " + case for case in cases)
     return f"{head}>{body}\n </testsuite>", counts
 
@@ -269,14 +296,17 @@ def render(results: RunResults, verdict: Verdict) -> str:
         suites.append(text)
         for key in totals:
             totals[key] += counts[key]
-    head = _open("testsuites", (
-        ("name", "tool-eval-gate"),
-        ("tests", str(totals["tests"])),
-        ("failures", str(totals["failures"])),
-        ("errors", str(totals["errors"])),
-        ("skipped", str(totals["skipped"])),
-        ("time", _seconds(totals["time"])),
-    ))
+    head = _open(
+        "testsuites",
+        (
+            ("name", "tool-eval-gate"),
+            ("tests", str(totals["tests"])),
+            ("failures", str(totals["failures"])),
+            ("errors", str(totals["errors"])),
+            ("skipped", str(totals["skipped"])),
+            ("time", _seconds(totals["time"])),
+        ),
+    )
     comment = "<!-- " + _x(verdict.summary_line).replace("--", "- -").rstrip("-") + " -->"
     body = "\n " + comment + "".join("\n " + suite for suite in suites)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}>{body}\n</testsuites>\n'

@@ -65,20 +65,27 @@ def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
     out = [f"## {title}", ""]
     if verdict.counted:
         low, high = verdict.interval
-        rate = (f"**Pass rate {pct(verdict.pass_rate)}** ({verdict.passed_count}/{verdict.counted} cases, "
-                f"95% CI {pct(low)}–{pct(high)}) · threshold **{pct(verdict.threshold)}**")
+        rate = (
+            f"**Pass rate {pct(verdict.pass_rate)}** ({verdict.passed_count}/{verdict.counted} cases, "
+            f"95% CI {pct(low)}–{pct(high)}) · threshold **{pct(verdict.threshold)}**"
+        )
         if verdict.threshold != min((s.threshold for s in verdict.suites), default=verdict.threshold):
             rate += " (each suite against its own threshold)"
     else:
         rate = "**No cases evaluated.**"
-    counts = (f"{verdict.passed_count} passed · {verdict.failed_count} failed · {verdict.error_count} errors"
-              f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
-              f"{verdict.flaky_count} flaky")
+    counts = (
+        f"{verdict.passed_count} passed · {verdict.failed_count} failed · {verdict.error_count} errors"
+        f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
+        f"{verdict.flaky_count} flaky"
+    )
     out += [rate, "", counts, ""]
     if not results.complete:
-        out += ["> [!WARNING]",
-                f"> The evaluation is incomplete: {md_text(results.incomplete_reason or 'the run stopped early')}. "
-                "Cases that did not run are missing from this report.", ""]
+        out += [
+            "> [!WARNING]",
+            f"> The evaluation is incomplete: {md_text(results.incomplete_reason or 'the run stopped early')}. "
+            "Cases that did not run are missing from this report.",
+            "",
+        ]
     if verdict.reasons:
         label = "Why it failed" if not verdict.passed else "Notes"
         out.append(f"**{label}:**")
@@ -97,11 +104,23 @@ def _baseline_section(comparison: Comparison | None) -> list[str]:
         return []
     c = comparison.counts
     out = ["### Changes against the baseline", ""]
-    out.append(" · ".join(f"{c.get(k, 0)} {label}" for k, label in (
-        ("regressed", "regressed"), ("fixed", "fixed"), ("new", "new"), ("removed", "removed"),
-        ("still_failing", "still failing"), ("unchanged", "unchanged"))))
+    out.append(
+        " · ".join(
+            f"{c.get(k, 0)} {label}"
+            for k, label in (
+                ("regressed", "regressed"),
+                ("fixed", "fixed"),
+                ("new", "new"),
+                ("removed", "removed"),
+                ("still_failing", "still failing"),
+                ("unchanged", "unchanged"),
+            )
+        )
+    )
     out.append("")
-    out.append(f"Pass rate of the compared cases: {pct(comparison.base_pass_rate)} → {pct(comparison.head_pass_rate)}")
+    out.append(
+        f"Pass rate of the compared cases: {pct(comparison.base_pass_rate)} → {pct(comparison.head_pass_rate)}"
+    )
     out.append("")
     rows: list[CaseChange] = []
     for status in ("regressed", "fixed", "new", "removed", "still_failing"):
@@ -110,13 +129,21 @@ def _baseline_section(comparison: Comparison | None) -> list[str]:
     rows += noted
     if rows:
         out += ["| change | case | base | head | note |", "|---|---|---|---|---|"]
-        icons = {"regressed": "🔴 regressed", "fixed": "🟢 fixed", "new": "🆕 new", "removed": "➖ removed",
-                 "still_failing": "🟠 still failing", "unchanged": "⚪ unchanged"}
+        icons = {
+            "regressed": "🔴 regressed",
+            "fixed": "🟢 fixed",
+            "new": "🆕 new",
+            "removed": "➖ removed",
+            "still_failing": "🟠 still failing",
+            "unchanged": "⚪ unchanged",
+        }
         for ch in rows[:MAX_CHANGE_ROWS]:
             base = _trials_label(ch.base_status, ch.base_passed_trials, ch.base_trials)
             head = _trials_label(ch.head_status, ch.head_passed_trials, ch.head_trials)
-            out.append(f"| {icons[ch.status]} | {_code(ch.suite + '/' + ch.case_id)} | {base} | {head} | "
-                       f"{md_cell(ch.note)} |")
+            out.append(
+                f"| {icons[ch.status]} | {_code(ch.suite + '/' + ch.case_id)} | {base} | {head} | "
+                f"{md_cell(ch.note)} |"
+            )
         if len(rows) > MAX_CHANGE_ROWS:
             out.append(f"\n_… and {len(rows) - MAX_CHANGE_ROWS} more changes (see the JSON results)._")
         out.append("")
@@ -156,10 +183,13 @@ def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
 def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
     if not results.suites:
         return []
-    out = ["### Suites", "",
-           "| suite | cases | passed | failed | errors | flaky | pass rate / threshold | precision | recall | "
-           "argument accuracy | mean latency | tokens | cost |",
-           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    out = [
+        "### Suites",
+        "",
+        "| suite | cases | passed | failed | errors | flaky | pass rate / threshold | precision | recall | "
+        "argument accuracy | mean latency | tokens | cost |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
     out += [_suite_row(s, verdict) for s in results.suites]
     out.append("")
     return out
@@ -186,7 +216,12 @@ def _analysis_section(analysis: Analysis, rows: int | None) -> list[str]:
             out.append(f"| _… {more} more_ | | |")
         out.append("")
     if analysis.confusion:
-        out += ["**Tool confusion** (expected → called)", "", "| expected | called | cases |", "|---|---|--:|"]
+        out += [
+            "**Tool confusion** (expected → called)",
+            "",
+            "| expected | called | cases |",
+            "|---|---|--:|",
+        ]
         items, more = cap(analysis.confusion)
         for c in items:
             expected = _code(c.expected) if c.expected else "_(none)_"
@@ -196,14 +231,19 @@ def _analysis_section(analysis: Analysis, rows: int | None) -> list[str]:
             out.append(f"| _… {more} more_ | | |")
         out.append("")
     if analysis.arguments:
-        out += ["**Arguments that fail most**", "",
-                "| tool | argument | failed | of calls | main reason | example (expected → actual) |",
-                "|---|---|--:|--:|---|---|"]
+        out += [
+            "**Arguments that fail most**",
+            "",
+            "| tool | argument | failed | of calls | main reason | example (expected → actual) |",
+            "|---|---|--:|--:|---|---|",
+        ]
         items, more = cap(analysis.arguments)
         for a in items:
             example = f"{_code(_json(a.example_expected, 80))} → {_code(_json(a.example_actual, 80))}"
-            out.append(f"| {_code(a.tool)} | {_code(a.argument)} | {a.failures} | {a.calls} | "
-                       f"{md_cell(REASON_TITLES.get(a.reasons[0][0], a.reasons[0][0]))} | {example} |")
+            out.append(
+                f"| {_code(a.tool)} | {_code(a.argument)} | {a.failures} | {a.calls} | "
+                f"{md_cell(REASON_TITLES.get(a.reasons[0][0], a.reasons[0][0]))} | {example} |"
+            )
         if more:
             out.append(f"| _… {more} more_ | | | | | |")
         out.append("")
@@ -254,7 +294,9 @@ def _expected_cell(call: dict[str, Any]) -> str:
 
 
 def _actual_cell(call: Any) -> str:
-    args = _json(call.arguments) if call.arguments is not None else truncate(call.raw_arguments, MAX_VALUE_CHARS)
+    args = (
+        _json(call.arguments) if call.arguments is not None else truncate(call.raw_arguments, MAX_VALUE_CHARS)
+    )
     text = f"{_code(call.name)} {_code(args)}"
     if call.arguments_error:
         text += f" ⚠️ {md_cell(call.arguments_error)}"
@@ -279,7 +321,9 @@ def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
                 rows.append((_expected_cell(call), "_(not called)_" if aligned else ""))
     for j, call in enumerate(actual):
         if j not in used:
-            rows.append(("_(not expected)_" if expected is not None and trial.pairing else "", _actual_cell(call)))
+            rows.append(
+                ("_(not expected)_" if expected is not None and trial.pairing else "", _actual_cell(call))
+            )
     out = ["| expected call | actual call |", "|---|---|"]
     out += [f"| {e or ' '} | {a or ' '} |" for e, a in rows]
     out.append("")
@@ -292,7 +336,9 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
     icon = "⚠️" if case.status == "error" else "❌"
     failures = trial.failures if trial else ()
     if case.status == "error":
-        headline = "error: " + truncate((trial.record.error if trial else None) or "could not be evaluated", 120)
+        headline = "error: " + truncate(
+            (trial.record.error if trial else None) or "could not be evaluated", 120
+        )
     else:
         titles = list(dict.fromkeys(REASON_TITLES.get(f.reason, f.reason) for f in failures))
         headline = ", ".join(titles) or "failed"
@@ -300,9 +346,12 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
     trials = ""
     if len(case.trials) > 1:
         trials = f" · {sum(1 for t in case.trials if t.status == 'passed')}/{len(case.trials)} trials passed"
-    out = ["<details>",
-           f"<summary>{icon} <code>{html_text(case.suite)}/{html_text(case.case_id)}</code>: {html_text(headline)}"
-           f"{trials}{flaky}</summary>", ""]
+    out = [
+        "<details>",
+        f"<summary>{icon} <code>{html_text(case.suite)}/{html_text(case.case_id)}</code>: {html_text(headline)}"
+        f"{trials}{flaky}</summary>",
+        "",
+    ]
     out.append(f"Case at {_where(case.file, case.line)}, score {case.score:.2f}.")
     out.append("")
     if failures:
@@ -319,46 +368,72 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
             if f.actual is not None:
                 detail.append(f"actual {_code(_json(f.actual))}")
             suffix = f" ({', '.join(detail)})" if detail else ""
-            out.append(f"- **{md_text(REASON_TITLES.get(f.reason, f.reason))}**: {md_text(truncate(f.message, 500))}{suffix}")
+            out.append(
+                f"- **{md_text(REASON_TITLES.get(f.reason, f.reason))}**: {md_text(truncate(f.message, 500))}{suffix}"
+            )
         out.append("")
     if trial is not None:
         failed_checks = [c for c in trial.checks if not c.passed]
         for check in failed_checks:
             why = f" Judge: {md_text(truncate(check.rationale, 500))}" if check.rationale else ""
-            out.append(f"- check {md_text(check.kind)} scored {check.score:.2f}: "
-                       f"{md_text(truncate(check.detail, 500))}{why}")
+            out.append(
+                f"- check {md_text(check.kind)} scored {check.score:.2f}: "
+                f"{md_text(truncate(check.detail, 500))}{why}"
+            )
         if failed_checks:
             out.append("")
         out += _calls_table(case, trial)
         if trial.record.error:
             out += ["Provider error:", "", md_code_block(truncate(trial.record.error, MAX_OUTPUT_CHARS))]
-        out += ["Final output:", "", md_code_block(truncate(trial.record.output, MAX_OUTPUT_CHARS) or "(empty)")]
+        out += [
+            "Final output:",
+            "",
+            md_code_block(truncate(trial.record.output, MAX_OUTPUT_CHARS) or "(empty)"),
+        ]
     transcript_part = ""
     if case.trials:
-        transcript_part = "\n".join(["<details><summary>Transcript</summary>", "",
-                                     md_code_block(truncate(transcript(case), MAX_TRANSCRIPT_CHARS)), "</details>", ""])
+        transcript_part = "\n".join(
+            [
+                "<details><summary>Transcript</summary>",
+                "",
+                md_code_block(truncate(transcript(case), MAX_TRANSCRIPT_CHARS)),
+                "</details>",
+                "",
+            ]
+        )
     return "\n".join(out), transcript_part
 
 
 def _badness(case: CaseResult) -> tuple[int, float, int, str, str]:
     trial = _first_trial(case)
-    return (0 if case.status == "failed" else 1, case.score, -len(trial.failures) if trial else 0,
-            case.suite, case.case_id)
+    return (
+        0 if case.status == "failed" else 1,
+        case.score,
+        -len(trial.failures) if trial else 0,
+        case.suite,
+        case.case_id,
+    )
 
 
 def _passed_section(results: RunResults) -> list[str]:
     passed = [c for s in results.suites for c in s.cases if c.status in ("passed", "skipped")]
     if not passed:
         return []
-    out = ["<details><summary>Passed and skipped cases</summary>", "", "| case | status | trials | score | where |",
-           "|---|---|--:|--:|---|"]
+    out = [
+        "<details><summary>Passed and skipped cases</summary>",
+        "",
+        "| case | status | trials | score | where |",
+        "|---|---|--:|--:|---|",
+    ]
     for c in passed:
         status = c.status + (" (flaky)" if c.flaky else "")
         if c.status == "skipped" and c.skip_reason:
             status += f": {md_cell(truncate(c.skip_reason, 120))}"
         n_pass = sum(1 for t in c.trials if t.status == "passed")
-        out.append(f"| {_code(c.suite + '/' + c.case_id)} | {status} | {n_pass}/{len(c.trials)} | {c.score:.2f} | "
-                   f"{_where(c.file, c.line)} |")
+        out.append(
+            f"| {_code(c.suite + '/' + c.case_id)} | {status} | {n_pass}/{len(c.trials)} | {c.score:.2f} | "
+            f"{_where(c.file, c.line)} |"
+        )
     out += ["", "</details>", ""]
     return out
 
@@ -381,13 +456,18 @@ def render(
     head_fixed = _join([marker_line(marker)] + _verdict_section(results, verdict))
     baseline = _join(_baseline_section(comparison))
     suites = _join(_suites_section(results, verdict))
-    bad = sorted((c for s in results.suites for c in s.cases if c.status in ("failed", "error")), key=_badness)
+    bad = sorted(
+        (c for s in results.suites for c in s.cases if c.status in ("failed", "error")), key=_badness
+    )
     any_passed = any(c.status in ("passed", "skipped") for s in results.suites for c in s.cases)
     hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
 
     def note(cut: list[str]) -> str:
-        return (f"\n---\n_This report was shortened to fit {limit:,} characters: {', '.join(cut)}."
-                f"{hint}_\n") if cut else ""
+        return (
+            (f"\n---\n_This report was shortened to fit {limit:,} characters: {', '.join(cut)}.{hint}_\n")
+            if cut
+            else ""
+        )
 
     reserve = 600 + len(hint)
     analysis_full = _join(_analysis_section(analysis, None))
@@ -443,8 +523,9 @@ def render(
             this_cut.append(f"the failure-pattern tables show their top {rows} rows")
         if rows is None and not kept and bad:
             continue  # rather trim the analysis than drop every case block
-        this_cut.append(f"details of {len(bad) - len(kept)} of {len(bad)} failed cases "
-                        f"(the least severe) were left out")
+        this_cut.append(
+            f"details of {len(bad) - len(kept)} of {len(bad)} failed cases (the least severe) were left out"
+        )
         return body + "".join(kept) + note(this_cut)
 
     # Even the shortest form is too long: cut at a line boundary (the head has no code blocks).

@@ -262,9 +262,15 @@ class RunResults:
 
 def _metrics_dict(m: Metrics) -> dict[str, Any]:
     return {
-        "precision": m.precision, "recall": m.recall, "f1": m.f1, "argument_accuracy": m.argument_accuracy,
-        "output_score": m.output_score, "latency_ms": m.latency_ms, "input_tokens": m.input_tokens,
-        "output_tokens": m.output_tokens, "cost_usd": m.cost_usd,
+        "precision": m.precision,
+        "recall": m.recall,
+        "f1": m.f1,
+        "argument_accuracy": m.argument_accuracy,
+        "output_score": m.output_score,
+        "latency_ms": m.latency_ms,
+        "input_tokens": m.input_tokens,
+        "output_tokens": m.output_tokens,
+        "cost_usd": m.cost_usd,
     }
 
 
@@ -274,12 +280,25 @@ def _trial_dict(t: TrialResult) -> dict[str, Any]:
         "status": t.status,
         "score": t.score,
         "failures": tuple(
-            {"reason": f.reason, "message": f.message, "tool": f.tool, "argument": f.argument,
-             "expected": copy_value(f.expected), "actual": copy_value(f.actual), "expected_tool": f.expected_tool}
+            {
+                "reason": f.reason,
+                "message": f.message,
+                "tool": f.tool,
+                "argument": f.argument,
+                "expected": copy_value(f.expected),
+                "actual": copy_value(f.actual),
+                "expected_tool": f.expected_tool,
+            }
             for f in t.failures
         ),
         "checks": tuple(
-            {"kind": c.kind, "score": c.score, "passed": c.passed, "detail": c.detail, "rationale": c.rationale}
+            {
+                "kind": c.kind,
+                "score": c.score,
+                "passed": c.passed,
+                "detail": c.detail,
+                "rationale": c.rationale,
+            }
             for c in t.checks
         ),
         "metrics": _metrics_dict(t.metrics),
@@ -291,9 +310,17 @@ def _trial_dict(t: TrialResult) -> dict[str, Any]:
 
 def _case_dict(c: CaseResult) -> dict[str, Any]:
     return {
-        "suite": c.suite, "case_id": c.case_id, "file": c.file, "line": c.line, "status": c.status,
-        "score": c.score, "flaky": c.flaky, "trials": tuple(_trial_dict(t) for t in c.trials),
-        "metrics": _metrics_dict(c.metrics), "tags": tuple(c.tags), "expected": copy_value(c.expected),
+        "suite": c.suite,
+        "case_id": c.case_id,
+        "file": c.file,
+        "line": c.line,
+        "status": c.status,
+        "score": c.score,
+        "flaky": c.flaky,
+        "trials": tuple(_trial_dict(t) for t in c.trials),
+        "metrics": _metrics_dict(c.metrics),
+        "tags": tuple(c.tags),
+        "expected": copy_value(c.expected),
         "skip_reason": c.skip_reason,
     }
 
@@ -305,8 +332,14 @@ def _suite_dict(s: SuiteResult) -> dict[str, Any]:
         "threshold": s.threshold,
         "cases": tuple(_case_dict(c) for c in s.cases),
         "tools": tuple(
-            {"name": t.name, "description": t.description, "file": t.file, "line": t.line,
-             "description_line": t.description_line, "parameter_lines": copy_value(t.parameter_lines)}
+            {
+                "name": t.name,
+                "description": t.description,
+                "file": t.file,
+                "line": t.line,
+                "description_line": t.description_line,
+                "parameter_lines": copy_value(t.parameter_lines),
+            }
             for t in s.tools
         ),
         "prompt": {"file": s.prompt.file, "line": s.prompt.line} if s.prompt is not None else None,

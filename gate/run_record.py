@@ -92,9 +92,17 @@ class RunRecord:
             "input": self.input,
             "messages": list(self.messages),
             "calls": [
-                {"id": c.id, "name": c.name, "raw_arguments": c.raw_arguments, "arguments": copy_value(c.arguments),
-                 "arguments_error": c.arguments_error, "turn": c.turn, "result": copy_value(c.result),
-                 "mock": c.mock, "is_error": c.is_error}
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "raw_arguments": c.raw_arguments,
+                    "arguments": copy_value(c.arguments),
+                    "arguments_error": c.arguments_error,
+                    "turn": c.turn,
+                    "result": copy_value(c.result),
+                    "mock": c.mock,
+                    "is_error": c.is_error,
+                }
                 for c in self.calls
             ],
             "output": self.output,
@@ -132,7 +140,13 @@ class RunRecord:
             "input": self.input,
             "messages": list(self.messages),
             "calls": [
-                {"name": c.name, "args": c.arguments, "raw_args": c.raw_arguments, "result": c.result, "turn": c.turn}
+                {
+                    "name": c.name,
+                    "args": c.arguments,
+                    "raw_args": c.raw_arguments,
+                    "result": c.result,
+                    "turn": c.turn,
+                }
                 for c in self.calls
             ],
             "output": self.output,

@@ -93,13 +93,22 @@ def _now() -> str:
 def not_run_record(suite: Suite, case: Case, reason: str, stop_reason: str = "provider_error") -> RunRecord:
     text = next((m.content for m in reversed(case.conversation) if m.role == "user"), "")
     return RunRecord(
-        input=text, messages=(), calls=(), output="", turns=0, latency_ms=0.0,
-        error=reason, stop_reason=stop_reason, model=suite.agent.model,
+        input=text,
+        messages=(),
+        calls=(),
+        output="",
+        turns=0,
+        latency_ms=0.0,
+        error=reason,
+        stop_reason=stop_reason,
+        model=suite.agent.model,
     )
 
 
 class _Run:
-    def __init__(self, options: RunOptions, make_provider: Callable[[str], Provider], progress: Progress | None):
+    def __init__(
+        self, options: RunOptions, make_provider: Callable[[str], Provider], progress: Progress | None
+    ):
         self.options = options
         self.make_provider = make_provider
         self.progress = progress
@@ -148,9 +157,13 @@ class _Run:
             return await provider.complete(request)
 
         try:
-            reply = await call_with_retries(attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify)
+            reply = await call_with_retries(
+                attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify
+            )
         except AttemptTimeout as exc:
-            raise ProviderError("timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)") from None
+            raise ProviderError(
+                "timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)"
+            ) from None
         step = cost_usd(request.provider, request.model, reply.usage)
         if step is None:
             self.unpriced = True
@@ -251,9 +264,13 @@ class _Run:
                 if tasks is None:
                     cases.append(skipped_result(suite, case))
                     continue
-                trials = [self._outcome(suite, case, index, task, stop_reason) for index, task in enumerate(tasks)]
+                trials = [
+                    self._outcome(suite, case, index, task, stop_reason) for index, task in enumerate(tasks)
+                ]
                 cases.append(case_result(suite, case, tuple(trials)))
-            suite_results.append(suite_result(suite, tuple(cases), self.options.triggered_by.get(suite.path, {})))
+            suite_results.append(
+                suite_result(suite, tuple(cases), self.options.triggered_by.get(suite.path, {}))
+            )
 
         reasons = []
         if stop_reason:
@@ -266,7 +283,9 @@ class _Run:
         if self.unpriced:
             settings.setdefault("cost_incomplete", True)  # some model has no known price
         if self.options.cache is not None:
-            settings.setdefault("cache", {"hits": self.options.cache.hits, "misses": self.options.cache.misses})
+            settings.setdefault(
+                "cache", {"hits": self.options.cache.hits, "misses": self.options.cache.misses}
+            )
         return RunResults(
             suites=tuple(suite_results),
             started_at=started_at,
@@ -277,7 +296,9 @@ class _Run:
             settings=settings,
         )
 
-    def _outcome(self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult], stop_reason: str) -> TrialResult:
+    def _outcome(
+        self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult], stop_reason: str
+    ) -> TrialResult:
         if task.cancelled():
             reason = f"not run: {stop_reason or 'cancelled'}"
             return score_trial(suite, case, not_run_record(suite, case, reason), index, {})

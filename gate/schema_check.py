@@ -30,22 +30,54 @@ Check = Callable[[Any], bool]
 # Keywords this module evaluates.
 SUPPORTED = frozenset(
     {
-        "type", "const", "enum", "$ref",
-        "properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-        "minProperties", "maxProperties",
-        "items", "minItems", "maxItems", "uniqueItems",
-        "minLength", "maxLength", "pattern",
-        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-        "allOf", "anyOf", "oneOf", "not", "if",
+        "type",
+        "const",
+        "enum",
+        "$ref",
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
     }
 )
 # Keywords jsonschema asserts (or that change how references resolve) and this module does not: a
 # schema using one of them is compiled by nobody here.
 UNSUPPORTED = frozenset(
     {
-        "$dynamicRef", "$dynamicAnchor", "$anchor", "$recursiveRef", "$recursiveAnchor",
-        "contains", "minContains", "maxContains", "dependentRequired", "dependentSchemas",
-        "dependencies", "prefixItems", "unevaluatedItems", "unevaluatedProperties", "multipleOf",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$anchor",
+        "$recursiveRef",
+        "$recursiveAnchor",
+        "contains",
+        "minContains",
+        "maxContains",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "prefixItems",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "multipleOf",
     }
 )
 # Everything else is an annotation to jsonschema (``format`` too, without a format checker;
@@ -156,8 +188,12 @@ def _all(checks: list[Check]) -> Check:
 
 # Exact Python types (as json.loads and the YAML reader make them) that certainly satisfy a JSON type.
 _EXACT: dict[str, frozenset[type]] = {
-    "object": frozenset({dict}), "array": frozenset({list}), "string": frozenset({str}),
-    "boolean": frozenset({bool}), "null": frozenset({type(None)}), "number": frozenset({int, float}),
+    "object": frozenset({dict}),
+    "array": frozenset({list}),
+    "string": frozenset({str}),
+    "boolean": frozenset({bool}),
+    "null": frozenset({type(None)}),
+    "number": frozenset({int, float}),
     "integer": frozenset({int}),
 }
 _ASSERTING = SUPPORTED | UNSUPPORTED | ROOT_ONLY
@@ -261,8 +297,15 @@ class _Compiler:
         return lambda v: any(equal(option, v) for option in values)
 
     def object(self, schema: dict[str, Any]) -> Check | None:
-        keys = ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-                "minProperties", "maxProperties")
+        keys = (
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+        )
         if not any(k in schema for k in keys):
             return None
         properties = schema.get("properties", {})
@@ -381,8 +424,11 @@ class _Compiler:
         return check
 
     def number(self, schema: dict[str, Any]) -> Check | None:
-        bounds = [(k, schema[k]) for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-                  if k in schema]
+        bounds = [
+            (k, schema[k])
+            for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+            if k in schema
+        ]
         if not bounds:
             return None
         for key, bound in bounds:

@@ -34,7 +34,6 @@ ARGUMENT_REASONS = frozenset({"missing_argument", "unexpected_argument", "type_e
 OUTPUT_KINDS = ("output", "criteria", "semantic_contains", "ranking", "choice", "clarification", "path")
 
 
-
 # Checks that come out the same in many trials ("calls" with precision and recall 1, the same output
 # check passed): frozen and equal, so one shared instance each.
 _CHECKS: dict[tuple[str, float, type, bool, type, str], CheckScore] = {}
@@ -98,7 +97,9 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _arguments_outcomes(expected: ExpectedCall, call: RecordedCall, verdicts: Mapping[str, Verdict]) -> tuple[MatchOutcome, ...] | None:
+def _arguments_outcomes(
+    expected: ExpectedCall, call: RecordedCall, verdicts: Mapping[str, Verdict]
+) -> tuple[MatchOutcome, ...] | None:
     if call.arguments is None:
         return None
     allow_extra = expected.allow_extra_args or not expected.args
@@ -160,7 +161,10 @@ def _miss(slot: _Slot) -> float:
 
 
 def _optimal_pairing(
-    slots: Sequence[_Slot], slot_tools: Sequence[str], costs: Sequence[Sequence[float | None]], call_names: Sequence[str]
+    slots: Sequence[_Slot],
+    slot_tools: Sequence[str],
+    costs: Sequence[Sequence[float | None]],
+    call_names: Sequence[str],
 ) -> tuple[float, list[int | None]]:
     """Optimal (not necessarily order-preserving) pairing and its total cost. Calls of different tools
     never pair, so each tool is solved on its own: one slot takes its cheapest call (pairing always
@@ -218,7 +222,12 @@ def _automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fai
         if tool is None:
             defined = ", ".join(t.name for t in suite.agent.tools) or "none"
             failures.append(
-                Failure("hallucinated_tool", f"{where}: {call.name} is not a defined tool (defined: {defined})", tool=call.name, actual=call.name)
+                Failure(
+                    "hallucinated_tool",
+                    f"{where}: {call.name} is not a defined tool (defined: {defined})",
+                    tool=call.name,
+                    actual=call.name,
+                )
             )
             continue
         if call.arguments is None:
@@ -369,7 +378,12 @@ def _evaluate_one_to_one(
     forbidden = expectation.forbidden_tools
     for expected, call in zip(expected_calls, calls, strict=True):
         times = expected.times
-        if call.name != expected.tool or times.min != 1 or times.max != 1 or (forbidden and call.name in forbidden):
+        if (
+            call.name != expected.tool
+            or times.min != 1
+            or times.max != 1
+            or (forbidden and call.name in forbidden)
+        ):
             return None
     if n > 1 and len({e.tool for e in expected_calls}) != n:
         return None
@@ -487,7 +501,9 @@ def _evaluate_by_assignment(
         candidates = [
             j
             for j in unpaired
-            if j not in used_for_wrong_tool and calls[j].name != expected.tool and suite.tool(calls[j].name) is not None
+            if j not in used_for_wrong_tool
+            and calls[j].name != expected.tool
+            and suite.tool(calls[j].name) is not None
         ]
         preferred = [j for j in candidates if calls[j].name not in expected_names] or candidates
         if preferred:
@@ -530,11 +546,22 @@ def _evaluate_by_assignment(
     for j, call in enumerate(calls):
         if expectation.no_calls:
             failures.append(
-                Failure("forbidden_call", f"the case expects no tool calls, but the agent called {call.name} (call {j + 1})", tool=call.name, expected="no calls", actual=call.name)
+                Failure(
+                    "forbidden_call",
+                    f"the case expects no tool calls, but the agent called {call.name} (call {j + 1})",
+                    tool=call.name,
+                    expected="no calls",
+                    actual=call.name,
+                )
             )
         elif call.name in forbidden:
             failures.append(
-                Failure("forbidden_call", f"{call.name} is forbidden in this case, but was called (call {j + 1})", tool=call.name, actual=call.name)
+                Failure(
+                    "forbidden_call",
+                    f"{call.name} is forbidden in this case, but was called (call {j + 1})",
+                    tool=call.name,
+                    actual=call.name,
+                )
             )
     over_count: dict[str, int] = {}
     for j in unpaired:
@@ -545,7 +572,12 @@ def _evaluate_by_assignment(
             over_count[name] = over_count.get(name, 0) + 1
         elif expectation.extra_calls == "forbid":
             failures.append(
-                Failure("extra_call", f"unexpected call to {name} (call {j + 1}); extra calls are forbidden", tool=name, actual=calls[j].arguments)
+                Failure(
+                    "extra_call",
+                    f"unexpected call to {name} (call {j + 1}); extra calls are forbidden",
+                    tool=name,
+                    actual=calls[j].arguments,
+                )
             )
     for name in over_count:
         allowed = [e.times for e in expected_calls if e.tool == name]
@@ -632,12 +664,18 @@ def _judged(
 ) -> Verdict | None:
     verdict = verdicts.get(request.key)
     if verdict is None:
-        common.failures.append(Failure("judge_failed", f"{label}: no judge verdict (the judge failed or was not run)", expected=label))
+        common.failures.append(
+            Failure(
+                "judge_failed", f"{label}: no judge verdict (the judge failed or was not run)", expected=label
+            )
+        )
         common.checks.append(CheckScore(kind, 0.0, False, f"{label}: no judge verdict"))
     return verdict
 
 
-def _output_checks(suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict], common: _Common) -> None:
+def _output_checks(
+    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict], common: _Common
+) -> None:
     out: OutputChecks = case.expect.output
     answer, question = record.output, record.input
 
@@ -648,7 +686,12 @@ def _output_checks(suite: Suite, case: Case, record: RunRecord, index: int, verd
         common.checks.append(_check("output", float(passed), passed, label))
         if not passed:
             common.failures.append(
-                Failure("output_check_failed", f"final answer: {label} failed; answer: {_clip(answer, 160)!r}", expected=expected, actual=_clip(answer))
+                Failure(
+                    "output_check_failed",
+                    f"final answer: {label} failed; answer: {_clip(answer, 160)!r}",
+                    expected=expected,
+                    actual=_clip(answer),
+                )
             )
 
     for text in out.contains:
@@ -664,26 +707,53 @@ def _output_checks(suite: Suite, case: Case, record: RunRecord, index: int, verd
     if out.equals is not None:
         add(fold(answer.strip()) == fold(out.equals.strip()), f"equals {show(out.equals)}", out.equals)
 
-    def judged_result(kind: str, label: str, verdict: Verdict, passed: bool, score: float, expected: Any) -> None:
+    def judged_result(
+        kind: str, label: str, verdict: Verdict, passed: bool, score: float, expected: Any
+    ) -> None:
         common.checks.append(CheckScore(kind, score, passed, label, verdict.rationale))
         if not passed:
             common.failures.append(
-                Failure("output_check_failed", f"final answer: {label} failed: {verdict.rationale or 'judge said no'}", expected=expected, actual=_clip(answer))
+                Failure(
+                    "output_check_failed",
+                    f"final answer: {label} failed: {verdict.rationale or 'judge said no'}",
+                    expected=expected,
+                    actual=_clip(answer),
+                )
             )
 
     for criterion in out.criteria:
         label = f"criteria {show(criterion)}"
-        verdict = _judged(common, "criteria", label, judging.criteria_request(criterion, answer, question), verdicts)
+        verdict = _judged(
+            common, "criteria", label, judging.criteria_request(criterion, answer, question), verdicts
+        )
         if verdict is not None:
-            judged_result("criteria", label, verdict, verdict.passed, verdict.score if verdict.passed else 0.0, criterion)
+            judged_result(
+                "criteria",
+                label,
+                verdict,
+                verdict.passed,
+                verdict.score if verdict.passed else 0.0,
+                criterion,
+            )
     for phrase in out.semantic_contains:
         label = f"semantic_contains {show(phrase)}"
-        verdict = _judged(common, "semantic_contains", label, judging.semantic_request(phrase, answer, question), verdicts)
+        verdict = _judged(
+            common, "semantic_contains", label, judging.semantic_request(phrase, answer, question), verdicts
+        )
         if verdict is not None:
-            judged_result("semantic_contains", label, verdict, verdict.passed, verdict.score if verdict.passed else 0.0, phrase)
+            judged_result(
+                "semantic_contains",
+                label,
+                verdict,
+                verdict.passed,
+                verdict.score if verdict.passed else 0.0,
+                phrase,
+            )
     if out.ranking is not None:
         r = out.ranking
-        request = judging.ranking_request(f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question)
+        request = judging.ranking_request(
+            f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question
+        )
         verdict = _judged(common, "ranking", "ranking", request, verdicts)
         if verdict is not None:
             order = ", ".join(verdict.detail.get("order", ()))
@@ -698,7 +768,9 @@ def _output_checks(suite: Suite, case: Case, record: RunRecord, index: int, verd
             label = f"choice: answered {show(picked)}, correct {show(correct)}"
             common.checks.append(CheckScore("choice", float(passed), passed, label))
             if not passed:
-                common.failures.append(Failure("output_check_failed", f"final answer: {label}", expected=correct, actual=picked))
+                common.failures.append(
+                    Failure("output_check_failed", f"final answer: {label}", expected=correct, actual=picked)
+                )
         else:
             request = judging.choice_request(letters, correct, answer, question)
             verdict = _judged(common, "choice", "choice", request, verdicts)
@@ -707,7 +779,13 @@ def _output_checks(suite: Suite, case: Case, record: RunRecord, index: int, verd
                 judged_result("choice", label, verdict, verdict.passed, float(verdict.passed), correct)
     if out.asks_clarification is not None:
         want = out.asks_clarification
-        verdict = _judged(common, "clarification", "asks_clarification", judging.clarification_request(answer, question), verdicts)
+        verdict = _judged(
+            common,
+            "clarification",
+            "asks_clarification",
+            judging.clarification_request(answer, question),
+            verdicts,
+        )
         if verdict is not None:
             label = f"asks for clarification: expected {'yes' if want else 'no'}, judge: {'yes' if verdict.passed else 'no'}"
             passed = verdict.passed == want
@@ -725,7 +803,9 @@ def _weight_values(weights: Mapping[str, float]) -> tuple[float, float, float, f
     return wp, wr, wa, wo, wp + wr + wa + wo
 
 
-def _weighted(weights: Mapping[str, float], precision: float, recall: float, arguments: float, output: float) -> float | None:
+def _weighted(
+    weights: Mapping[str, float], precision: float, recall: float, arguments: float, output: float
+) -> float | None:
     wp, wr, wa, wo, total = _weight_values(weights)
     if total <= 0:
         return None
@@ -756,10 +836,14 @@ def _candidates(case: Case) -> list[tuple[int | None, CallExpectation]]:
     return options
 
 
-def score_trial(suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict]) -> TrialResult:
+def score_trial(
+    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict]
+) -> TrialResult:
     """Score one trial: every failure, every check, the metrics, the status and the weighted score."""
     if record.error is not None:
-        failure = Failure("provider_error", f"the provider failed: {_clip(record.error)}", actual=_clip(record.error))
+        failure = Failure(
+            "provider_error", f"the provider failed: {_clip(record.error)}", actual=_clip(record.error)
+        )
         return TrialResult(index, "error", 0.0, (failure,), (), _base_metrics(record), record)
 
     calls = record.calls
@@ -769,10 +853,17 @@ def score_trial(suite: Suite, case: Case, record: RunRecord, index: int, verdict
         evaluation = paths.evaluate_assertion(assertion, record, verdicts)
         common.checks.append(evaluation.check)
         if evaluation.judge_error:
-            common.failures.append(Failure("judge_failed", f"path assertion {evaluation.check.detail}", expected=assertion.check))
+            common.failures.append(
+                Failure("judge_failed", f"path assertion {evaluation.check.detail}", expected=assertion.check)
+            )
         elif not evaluation.check.passed:
             common.failures.append(
-                Failure("output_check_failed", f"path assertion failed: {evaluation.check.detail}", expected=assertion.check, argument=assertion.path)
+                Failure(
+                    "output_check_failed",
+                    f"path assertion failed: {evaluation.check.detail}",
+                    expected=assertion.check,
+                    argument=assertion.path,
+                )
             )
     output_scores = [c.score for c in common.checks if c.kind in OUTPUT_KINDS]
     output_score = sum(output_scores) / len(output_scores) if output_scores else 1.0
@@ -780,26 +871,49 @@ def score_trial(suite: Suite, case: Case, record: RunRecord, index: int, verdict
     budget_failures: list[Failure] = []
     if len(calls) > case.max_tool_calls or record.stop_reason == "max_tool_calls":
         budget_failures.append(
-            Failure("over_call_budget", f"{_calls_text(len(calls))} made; the case allows at most {case.max_tool_calls}", expected=case.max_tool_calls, actual=len(calls))
+            Failure(
+                "over_call_budget",
+                f"{_calls_text(len(calls))} made; the case allows at most {case.max_tool_calls}",
+                expected=case.max_tool_calls,
+                actual=len(calls),
+            )
         )
     if record.stop_reason == "max_turns":
         budget_failures.append(
-            Failure("over_call_budget", f"no final answer within {case.max_turns} turns", expected=case.max_turns, actual=record.turns)
+            Failure(
+                "over_call_budget",
+                f"no final answer within {case.max_turns} turns",
+                expected=case.max_turns,
+                actual=record.turns,
+            )
         )
-    latency_budget = case.expect.latency_ms if case.expect.latency_ms is not None else suite.defaults.latency_ms
+    latency_budget = (
+        case.expect.latency_ms if case.expect.latency_ms is not None else suite.defaults.latency_ms
+    )
     if latency_budget is not None:
         fast = record.latency_ms <= latency_budget
-        common.checks.append(CheckScore("latency", float(fast), fast, f"{record.latency_ms:.0f} ms vs budget {latency_budget} ms"))
+        common.checks.append(
+            CheckScore(
+                "latency", float(fast), fast, f"{record.latency_ms:.0f} ms vs budget {latency_budget} ms"
+            )
+        )
         if not fast:
             budget_failures.append(
-                Failure("latency_exceeded", f"took {record.latency_ms:.0f} ms, budget {latency_budget} ms", expected=latency_budget, actual=round(record.latency_ms, 1))
+                Failure(
+                    "latency_exceeded",
+                    f"took {record.latency_ms:.0f} ms, budget {latency_budget} ms",
+                    expected=latency_budget,
+                    actual=round(record.latency_ms, 1),
+                )
             )
 
     weights = case.scoring.weights
     best: tuple[int | None, _CallEval, float] | None = None
     for alternative, expectation in _candidates(case):
         evaluation = _evaluate_calls(suite, expectation, calls, verdicts)
-        weighted = _weighted(weights, evaluation.precision, evaluation.recall, evaluation.argument_accuracy, output_score)
+        weighted = _weighted(
+            weights, evaluation.precision, evaluation.recall, evaluation.argument_accuracy, output_score
+        )
         value = weighted if weighted is not None else float(evaluation.passed)
         if evaluation.passed:
             best = (alternative, evaluation, value)
@@ -866,7 +980,8 @@ def _jsonable(value: Any) -> Any:
         return value
     if kind is dict:
         return {
-            k if type(k) is str else str(k): v if type(v) in _JSON_SCALARS else _jsonable(v) for k, v in value.items()
+            k if type(k) is str else str(k): v if type(v) in _JSON_SCALARS else _jsonable(v)
+            for k, v in value.items()
         }
     if isinstance(value, Mapping):
         return {str(k): _jsonable(v) for k, v in value.items()}
@@ -918,7 +1033,12 @@ def expected_summary(case: Case) -> dict[str, Any]:
         output["ignore_case"] = True
     if out.ranking is not None:
         r = out.ranking
-        output["ranking"] = {"reference": r.reference, "wrong": r.wrong, "irrelevant": r.irrelevant, "threshold": r.threshold}
+        output["ranking"] = {
+            "reference": r.reference,
+            "wrong": r.wrong,
+            "irrelevant": r.irrelevant,
+            "threshold": r.threshold,
+        }
     if out.choice is not None:
         output["choice"] = {"options": list(out.choice.options), "correct": out.choice.correct}
     if out.asks_clarification is not None:

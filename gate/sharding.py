@@ -27,7 +27,15 @@ def parse_shard(text: str) -> tuple[int, int]:
     match = _SHARD.match(text or "")
     if not match:
         raise InputError(
-            [Problem("", 0, 0, f"--shard: expected INDEX/COUNT such as 2/4, got {text!r}", hint="e.g. --shard 1/3")]
+            [
+                Problem(
+                    "",
+                    0,
+                    0,
+                    f"--shard: expected INDEX/COUNT such as 2/4, got {text!r}",
+                    hint="e.g. --shard 1/3",
+                )
+            ]
         )
     index, count = int(match.group(1)), int(match.group(2))
     if count < 1 or not 1 <= index <= count:
@@ -57,7 +65,11 @@ def assign_shards(suites: Sequence[Suite], count: int) -> dict[tuple[str, str], 
     """(suite path, case id) -> 1-based shard index, for every case of ``suites``."""
     if count < 1:
         raise ValueError("count must be at least 1")
-    items = [(_weight(case), _key(suite.path, case.id), suite.path, case.id) for suite in suites for case in suite.cases]
+    items = [
+        (_weight(case), _key(suite.path, case.id), suite.path, case.id)
+        for suite in suites
+        for case in suite.cases
+    ]
     # Heaviest first (longest-processing-time rule), the hash as a stable tie-break.
     items.sort(key=lambda item: (-item[0], item[1], item[2], item[3]))
     load = [(0, 0)] * count  # (weight, number of cases) per shard

@@ -16,7 +16,13 @@ from gate.scoring import expected_summary
 from gate.suite_model import Case, Reducer, Suite
 
 
-def reduce_passed(reducer: Reducer, passed: Sequence[bool], scores: Sequence[float], at_least: int = 1, mean_pass_score: float = 0.5) -> bool:
+def reduce_passed(
+    reducer: Reducer,
+    passed: Sequence[bool],
+    scores: Sequence[float],
+    at_least: int = 1,
+    mean_pass_score: float = 0.5,
+) -> bool:
     """Whether trials with these outcomes make the case pass (no trials: it does not)."""
     if not passed:
         return False

@@ -192,7 +192,10 @@ def decide(
     incomplete = False
     if not results.complete:
         incomplete = True
-        reasons.append("the evaluation is incomplete" + (f": {results.incomplete_reason}" if results.incomplete_reason else ""))
+        reasons.append(
+            "the evaluation is incomplete"
+            + (f": {results.incomplete_reason}" if results.incomplete_reason else "")
+        )
     evaluated = passed_n + failed_n
     if errors_n and evaluated == 0:
         incomplete = True

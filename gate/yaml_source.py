@@ -199,7 +199,11 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
     stack: list[list[Any]] = []
     root: Any = None
     plain = _PLAIN_SCALARS
-    scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    scalar_event, mapping_start, sequence_start = (
+        yaml.ScalarEvent,
+        yaml.MappingStartEvent,
+        yaml.SequenceStartEvent,
+    )
     try:
         if get().__class__ is not yaml.StreamStartEvent or get().__class__ is not yaml.DocumentStartEvent:
             return None

@@ -31,12 +31,19 @@ from gate.suite_model import (
 )
 
 
-def tool(name: str, properties: dict[str, Any] | None = None, required: tuple[str, ...] = (), description: str = "") -> ToolDef:
+def tool(
+    name: str, properties: dict[str, Any] | None = None, required: tuple[str, ...] = (), description: str = ""
+) -> ToolDef:
     properties = properties if properties is not None else {}
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = list(required)
-    return ToolDef(name=name, description=description or f"The {name} tool.", parameters=schema, source=Source("tools.json", 1, 1))
+    return ToolDef(
+        name=name,
+        description=description or f"The {name} tool.",
+        parameters=schema,
+        source=Source("tools.json", 1, 1),
+    )
 
 
 DEFAULT_JUDGE = Judge("openai", "judge-model")
@@ -47,20 +54,38 @@ WEATHER_TOOLS = (
         {"city": {"type": "string"}, "units": {"type": "string", "enum": ["metric", "imperial"]}},
         required=("city",),
     ),
-    tool("get_forecast", {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 7}}, ("city",)),
+    tool(
+        "get_forecast",
+        {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+        ("city",),
+    ),
     tool("search", {"query": {"type": "string"}}, ("query",)),
 )
 
 
-def ecall(tool_name: str, args: dict[str, Any] | None = None, times: tuple[int, int | None] = (1, 1), allow_extra_args: bool = False) -> ExpectedCall:
-    return ExpectedCall(tool=tool_name, args=dict(args or {}), times=Times(*times), allow_extra_args=allow_extra_args)
+def ecall(
+    tool_name: str,
+    args: dict[str, Any] | None = None,
+    times: tuple[int, int | None] = (1, 1),
+    allow_extra_args: bool = False,
+) -> ExpectedCall:
+    return ExpectedCall(
+        tool=tool_name, args=dict(args or {}), times=Times(*times), allow_extra_args=allow_extra_args
+    )
 
 
 def calls_expectation(*calls: ExpectedCall, **kw: Any) -> CallExpectation:
     return CallExpectation(calls=tuple(calls), **kw)
 
 
-def expectation(*calls: ExpectedCall, output: OutputChecks | None = None, alternatives: tuple[CallExpectation, ...] = (), latency_ms: int | None = None, asserts: tuple = (), **call_kw: Any) -> Expectation:
+def expectation(
+    *calls: ExpectedCall,
+    output: OutputChecks | None = None,
+    alternatives: tuple[CallExpectation, ...] = (),
+    latency_ms: int | None = None,
+    asserts: tuple = (),
+    **call_kw: Any,
+) -> Expectation:
     return Expectation(
         calls=CallExpectation(calls=tuple(calls), **call_kw),
         alternatives=alternatives,
@@ -127,12 +152,28 @@ def suite(
     )
 
 
-def call(name: str, args: dict[str, Any] | None = None, *, raw: str | None = None, turn: int = 1, id: str = "") -> RecordedCall:
+def call(
+    name: str, args: dict[str, Any] | None = None, *, raw: str | None = None, turn: int = 1, id: str = ""
+) -> RecordedCall:
     """A recorded call; ``raw`` alone (unparseable text) gives ``arguments=None``."""
     if raw is not None and args is None:
-        return RecordedCall(id=id or f"call_{name}", name=name, raw_arguments=raw, arguments=None, arguments_error="invalid JSON", turn=turn)
+        return RecordedCall(
+            id=id or f"call_{name}",
+            name=name,
+            raw_arguments=raw,
+            arguments=None,
+            arguments_error="invalid JSON",
+            turn=turn,
+        )
     args = dict(args or {})
-    return RecordedCall(id=id or f"call_{name}", name=name, raw_arguments=json.dumps(args), arguments=args, arguments_error=None, turn=turn)
+    return RecordedCall(
+        id=id or f"call_{name}",
+        name=name,
+        raw_arguments=json.dumps(args),
+        arguments=args,
+        arguments_error=None,
+        turn=turn,
+    )
 
 
 def record(

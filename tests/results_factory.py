@@ -25,8 +25,17 @@ from gate.results import (
 from gate.run_record import RecordedCall, RunRecord, Usage
 
 
-def call(name: str, arguments: dict[str, Any] | None = None, *, turn: int = 1, result: Any = None,
-         raw: str | None = None, error: str | None = None, mock: str = "matched", index: int = 0) -> RecordedCall:
+def call(
+    name: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    turn: int = 1,
+    result: Any = None,
+    raw: str | None = None,
+    error: str | None = None,
+    mock: str = "matched",
+    index: int = 0,
+) -> RecordedCall:
     import json
 
     args = {} if arguments is None and error is None else arguments
@@ -43,12 +52,18 @@ def call(name: str, arguments: dict[str, Any] | None = None, *, turn: int = 1, r
     )
 
 
-def record(input: str = "question", calls: Sequence[RecordedCall] = (), output: str = "answer", *,
-           error: str | None = None, latency_ms: float = 100.0, input_tokens: int = 50,
-           output_tokens: int = 10, cost_usd: float | None = 0.0001) -> RunRecord:
-    calls = tuple(
-        RecordedCall(**{**c.__dict__, "id": f"call_{i}"}) for i, c in enumerate(calls)
-    )
+def record(
+    input: str = "question",
+    calls: Sequence[RecordedCall] = (),
+    output: str = "answer",
+    *,
+    error: str | None = None,
+    latency_ms: float = 100.0,
+    input_tokens: int = 50,
+    output_tokens: int = 10,
+    cost_usd: float | None = 0.0001,
+) -> RunRecord:
+    calls = tuple(RecordedCall(**{**c.__dict__, "id": f"call_{i}"}) for i, c in enumerate(calls))
     messages: list[dict[str, Any]] = [{"role": "user", "content": input}]
     if calls:
         messages.append({"role": "assistant", "content": "", "calls": [c.id for c in calls]})
@@ -75,9 +90,16 @@ def failure(reason: str, message: str = "", **kwargs: Any) -> Failure:
     return Failure(reason=reason, message=message or reason.replace("_", " "), **kwargs)  # type: ignore[arg-type]
 
 
-def trial(status: str = "passed", *, index: int = 0, failures: Iterable[Failure] = (),
-          rec: RunRecord | None = None, score: float | None = None,
-          checks: Iterable[CheckScore] = (), metrics: Metrics | None = None) -> TrialResult:
+def trial(
+    status: str = "passed",
+    *,
+    index: int = 0,
+    failures: Iterable[Failure] = (),
+    rec: RunRecord | None = None,
+    score: float | None = None,
+    checks: Iterable[CheckScore] = (),
+    metrics: Metrics | None = None,
+) -> TrialResult:
     rec = rec if rec is not None else record(error="provider failed: 503" if status == "error" else None)
     metrics = metrics or Metrics(
         precision=1.0 if status == "passed" else 0.5,
@@ -100,10 +122,21 @@ def trial(status: str = "passed", *, index: int = 0, failures: Iterable[Failure]
     )
 
 
-def case(case_id: str, status: str = "passed", *, suite: str = "suite", file: str = "evals/suite.yaml",
-         line: int = 10, failures: Iterable[Failure] = (), trials: Sequence[TrialResult] | None = None,
-         flaky: bool = False, rec: RunRecord | None = None, expected: dict[str, Any] | None = None,
-         skip_reason: str | None = None, tags: Sequence[str] = ()) -> CaseResult:
+def case(
+    case_id: str,
+    status: str = "passed",
+    *,
+    suite: str = "suite",
+    file: str = "evals/suite.yaml",
+    line: int = 10,
+    failures: Iterable[Failure] = (),
+    trials: Sequence[TrialResult] | None = None,
+    flaky: bool = False,
+    rec: RunRecord | None = None,
+    expected: dict[str, Any] | None = None,
+    skip_reason: str | None = None,
+    tags: Sequence[str] = (),
+) -> CaseResult:
     if trials is None:
         trials = () if status == "skipped" else (trial(status, failures=failures, rec=rec),)
     counted = [t for t in trials]
@@ -129,7 +162,9 @@ def trials_case(case_id: str, outcomes: str, *, status: str | None = None, **kwa
     Its status defaults to "passed" when every trial passed, else "failed"; flaky when mixed."""
     kinds = {"p": "passed", "f": "failed", "e": "error"}
     ts = [
-        trial(kinds[o], index=i, failures=[failure("value_error", tool="t", argument="a")] if o == "f" else ())
+        trial(
+            kinds[o], index=i, failures=[failure("value_error", tool="t", argument="a")] if o == "f" else ()
+        )
         for i, o in enumerate(outcomes)
     ]
     if status is None:
@@ -138,8 +173,15 @@ def trials_case(case_id: str, outcomes: str, *, status: str | None = None, **kwa
     return case(case_id, status, trials=ts, flaky=kwargs.pop("flaky", flaky), **kwargs)
 
 
-def tool(name: str, description: str = "", *, file: str = "tools/tools.json", line: int = 1,
-         description_line: int | None = None, parameter_lines: dict[str, int] | None = None) -> ToolInfo:
+def tool(
+    name: str,
+    description: str = "",
+    *,
+    file: str = "tools/tools.json",
+    line: int = 1,
+    description_line: int | None = None,
+    parameter_lines: dict[str, int] | None = None,
+) -> ToolInfo:
     return ToolInfo(
         name=name,
         description=description or f"The {name} tool.",
@@ -150,13 +192,19 @@ def tool(name: str, description: str = "", *, file: str = "tools/tools.json", li
     )
 
 
-def suite(name: str = "suite", cases: Sequence[CaseResult] = (), *, path: str | None = None,
-          threshold: float = 0.9, tools: Sequence[ToolInfo] = (), prompt: SourceRef | None = None,
-          provider: str = "openai", model: str = "gpt-4o-mini") -> SuiteResult:
+def suite(
+    name: str = "suite",
+    cases: Sequence[CaseResult] = (),
+    *,
+    path: str | None = None,
+    threshold: float = 0.9,
+    tools: Sequence[ToolInfo] = (),
+    prompt: SourceRef | None = None,
+    provider: str = "openai",
+    model: str = "gpt-4o-mini",
+) -> SuiteResult:
     path = path or f"evals/{name}.yaml"
-    fixed = tuple(
-        CaseResult(**{**c.__dict__, "suite": name, "file": path}) for c in cases
-    )
+    fixed = tuple(CaseResult(**{**c.__dict__, "suite": name, "file": path}) for c in cases)
     return SuiteResult(
         name=name,
         path=path,
@@ -169,8 +217,13 @@ def suite(name: str = "suite", cases: Sequence[CaseResult] = (), *, path: str | 
     )
 
 
-def run(*suites: SuiteResult, complete: bool = True, incomplete_reason: str = "", shard: str = "",
-        settings: dict[str, Any] | None = None) -> RunResults:
+def run(
+    *suites: SuiteResult,
+    complete: bool = True,
+    incomplete_reason: str = "",
+    shard: str = "",
+    settings: dict[str, Any] | None = None,
+) -> RunResults:
     return RunResults(
         suites=tuple(suites),
         started_at="2026-01-02T03:04:05Z",
@@ -182,8 +235,15 @@ def run(*suites: SuiteResult, complete: bool = True, incomplete_reason: str = ""
     )
 
 
-def simple(passed: int = 0, failed: int = 0, errors: int = 0, skipped: int = 0, *, name: str = "suite",
-           threshold: float = 0.9) -> SuiteResult:
+def simple(
+    passed: int = 0,
+    failed: int = 0,
+    errors: int = 0,
+    skipped: int = 0,
+    *,
+    name: str = "suite",
+    threshold: float = 0.9,
+) -> SuiteResult:
     """A suite with the given numbers of passed, failed, error and skipped cases."""
     cases: list[CaseResult] = []
     line = 10

@@ -88,8 +88,10 @@ def test_append_summary_appends_and_respects_the_limit(tmp_path: Path) -> None:
 
 
 def test_annotations_worst_first_capped_with_one_summary_notice() -> None:
-    cases = [case(f"fail-{i}", "failed", line=10 + i, failures=[failure("wrong_tool", "called x instead of y")])
-             for i in range(12)]
+    cases = [
+        case(f"fail-{i}", "failed", line=10 + i, failures=[failure("wrong_tool", "called x instead of y")])
+        for i in range(12)
+    ]
     cases[5] = case("worst", "failed", line=99, trials=None, failures=[failure("missing_call", "no call")])
     cases.append(case("boom", "error", line=200))
     cases.append(trials_case("wobbly", "pfp", status="passed", line=300))
@@ -105,7 +107,9 @@ def test_annotations_worst_first_capped_with_one_summary_notice() -> None:
     warnings = [c for c in commands if c.startswith("::warning")]
     notices = [c for c in commands if c.startswith("::notice")]
     assert len(errors) == 10 and len(warnings) == 2 and len(notices) == 1
-    assert errors[0].startswith("::error file=evals/bad.yaml,line=3,col=5,title=invalid suite file::unknown key")
+    assert errors[0].startswith(
+        "::error file=evals/bad.yaml,line=3,col=5,title=invalid suite file::unknown key"
+    )
     assert "did you mean" in errors[0]
     assert "file=evals/weather.yaml" in errors[1] and "wrong tool%3A" not in errors[1]
     assert "::wrong tool: called x instead of y" in errors[1]
@@ -117,9 +121,14 @@ def test_annotations_worst_first_capped_with_one_summary_notice() -> None:
 
 
 def test_lowest_score_first() -> None:
-    results = run(suite("s", [
-        case("better", "failed", trials=None, failures=[failure("value_error")]),
-    ]))
+    results = run(
+        suite(
+            "s",
+            [
+                case("better", "failed", trials=None, failures=[failure("value_error")]),
+            ],
+        )
+    )
     from dataclasses import replace
 
     s = results.suites[0]

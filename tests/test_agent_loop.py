@@ -27,17 +27,29 @@ WEATHER_MOCKS = Mocks(
 
 LOOPING = {
     "rules": [
-        {"when": {"last_user": "loop"}, "tool_calls": [{"name": "search", "arguments": {"query": "turn {turn}"}}]},
-        {"when": {"last_user": "burst"}, "tool_calls": [
-            {"name": "search", "arguments": {"query": "a"}},
-            {"name": "search", "arguments": {"query": "b"}},
-            {"name": "search", "arguments": {"query": "c"}},
-        ]},
-        {"when": {"last_user": "both", "turn": 1}, "tool_calls": [
-            {"name": "get_weather", "arguments": {"city": "Paris"}},
-            {"name": "get_forecast", "arguments": {"city": "Paris", "days": 2}},
-        ]},
-        {"when": {"last_user": "broken", "turn": 1}, "tool_calls": [{"name": "get_weather", "raw_arguments": "{city: Paris"}]},
+        {
+            "when": {"last_user": "loop"},
+            "tool_calls": [{"name": "search", "arguments": {"query": "turn {turn}"}}],
+        },
+        {
+            "when": {"last_user": "burst"},
+            "tool_calls": [
+                {"name": "search", "arguments": {"query": "a"}},
+                {"name": "search", "arguments": {"query": "b"}},
+                {"name": "search", "arguments": {"query": "c"}},
+            ],
+        },
+        {
+            "when": {"last_user": "both", "turn": 1},
+            "tool_calls": [
+                {"name": "get_weather", "arguments": {"city": "Paris"}},
+                {"name": "get_forecast", "arguments": {"city": "Paris", "days": 2}},
+            ],
+        },
+        {
+            "when": {"last_user": "broken", "turn": 1},
+            "tool_calls": [{"name": "get_weather", "raw_arguments": "{city: Paris"}],
+        },
         {"when": {"after_tool": "get_weather"}, "text": "Seen {result}"},
     ],
     "default": {"text": "final"},
@@ -52,8 +64,13 @@ def _keys(monkeypatch):
 
 def _suite(provider: str, *cases, model: str = "test-model", **kw):
     suite = builders.suite(*cases, mocks=WEATHER_MOCKS, **kw)
-    agent = Agent(provider, model, ModelParams(temperature=0), Prompt("You are a weather assistant.", Source("s.yaml", 3, 1)),
-                  suite.agent.tools)
+    agent = Agent(
+        provider,
+        model,
+        ModelParams(temperature=0),
+        Prompt("You are a weather assistant.", Source("s.yaml", 3, 1)),
+        suite.agent.tools,
+    )
     return dataclasses.replace(suite, agent=agent)
 
 
@@ -80,7 +97,12 @@ def test_tool_call_mock_result_and_final_answer(provider, model_server, monkeypa
     assert record.output == "It is 18 degrees and cloudy."
     assert record.turns == 2 and server.request_count == 2
     (call,) = record.calls
-    assert (call.name, call.arguments, call.arguments_error, call.turn) == ("get_weather", {"city": "Paris"}, None, 1)
+    assert (call.name, call.arguments, call.arguments_error, call.turn) == (
+        "get_weather",
+        {"city": "Paris"},
+        None,
+        1,
+    )
     assert json.loads(call.raw_arguments) == {"city": "Paris"}
     assert (call.mock, call.result, call.is_error) == ("matched", {"temp_c": 18, "sky": "cloudy"}, False)
     assert [m["role"] for m in record.messages] == ["system", "user", "assistant", "tool", "assistant"]
@@ -155,7 +177,10 @@ def test_cost_is_estimated_for_a_known_model(model_server, monkeypatch):
 
 
 def test_provider_error_is_recorded_not_raised(model_server, monkeypatch):
-    server = model_server("weather.yaml", faults=[{"fault": {"kind": "status", "status": 400, "message": "bad tool schema"}, "every": 1}])
+    server = model_server(
+        "weather.yaml",
+        faults=[{"fault": {"kind": "status", "status": 400, "message": "bad tool schema"}, "every": 1}],
+    )
     case = builders.case(input="What's the weather in Paris?")
     record, _ = _run(server, monkeypatch, _suite("openai", case), case)
     assert record.stop_reason == "provider_error"

@@ -7,24 +7,47 @@ from tests.results_factory import call, case, failure, record, run, suite, tool
 
 def weather_tools():
     return [
-        tool("get_weather", "Get the current weather for a city.", file="tools/weather.json", line=2,
-             description_line=4, parameter_lines={"city": 9}),
-        tool("get_forecast", "Get the weather forecast for a city over the next days.", file="tools/weather.json",
-             line=20, description_line=22, parameter_lines={"city": 27, "days": 31}),
+        tool(
+            "get_weather",
+            "Get the current weather for a city.",
+            file="tools/weather.json",
+            line=2,
+            description_line=4,
+            parameter_lines={"city": 9},
+        ),
+        tool(
+            "get_forecast",
+            "Get the weather forecast for a city over the next days.",
+            file="tools/weather.json",
+            line=20,
+            description_line=22,
+            parameter_lines={"city": 27, "days": 31},
+        ),
     ]
 
 
 def confused(i):
-    return case(f"now-{i}", "failed", line=10 + i,
-                failures=[failure("wrong_tool", tool="get_forecast", expected_tool="get_weather")],
-                rec=record(calls=[call("get_forecast", {"city": "Paris"})]))
+    return case(
+        f"now-{i}",
+        "failed",
+        line=10 + i,
+        failures=[failure("wrong_tool", tool="get_forecast", expected_tool="get_weather")],
+        rec=record(calls=[call("get_forecast", {"city": "Paris"})]),
+    )
 
 
 def days_wrong(i, value):
-    return case(f"days-{i}", "failed", line=50 + i,
-                failures=[failure("value_error", tool="get_forecast", argument="days", expected={"range": [1, 7]},
-                                  actual=value)],
-                rec=record(calls=[call("get_forecast", {"city": "Oslo", "days": value})]))
+    return case(
+        f"days-{i}",
+        "failed",
+        line=50 + i,
+        failures=[
+            failure(
+                "value_error", tool="get_forecast", argument="days", expected={"range": [1, 7]}, actual=value
+            )
+        ],
+        rec=record(calls=[call("get_forecast", {"city": "Oslo", "days": value})]),
+    )
 
 
 def days_ok(i):
@@ -32,9 +55,20 @@ def days_ok(i):
 
 
 def results():
-    cases = [confused(i) for i in range(4)] + [days_wrong(i, 14) for i in range(3)] + [days_ok(i) for i in range(2)]
-    cases.append(case("ghost", "failed", line=99, failures=[failure("hallucinated_tool", tool="get_wether")],
-                      rec=record(calls=[call("get_wether", {})])))
+    cases = (
+        [confused(i) for i in range(4)]
+        + [days_wrong(i, 14) for i in range(3)]
+        + [days_ok(i) for i in range(2)]
+    )
+    cases.append(
+        case(
+            "ghost",
+            "failed",
+            line=99,
+            failures=[failure("hallucinated_tool", tool="get_wether")],
+            rec=record(calls=[call("get_wether", {})]),
+        )
+    )
     cases.append(case("silent", "failed", line=100, failures=[failure("missing_call", tool="get_weather")]))
     cases.append(case("down", "error", line=101))
     return run(suite("weather", cases, tools=weather_tools(), prompt=SourceRef("prompts/weather.md", 1)))
@@ -43,8 +77,12 @@ def results():
 def test_counts_by_reason():
     analysis = analyse(results())
     counts = {r.reason: (r.cases, r.occurrences) for r in analysis.reasons}
-    assert counts == {"wrong_tool": (4, 4), "value_error": (3, 3), "hallucinated_tool": (1, 1),
-                      "missing_call": (1, 1)}
+    assert counts == {
+        "wrong_tool": (4, 4),
+        "value_error": (3, 3),
+        "hallucinated_tool": (1, 1),
+        "missing_call": (1, 1),
+    }
     assert analysis.reasons[0].reason == "wrong_tool" and analysis.failed_cases == 9
 
 
@@ -65,7 +103,11 @@ def test_missing_plus_extra_call_in_one_trial_is_a_confusion_pair():
 def test_failing_arguments_out_of_all_calls():
     analysis = analyse(results())
     days = next(a for a in analysis.arguments if a.argument == "days")
-    assert (days.tool, days.failures, days.calls) == ("get_forecast", 3, 9)  # 4 confused + 3 wrong + 2 ok calls
+    assert (days.tool, days.failures, days.calls) == (
+        "get_forecast",
+        3,
+        9,
+    )  # 4 confused + 3 wrong + 2 ok calls
     assert days.reasons == (("value_error", 3),)
 
 
@@ -85,7 +127,12 @@ def test_recommendations_point_at_the_lines_to_change():
     assert len(confusion.cases) == 4 and confusion.cases[0] == "weather/now-0"
 
     days = by_pattern["argument_value_error"]
-    assert (days.file, days.line, days.tool, days.argument) == ("tools/weather.json", 31, "get_forecast", "days")
+    assert (days.file, days.line, days.tool, days.argument) == (
+        "tools/weather.json",
+        31,
+        "get_forecast",
+        "days",
+    )
     assert "3 of 9 calls" in days.message and "range and an example" in days.message.replace("values or ", "")
 
     ghost = by_pattern["hallucinated_tool"]
@@ -96,7 +143,8 @@ def test_recommendations_point_at_the_lines_to_change():
     # most severe first
     assert analysis.recommendations[0].pattern == "confused_tools"
     assert [r.severity for r in analysis.recommendations] == sorted(
-        (r.severity for r in analysis.recommendations), reverse=True)
+        (r.severity for r in analysis.recommendations), reverse=True
+    )
 
 
 def test_clarification_and_prompt_patterns_point_at_the_prompt():
@@ -126,7 +174,9 @@ def test_nothing_failed_means_no_patterns():
 
 
 def test_jaccard():
-    assert jaccard("get the weather now", "the weather forecast") == 1 / 3  # {weather} / {weather, now, forecast}
+    assert (
+        jaccard("get the weather now", "the weather forecast") == 1 / 3
+    )  # {weather} / {weather, now, forecast}
     assert jaccard("", "") == 0.0
 
 

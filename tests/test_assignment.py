@@ -12,14 +12,20 @@ from gate.assignment import optimal_assignment, total_cost
 def brute_force(cost: list[list[float]]) -> float:
     rows, cols = len(cost), len(cost[0])
     if rows <= cols:
-        return min(sum(cost[r][c] for r, c in enumerate(perm)) for perm in itertools.permutations(range(cols), rows))
-    return min(sum(cost[r][c] for c, r in enumerate(perm)) for perm in itertools.permutations(range(rows), cols))
+        return min(
+            sum(cost[r][c] for r, c in enumerate(perm)) for perm in itertools.permutations(range(cols), rows)
+        )
+    return min(
+        sum(cost[r][c] for c, r in enumerate(perm)) for perm in itertools.permutations(range(rows), cols)
+    )
 
 
 matrices = st.integers(1, 5).flatmap(
     lambda rows: st.integers(1, 5).flatmap(
         lambda cols: st.lists(
-            st.lists(st.integers(0, 20).map(float), min_size=cols, max_size=cols), min_size=rows, max_size=rows
+            st.lists(st.integers(0, 20).map(float), min_size=cols, max_size=cols),
+            min_size=rows,
+            max_size=rows,
         )
     )
 )

@@ -9,14 +9,41 @@ def status_of(comparison, case_id):
 
 
 def test_single_trial_statuses():
-    base = run(suite("s", [case("keep"), case("reg"), case("fix", "failed"), case("still", "failed"),
-                           case("gone"), case("err")]))
-    head = run(suite("s", [case("keep"), case("reg", "failed", failures=[failure("wrong_tool")]), case("fix"),
-                           case("still", "failed"), case("fresh"), case("err", "error")]))
+    base = run(
+        suite(
+            "s",
+            [
+                case("keep"),
+                case("reg"),
+                case("fix", "failed"),
+                case("still", "failed"),
+                case("gone"),
+                case("err"),
+            ],
+        )
+    )
+    head = run(
+        suite(
+            "s",
+            [
+                case("keep"),
+                case("reg", "failed", failures=[failure("wrong_tool")]),
+                case("fix"),
+                case("still", "failed"),
+                case("fresh"),
+                case("err", "error"),
+            ],
+        )
+    )
     comparison = compare(head, base)
     assert {c.case_id: c.status for c in comparison.changes} == {
-        "keep": "unchanged", "reg": "regressed", "fix": "fixed", "still": "still_failing",
-        "fresh": "new", "gone": "removed", "err": "unchanged",
+        "keep": "unchanged",
+        "reg": "regressed",
+        "fix": "fixed",
+        "still": "still_failing",
+        "fresh": "new",
+        "gone": "removed",
+        "err": "unchanged",
     }
     assert "error" in status_of(comparison, "err").note
     assert comparison.counts["regressed"] == 1 and comparison.counts["new"] == 1

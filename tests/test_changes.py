@@ -102,8 +102,15 @@ def test_option_like_ref_is_rejected(repo: Path) -> None:
         changed_files("--output=/tmp/x", repo)
 
 
-def make_suite(path: str, *, prompt: str | None = None, tools: tuple[str, ...] = (), mocks: str | None = None,
-               case_mocks: str | None = None, extra: tuple[str, ...] = ()) -> Suite:
+def make_suite(
+    path: str,
+    *,
+    prompt: str | None = None,
+    tools: tuple[str, ...] = (),
+    mocks: str | None = None,
+    case_mocks: str | None = None,
+    extra: tuple[str, ...] = (),
+) -> Suite:
     defaults = Defaults()
     tool_defs = tuple(
         ToolDef(name=f"t{i}", description="d", parameters={"type": "object"}, source=Source(file, 2))
@@ -150,13 +157,27 @@ def make_suite(path: str, *, prompt: str | None = None, tools: tuple[str, ...] =
 
 
 def test_affected_suites_name_the_reason_per_file() -> None:
-    weather = make_suite("evals/weather.yaml", prompt="prompts/weather.md", tools=("tools/weather.json",),
-                         mocks="mocks/weather.yaml")
-    travel = make_suite("evals/travel.yaml", tools=("tools/weather.json", "tools/flights.json"),
-                        case_mocks="mocks/flights.yaml", extra=("data/airports.csv",))
+    weather = make_suite(
+        "evals/weather.yaml",
+        prompt="prompts/weather.md",
+        tools=("tools/weather.json",),
+        mocks="mocks/weather.yaml",
+    )
+    travel = make_suite(
+        "evals/travel.yaml",
+        tools=("tools/weather.json", "tools/flights.json"),
+        case_mocks="mocks/flights.yaml",
+        extra=("data/airports.csv",),
+    )
     inline = make_suite("evals/inline.yaml")
-    changed = ["tools/weather.json", "./prompts/weather.md", "mocks/flights.yaml", "data/airports.csv",
-               "README.md", "evals/inline.yaml"]
+    changed = [
+        "tools/weather.json",
+        "./prompts/weather.md",
+        "mocks/flights.yaml",
+        "data/airports.csv",
+        "README.md",
+        "evals/inline.yaml",
+    ]
 
     assert affected_suites([weather, travel, inline], changed) == {
         "evals/weather.yaml": {"prompts/weather.md": "prompt", "tools/weather.json": "tool definitions"},

@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 INSTRUCTIONS = [
-    line.strip() for line in re.sub(r"\\\n", " ", DOCKERFILE).splitlines() if line.strip() and not line.lstrip().startswith("#")
+    line.strip()
+    for line in re.sub(r"\\\n", " ", DOCKERFILE).splitlines()
+    if line.strip() and not line.lstrip().startswith("#")
 ]
 
 
@@ -72,20 +74,31 @@ def _ignored(path: str, patterns: list[str]) -> bool:
         negate = pattern.startswith("!")
         pat = pattern[1:] if negate else pattern
         pat = pat.rstrip("/")
-        if fnmatch.fnmatch(path, pat) or fnmatch.fnmatch(path, pat + "/*") or (
-            "**" in pat and fnmatch.fnmatch(path, pat.replace("**/", "*"))
+        if (
+            fnmatch.fnmatch(path, pat)
+            or fnmatch.fnmatch(path, pat + "/*")
+            or ("**" in pat and fnmatch.fnmatch(path, pat.replace("**/", "*")))
         ):
             ignored = not negate
     return ignored
 
 
 def test_dockerignore_sends_only_what_the_build_copies() -> None:
-    patterns = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     copied = re.findall(r"^COPY (?!--from)(.+?) \S+$", DOCKERFILE, re.M)
     sources = [src for line in copied for src in line.split()]
     for src in sources:
         assert not _ignored(src.rstrip("/"), patterns), f"{src} is copied but ignored"
-    for path in (".git/config", "tests/test_entrypoint.py", "bench/run.py", "gate/__pycache__/x.pyc", ".ci/venv/bin/python"):
+    for path in (
+        ".git/config",
+        "tests/test_entrypoint.py",
+        "bench/run.py",
+        "gate/__pycache__/x.pyc",
+        ".ci/venv/bin/python",
+    ):
         assert _ignored(path, patterns), f"{path} would be sent to the Docker daemon"
     assert not _ignored("gate/github/entrypoint.py", patterns)

@@ -19,17 +19,30 @@ from tests.support.fake_github import FakeGitHub
 SECRET = "sk-test-very-secret-key-123"
 
 TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_weather",
-        "description": "Weather for a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-    }},
-    {"type": "function", "function": {
-        "name": "get_forecast",
-        "description": "Forecast for a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                       "required": ["city", "days"]},
-    }},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_forecast",
+            "description": "Forecast for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                "required": ["city", "days"],
+            },
+        },
+    },
 ]
 
 SUITE = """\
@@ -64,8 +77,10 @@ cases:
 # The model always calls get_weather: "tomorrow" and "weekend" pick the wrong tool.
 SCRIPT = {
     "rules": [
-        {"when": {"last_user": "(?i)weather in (?P<city>[A-Z][a-z]+)", "turn": 1},
-         "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}]},
+        {
+            "when": {"last_user": "(?i)weather in (?P<city>[A-Z][a-z]+)", "turn": 1},
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}],
+        },
         {"when": {"after_tool": "get_weather"}, "text": "It is 18 degrees."},
     ],
     "default": {"text": "I cannot help."},
@@ -101,8 +116,9 @@ def workspace(tmp_path: Path) -> dict[str, Any]:
     git(root, "config", "user.email", "t@example.com")
     git(root, "config", "user.name", "t")
     (root / "evals").mkdir()
-    (root / "evals/weather.suite.yaml").write_text(SUITE.replace("{file: prompts", "{file: ../prompts")
-                                                        .replace("{file: tools", "{file: ../tools"))
+    (root / "evals/weather.suite.yaml").write_text(
+        SUITE.replace("{file: prompts", "{file: ../prompts").replace("{file: tools", "{file: ../tools")
+    )
     (root / "prompts").mkdir()
     (root / "prompts/weather.md").write_text("You answer weather questions.\n")
     (root / "README.md").write_text("readme\n")
@@ -115,20 +131,31 @@ def workspace(tmp_path: Path) -> dict[str, Any]:
     git(root, "commit", "-q", "-am", "shorter description")
     head = git(root, "rev-parse", "HEAD")
     diff = git(root, "diff", base, head, "--", "tools/weather.json")
-    patch = diff[diff.index("@@"):]
+    patch = diff[diff.index("@@") :]
     return {"root": root, "base": base, "head": head, "patch": patch, "tmp": tmp_path}
 
 
 @pytest.fixture()
 def github(workspace: dict[str, Any]) -> Iterator[FakeGitHub]:
     with FakeGitHub("acme/agents") as fake:
-        fake.add_pull(7, {"tools/weather.json": workspace["patch"]}, head_sha=workspace["head"],
-                      base_sha=workspace["base"])
+        fake.add_pull(
+            7,
+            {"tools/weather.json": workspace["patch"]},
+            head_sha=workspace["head"],
+            base_sha=workspace["base"],
+        )
         yield fake
 
 
-def actions_env(workspace: dict[str, Any], github: FakeGitHub, server: Any, *, fork: bool = False,
-                actor: str = "octocat", **inputs: str) -> dict[str, str]:
+def actions_env(
+    workspace: dict[str, Any],
+    github: FakeGitHub,
+    server: Any,
+    *,
+    fork: bool = False,
+    actor: str = "octocat",
+    **inputs: str,
+) -> dict[str, str]:
     tmp: Path = workspace["tmp"]
     head_repo = "someone/agents" if fork else "acme/agents"
     event = {
@@ -184,7 +211,9 @@ def read_outputs(path: Path) -> dict[str, str]:
     return values
 
 
-def test_pull_request_run_writes_outputs_summary_comment_and_review(workspace, github, model_server, capsys) -> None:
+def test_pull_request_run_writes_outputs_summary_comment_and_review(
+    workspace, github, model_server, capsys
+) -> None:
     server = model_server(SCRIPT)
     env = actions_env(workspace, github, server)
 
@@ -212,16 +241,24 @@ def test_pull_request_run_writes_outputs_summary_comment_and_review(workspace, g
 
     comments = github.comments_on(7)
     assert len(comments) == 1 and comments[0]["body"].startswith("<!-- tool-eval-gate:default -->")
-    assert "https://github.example/acme/agents/actions/runs/99" in comments[0]["body"] or len(comments[0]["body"]) < 60000
+    assert (
+        "https://github.example/acme/agents/actions/runs/99" in comments[0]["body"]
+        or len(comments[0]["body"]) < 60000
+    )
     assert outputs["comment_url"].endswith(f"issuecomment-{comments[0]['id']}")
 
     # Review comments only on lines of the PR diff, at most one review.
     # The confusion of get_weather and get_forecast points at get_forecast's description, which the
     # PR changed: one review with a comment on that line of the diff.
     assert len(github.reviews) == 1 and github.reviews[0]["commit_id"] == workspace["head"]
-    description_line = next(i for i, text in enumerate((workspace["root"] / "tools/weather.json").read_text()
-                                                       .splitlines(), 1) if '"Forecast."' in text)
-    assert [(c["path"], c["line"]) for c in github.review_comments] == [("tools/weather.json", description_line)]
+    description_line = next(
+        i
+        for i, text in enumerate((workspace["root"] / "tools/weather.json").read_text().splitlines(), 1)
+        if '"Forecast."' in text
+    )
+    assert [(c["path"], c["line"]) for c in github.review_comments] == [
+        ("tools/weather.json", description_line)
+    ]
     assert description_line in _right_lines(workspace["patch"])
     assert "get_forecast" in github.review_comments[0]["body"]
 
@@ -261,7 +298,9 @@ def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_
     assert github.comments_on(7) == []
 
 
-def test_fork_pull_request_without_secrets_is_skipped_with_a_notice(workspace, github, model_server, capsys) -> None:
+def test_fork_pull_request_without_secrets_is_skipped_with_a_notice(
+    workspace, github, model_server, capsys
+) -> None:
     server = model_server(SCRIPT)
     env = actions_env(workspace, github, server, fork=True)
     env["INPUT_OPENAI_BASE_URL"] = ""
@@ -301,8 +340,14 @@ def test_invalid_suite_gives_exit_2_and_file_annotations(workspace, github, mode
 
 
 def test_read_inputs_and_event_are_pure() -> None:
-    inputs = read_inputs({"INPUT_SUITES": "evals/a.suite.yaml\n evals/b.suite.yaml", "INPUT_CHANGED_ONLY": "false",
-                          "INPUT_THRESHOLD": " 0.8 ", "INPUT_SHARD": "2/3"})
+    inputs = read_inputs(
+        {
+            "INPUT_SUITES": "evals/a.suite.yaml\n evals/b.suite.yaml",
+            "INPUT_CHANGED_ONLY": "false",
+            "INPUT_THRESHOLD": " 0.8 ",
+            "INPUT_SHARD": "2/3",
+        }
+    )
     assert inputs.suites == ("evals/a.suite.yaml", "evals/b.suite.yaml")
     assert inputs.changed_only is False and inputs.comment is True and inputs.threshold == "0.8"
     with pytest.raises(Exception, match="changed_only"):
@@ -311,12 +356,22 @@ def test_read_inputs_and_event_are_pure() -> None:
     push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
     assert push.pr_number is None and push.before_sha == "a" * 40
     assert read_event("push", {"before": "0" * 40}).before_sha == ""
-    dependabot = read_event("pull_request", {"pull_request": {"number": 3, "base": {"repo": {"full_name": "o/r"}},
-                                                               "head": {"repo": {"full_name": "o/r"}}}},
-                            actor="dependabot[bot]")
+    dependabot = read_event(
+        "pull_request",
+        {
+            "pull_request": {
+                "number": 3,
+                "base": {"repo": {"full_name": "o/r"}},
+                "head": {"repo": {"full_name": "o/r"}},
+            }
+        },
+        actor="dependabot[bot]",
+    )
     assert dependabot.is_dependabot and not dependabot.is_fork
-    deleted_fork = read_event("pull_request", {"pull_request": {"number": 3, "base": {"repo": {"full_name": "o/r"}},
-                                                                 "head": {"repo": None}}})
+    deleted_fork = read_event(
+        "pull_request",
+        {"pull_request": {"number": 3, "base": {"repo": {"full_name": "o/r"}}, "head": {"repo": None}}},
+    )
     assert deleted_fork.is_fork
 
     argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
@@ -332,26 +387,46 @@ def test_help_is_a_no_op(capsys) -> None:
     assert "entrypoint" in capsys.readouterr().out
 
 
-def test_shards_then_publish_merged_results_from_a_workflow_run(workspace, github, model_server, capsys) -> None:
+def test_shards_then_publish_merged_results_from_a_workflow_run(
+    workspace, github, model_server, capsys
+) -> None:
     server = model_server(SCRIPT)
     for index in (1, 2):
-        env = actions_env(workspace, github, server, shard=f"{index}/2", comment="false",
-                          review_comments="false", output_dir=f"shard-{index}")
+        env = actions_env(
+            workspace,
+            github,
+            server,
+            shard=f"{index}/2",
+            comment="false",
+            review_comments="false",
+            output_dir=f"shard-{index}",
+        )
         entrypoint([], env)
     assert server.request_count >= 5  # every case ran once over the two shards
     assert github.requests == []  # shard jobs post nothing
-    shard_cases = [json.loads((workspace["root"] / f"shard-{i}/results.json").read_text())["suites"] for i in (1, 2)]
+    shard_cases = [
+        json.loads((workspace["root"] / f"shard-{i}/results.json").read_text())["suites"] for i in (1, 2)
+    ]
     ids = sorted(c["case_id"] for suites in shard_cases for s in suites for c in s["cases"])
     assert ids == ["now", "tomorrow", "weekend"]
 
     # The publishing workflow: a workflow_run event, the PR number from the artifact.
     tmp = workspace["tmp"]
-    event = {"workflow_run": {"head_sha": workspace["head"], "pull_requests": []},
-             "repository": {"full_name": "acme/agents"}}
+    event = {
+        "workflow_run": {"head_sha": workspace["head"], "pull_requests": []},
+        "repository": {"full_name": "acme/agents"},
+    }
     (tmp / "run_event.json").write_text(json.dumps(event))
-    env = actions_env(workspace, github, None, results="shard-*/results.json", pr_number="7", output_dir="merged")
-    env.update({"GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": str(tmp / "run_event.json"),
-                "INPUT_OPENAI_API_KEY": ""})
+    env = actions_env(
+        workspace, github, None, results="shard-*/results.json", pr_number="7", output_dir="merged"
+    )
+    env.update(
+        {
+            "GITHUB_EVENT_NAME": "workflow_run",
+            "GITHUB_EVENT_PATH": str(tmp / "run_event.json"),
+            "INPUT_OPENAI_API_KEY": "",
+        }
+    )
     (tmp / "output.txt").write_text("")
     assert entrypoint([], env) == 1
     outputs = read_outputs(tmp / "output.txt")
@@ -387,12 +462,14 @@ def test_baseline_changes_are_in_the_pr_comment(workspace, github, model_server,
     body = github.comments_on(7)[0]["body"]
     assert "### Changes against the baseline" in body
     failed = [c["case_id"] for s in head["suites"] for c in s["cases"] if c["status"] == "failed"]
-    changes = body[body.index("### Changes against the baseline"):]
+    changes = body[body.index("### Changes against the baseline") :]
     assert failed and all(case_id in changes for case_id in failed)
     assert "regressed" in changes
 
 
-def test_pull_request_target_with_the_fork_checked_out_refuses_to_run(workspace, github, model_server, capsys) -> None:
+def test_pull_request_target_with_the_fork_checked_out_refuses_to_run(
+    workspace, github, model_server, capsys
+) -> None:
     server = model_server(SCRIPT)
     # The workspace HEAD is the PR head (what `actions/checkout` with the PR's ref does).
     env = actions_env(workspace, github, server, fork=True, openai_api_key=SECRET)

@@ -10,8 +10,10 @@ from gate.escape import html_text, md_code_block, md_inline_code, md_text, trunc
 
 
 def test_md_text_neutralises_html_mentions_marker_and_markdown():
-    text = md_text('<img src=x onerror=alert(1)></details> @octocat @org/team <!-- tool-eval-gate:default --> '
-                   '![t](http://evil/p.png) [link](javascript:x) *bold* a|b `code`')
+    text = md_text(
+        "<img src=x onerror=alert(1)></details> @octocat @org/team <!-- tool-eval-gate:default --> "
+        "![t](http://evil/p.png) [link](javascript:x) *bold* a|b `code`"
+    )
     assert "<" not in text and ">" not in text
     assert "@octocat" not in text and "@org/team" not in text
     assert "@&#8203;octocat" in text

@@ -39,7 +39,13 @@ def full_md_inline_code(s: object, *, table: bool = False) -> str:
 
 
 PIECES = list("aZ09 .-#>+=)\t\r\n\x00\x1b\x85\u202e&<>\\`*_[]|~@é😀\u2028") + [
-    "<!-- tool-eval-gate", "1.", "12)", "@octocat", "  # x", "``", "</details>",
+    "<!-- tool-eval-gate",
+    "1.",
+    "12)",
+    "@octocat",
+    "  # x",
+    "``",
+    "</details>",
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=8).map("".join)
 

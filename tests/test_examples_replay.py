@@ -28,10 +28,28 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     }
     out = tmp_path / "out"
     proc = subprocess.run(
-        [sys.executable, "-m", "gate", "run", "examples", "--replay", "--cache", "examples/cassettes",
-         "--json", str(out / "results.json"), "--junit", str(out / "junit.xml"),
-         "--markdown", str(out / "report.md"), "--quiet"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "gate",
+            "run",
+            "examples",
+            "--replay",
+            "--cache",
+            "examples/cassettes",
+            "--json",
+            str(out / "results.json"),
+            "--junit",
+            str(out / "junit.xml"),
+            "--markdown",
+            str(out / "report.md"),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "model requests: 0" in proc.stdout
@@ -45,4 +63,3 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     assert len(statuses) >= 20 and set(statuses) == {"passed"}
     assert (out / "junit.xml").read_text().count("<testcase ") == len(statuses)
     assert (out / "report.md").read_text().startswith("<!-- tool-eval-gate:")
-

@@ -106,7 +106,9 @@ def test_parse_ranking_maps_shown_positions_to_roles():
         assert verdict.passed == (expected >= 0.75)
 
 
-@pytest.mark.parametrize("order", [["1", "2"], ["1", "1", "2"], ["1", "2", "4"], "123", None, ["a", "b", "c"]])
+@pytest.mark.parametrize(
+    "order", [["1", "2"], ["1", "1", "2"], ["1", "2", "4"], "123", None, ["a", "b", "c"]]
+)
 def test_malformed_ranking_replies_raise(order):
     request = ranking_request("s/c", "ref", "agent", "wrong", "irrelevant")
     with pytest.raises(JudgeReplyError):
@@ -133,13 +135,22 @@ def test_parse_choice():
 
 @pytest.mark.parametrize(
     ("answer", "picked"),
-    [("B", "Paris"), (" (b) ", "Paris"), ("B.", "Paris"), ("B) Paris", "Paris"), ("paris", "Paris"), ("Rome!", "Rome")],
+    [
+        ("B", "Paris"),
+        (" (b) ", "Paris"),
+        ("B.", "Paris"),
+        ("B) Paris", "Paris"),
+        ("paris", "Paris"),
+        ("Rome!", "Rome"),
+    ],
 )
 def test_unambiguous_choices(answer, picked):
     assert unambiguous_choice(answer, LETTERS) == picked
 
 
-@pytest.mark.parametrize("answer", ["", "I think B or C", "B) Rome", "The capital is Paris, not London.", "D"])
+@pytest.mark.parametrize(
+    "answer", ["", "I think B or C", "B) Rome", "The capital is Paris, not London.", "D"]
+)
 def test_ambiguous_choices_need_the_judge(answer):
     assert unambiguous_choice(answer, LETTERS) is None
 

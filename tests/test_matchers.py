@@ -138,7 +138,12 @@ def test_schema_matcher_with_invalid_schema_does_not_crash():
 
 @pytest.mark.parametrize(
     ("expected", "actual"),
-    [("New York", "  new   york! "), ("New York", "NEW-YORK"), ("St. Louis", "st louis"), ("ｐａｒｉｓ", "Paris")],
+    [
+        ("New York", "  new   york! "),
+        ("New York", "NEW-YORK"),
+        ("St. Louis", "st louis"),
+        ("ｐａｒｉｓ", "Paris"),
+    ],
 )
 def test_normalized_equality(expected, actual):
     assert ok({"normalized": expected}, actual)
@@ -238,11 +243,15 @@ def test_unexpected_argument_fails_unless_allowed():
     outcomes = match_arguments({"city": "Paris"}, {"city": "Paris", "units": "metric"}, allow_extra=False)
     assert [o.reason for o in outcomes] == [None, "unexpected_argument"]
     assert outcomes[1].path == "units" and outcomes[1].actual == "metric"
-    assert all(o.ok for o in match_arguments({"city": "Paris"}, {"city": "Paris", "units": "x"}, allow_extra=True))
+    assert all(
+        o.ok for o in match_arguments({"city": "Paris"}, {"city": "Paris", "units": "x"}, allow_extra=True)
+    )
 
 
 def test_one_outcome_per_expected_argument_in_order():
-    outcomes = match_arguments({"a": 1, "b": {"range": {"max": 3}}, "c": {"absent": True}}, {"a": 1.0, "b": 9}, False)
+    outcomes = match_arguments(
+        {"a": 1, "b": {"range": {"max": 3}}, "c": {"absent": True}}, {"a": 1.0, "b": 9}, False
+    )
     assert [(o.path, o.ok, o.reason) for o in outcomes] == [
         ("a", True, None),
         ("b", False, "value_error"),

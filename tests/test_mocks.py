@@ -65,5 +65,8 @@ def test_merged_tries_case_rules_first():
     assert resolve(both, "get_weather", {"city": "Rome"}).result == {"temp_c": 30}
     assert resolve(both, "get_weather", {"city": "Paris"}).result == {"temp_c": 18}
     assert resolve(both, "book_flight", {}).kind == "error"
-    with_default = merged(Mocks(unmocked=MockRule(when=None, returns="case")), Mocks(unmocked=MockRule(when=None, returns="suite")))
+    with_default = merged(
+        Mocks(unmocked=MockRule(when=None, returns="case")),
+        Mocks(unmocked=MockRule(when=None, returns="suite")),
+    )
     assert resolve(with_default, "x", {}).result == "case"

@@ -17,7 +17,9 @@ ROOT = RECORD.as_path_root()
 
 
 def check(path, aggregate="all", threshold=1.0, verdicts=None, rec=RECORD, **check):
-    return evaluate(PathAssertion(path=path, check=check, aggregate=aggregate, threshold=threshold), rec, verdicts or {})
+    return evaluate(
+        PathAssertion(path=path, check=check, aggregate=aggregate, threshold=threshold), rec, verdicts or {}
+    )
 
 
 def test_parse():
@@ -27,7 +29,9 @@ def test_parse():
     assert parse("output") == (("key", "output"),)
 
 
-@pytest.mark.parametrize("bad", ["", "  ", "calls[", "calls[x]", ".output", "calls..name", "1calls", "calls[0]name", "output!"])
+@pytest.mark.parametrize(
+    "bad", ["", "  ", "calls[", "calls[x]", ".output", "calls..name", "1calls", "calls[0]name", "output!"]
+)
 def test_invalid_paths_raise_path_error(bad):
     with pytest.raises(PathError):
         parse(bad)

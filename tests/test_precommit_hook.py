@@ -53,7 +53,17 @@ def hook_repo(tmp_path_factory) -> Path:
             shutil.copy2(source, snapshot / rel)
     _git(snapshot, "init", "-q")
     _git(snapshot, "add", "-A")
-    _git(snapshot, "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "snapshot")
+    _git(
+        snapshot,
+        "-c",
+        "user.name=test",
+        "-c",
+        "user.email=test@example.com",
+        "commit",
+        "-q",
+        "-m",
+        "snapshot",
+    )
     return snapshot
 
 
@@ -110,7 +120,9 @@ def test_hook_definitions():
     assert run["files"] == validate["files"]
 
 
-def test_try_repo_fails_on_the_bad_suite_with_a_line_numbered_message(scratch_repo, hook_repo, pre_commit_home):
+def test_try_repo_fails_on_the_bad_suite_with_a_line_numbered_message(
+    scratch_repo, hook_repo, pre_commit_home
+):
     run = _try_repo(scratch_repo, hook_repo, pre_commit_home, "--all-files")
     output = run.stdout + run.stderr
     assert run.returncode == 1, output

@@ -38,5 +38,7 @@ def test_unknown_models_have_no_price(provider, model):
 
 def test_cost_is_tokens_times_price_per_million():
     assert cost_usd("openai", "gpt-4o-mini", Usage(1_000_000, 0)) == pytest.approx(0.15)
-    assert cost_usd("openai", "gpt-4o-mini", Usage(2000, 500)) == pytest.approx((2000 * 0.15 + 500 * 0.60) / 1e6)
+    assert cost_usd("openai", "gpt-4o-mini", Usage(2000, 500)) == pytest.approx(
+        (2000 * 0.15 + 500 * 0.60) / 1e6
+    )
     assert cost_usd("anthropic", "claude-3-haiku-20240307", Usage(0, 0)) == 0.0

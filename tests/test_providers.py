@@ -24,7 +24,10 @@ PARALLEL = {
                 {"name": "get_forecast", "arguments": {"city": "Rome", "days": 3}},
             ],
         },
-        {"when": {"last_user": "broken", "turn": 1}, "tool_calls": [{"name": "get_weather", "raw_arguments": '{"city": "Par'}]},
+        {
+            "when": {"last_user": "broken", "turn": 1},
+            "tool_calls": [{"name": "get_weather", "raw_arguments": '{"city": "Par'}],
+        },
         {"when": {"after_tool": "get_weather"}, "text": "Weather result seen: {result}"},
     ],
     "default": {"text": "plain answer"},
@@ -68,8 +71,12 @@ def _complete(provider_name: str, request: ModelRequest):
 def test_tool_call_then_final_answer_with_the_tool_result_fed_back(provider, model_server, monkeypatch):
     server = model_server("weather.yaml")
     _point(monkeypatch, server)
-    first = _complete(provider, _request(provider, [{"role": "user", "content": "What's the weather in Paris?"}]))
-    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [("get_weather", {"city": "Paris"})]
+    first = _complete(
+        provider, _request(provider, [{"role": "user", "content": "What's the weather in Paris?"}])
+    )
+    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
     assert first.usage.input_tokens > 0 and first.usage.output_tokens > 0
     assert first.request_id
     call = first.tool_calls[0]
@@ -79,8 +86,18 @@ def test_tool_call_then_final_answer_with_the_tool_result_fed_back(provider, mod
             provider,
             [
                 {"role": "user", "content": "What's the weather in Paris?"},
-                {"role": "assistant", "content": first.text, "tool_calls": [{"id": call.id, "name": call.name, "arguments": call.arguments}]},
-                {"role": "tool", "call_id": call.id, "name": call.name, "content": {"temp_c": 18, "sky": "cloudy"}, "is_error": False},
+                {
+                    "role": "assistant",
+                    "content": first.text,
+                    "tool_calls": [{"id": call.id, "name": call.name, "arguments": call.arguments}],
+                },
+                {
+                    "role": "tool",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "content": {"temp_c": 18, "sky": "cloudy"},
+                    "is_error": False,
+                },
             ],
         ),
     )
@@ -94,8 +111,15 @@ def test_openai_request_carries_tools_choice_and_params(model_server, monkeypatc
     _point(monkeypatch, server)
     reply = _complete(
         "openai",
-        _request("openai", [{"role": "user", "content": "both please"}], temperature=0.2, max_tokens=99,
-                 tool_choice="get_weather", parallel_tool_calls=False, seed=7),
+        _request(
+            "openai",
+            [{"role": "user", "content": "both please"}],
+            temperature=0.2,
+            max_tokens=99,
+            tool_choice="get_weather",
+            parallel_tool_calls=False,
+            seed=7,
+        ),
     )
     body = server.requests[-1]["body"]
     assert body["messages"][0] == {"role": "system", "content": "You are a weather assistant."}
@@ -132,8 +156,16 @@ def test_openai_tool_choice_keywords_pass_through(choice, expected, model_server
 def test_anthropic_tool_choice_mapping(choice, parallel, expected, model_server, monkeypatch):
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
-    _complete("anthropic", _request("anthropic", [{"role": "user", "content": "hi"}], tool_choice=choice,
-                                    parallel_tool_calls=parallel, temperature=0.3))
+    _complete(
+        "anthropic",
+        _request(
+            "anthropic",
+            [{"role": "user", "content": "hi"}],
+            tool_choice=choice,
+            parallel_tool_calls=parallel,
+            temperature=0.3,
+        ),
+    )
     body = server.requests[-1]["body"]
     assert body["tool_choice"] == expected
     assert body["temperature"] == 0.3
@@ -155,12 +187,28 @@ def test_anthropic_tool_results_are_one_user_turn_with_is_error(model_server, mo
             "anthropic",
             [
                 {"role": "user", "content": "both please"},
-                {"role": "assistant", "content": "", "tool_calls": [
-                    {"id": "t1", "name": "get_weather", "arguments": '{"city": "Paris"}'},
-                    {"id": "t2", "name": "get_forecast", "arguments": "not json"},
-                ]},
-                {"role": "tool", "call_id": "t1", "name": "get_weather", "content": {"temp_c": 18}, "is_error": False},
-                {"role": "tool", "call_id": "t2", "name": "get_forecast", "content": "service down", "is_error": True},
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {"id": "t1", "name": "get_weather", "arguments": '{"city": "Paris"}'},
+                        {"id": "t2", "name": "get_forecast", "arguments": "not json"},
+                    ],
+                },
+                {
+                    "role": "tool",
+                    "call_id": "t1",
+                    "name": "get_weather",
+                    "content": {"temp_c": 18},
+                    "is_error": False,
+                },
+                {
+                    "role": "tool",
+                    "call_id": "t2",
+                    "name": "get_forecast",
+                    "content": "service down",
+                    "is_error": True,
+                },
             ],
         ),
     )
@@ -171,7 +219,12 @@ def test_anthropic_tool_results_are_one_user_turn_with_is_error(model_server, mo
     assert uses[1]["input"] == {}  # arguments that were not JSON are sent back as an empty object
     results = messages[2]["content"]
     assert results[0] == {"type": "tool_result", "tool_use_id": "t1", "content": '{"temp_c": 18}'}
-    assert results[1] == {"type": "tool_result", "tool_use_id": "t2", "content": "service down", "is_error": True}
+    assert results[1] == {
+        "type": "tool_result",
+        "tool_use_id": "t2",
+        "content": "service down",
+        "is_error": True,
+    }
     assert reply.text.startswith("Weather result seen")
 
 
@@ -180,7 +233,10 @@ def test_parallel_calls_and_invalid_argument_text_are_kept(provider, model_serve
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
     both = _complete(provider, _request(provider, [{"role": "user", "content": "both please"}]))
-    assert [json.loads(c.arguments) for c in both.tool_calls] == [{"city": "Paris"}, {"city": "Rome", "days": 3}]
+    assert [json.loads(c.arguments) for c in both.tool_calls] == [
+        {"city": "Paris"},
+        {"city": "Rome", "days": 3},
+    ]
     if provider == "openai":  # only OpenAI-style APIs can send argument text that is not JSON
         broken = _complete(provider, _request(provider, [{"role": "user", "content": "broken"}]))
         assert broken.tool_calls[0].arguments == '{"city": "Par'
@@ -208,7 +264,9 @@ def test_openai_invalid_arguments_fault_never_crashes(model_server, monkeypatch)
         ({"kind": "truncated_json"}, "malformed", False, True),
     ],
 )
-def test_http_failures_become_provider_errors(provider, fault, kind, fatal, retryable, model_server, monkeypatch):
+def test_http_failures_become_provider_errors(
+    provider, fault, kind, fatal, retryable, model_server, monkeypatch
+):
     server = model_server(PARALLEL, faults=[{"fault": fault, "every": 1}])
     _point(monkeypatch, server)
     with pytest.raises(ProviderError) as info:
@@ -236,7 +294,9 @@ def test_timeout_is_a_retryable_timeout_error(model_server, monkeypatch):
     assert (info.value.kind, info.value.retryable) == ("timeout", True)
 
 
-@pytest.mark.parametrize("provider, variable", [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")])
+@pytest.mark.parametrize(
+    "provider, variable", [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY")]
+)
 def test_missing_api_key_is_a_fatal_auth_error(provider, variable, model_server, monkeypatch, tmp_path):
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
@@ -261,11 +321,16 @@ def test_creating_a_provider_imports_no_sdk_until_a_request():
     assert out.split() == ["False", "False"]
 
 
-@pytest.mark.parametrize("model, field", [("gpt-4o-mini", "max_tokens"), ("o3-mini", "max_completion_tokens"), ("gpt-5", "max_completion_tokens")])
+@pytest.mark.parametrize(
+    "model, field",
+    [("gpt-4o-mini", "max_tokens"), ("o3-mini", "max_completion_tokens"), ("gpt-5", "max_completion_tokens")],
+)
 def test_openai_token_limit_field_follows_the_model(model, field, model_server, monkeypatch):
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
-    request = dataclasses.replace(_request("openai", [{"role": "user", "content": "hi"}], max_tokens=64), model=model)
+    request = dataclasses.replace(
+        _request("openai", [{"role": "user", "content": "hi"}], max_tokens=64), model=model
+    )
     _complete("openai", request)
     body = server.requests[-1]["body"]
     assert body[field] == 64 and len({"max_tokens", "max_completion_tokens"} & set(body)) == 1

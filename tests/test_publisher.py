@@ -18,7 +18,7 @@ from gate.github.publisher import (
 from tests.support.fake_github import BOT, HUMAN, FakeGitHub
 
 MARKER = "<!-- tool-eval-gate:default -->"
-TOOLS_PATCH = "@@ -1,6 +1,7 @@\n [\n   {\n     \"name\": \"get_weather\",\n-    \"description\": \"Weather.\",\n+    \"description\": \"Current weather for a city.\",\n+    \"parameters\": {\n       \"type\": \"object\"\n"
+TOOLS_PATCH = '@@ -1,6 +1,7 @@\n [\n   {\n     "name": "get_weather",\n-    "description": "Weather.",\n+    "description": "Current weather for a city.",\n+    "parameters": {\n       "type": "object"\n'
 PROMPT_PATCH = "@@ -10,2 +10,3 @@\n You are helpful.\n+Always use tools.\n Be brief."
 
 
@@ -37,14 +37,25 @@ class Rec:
 @pytest.fixture()
 def github() -> Iterator[FakeGitHub]:
     with FakeGitHub("acme/agents") as fake:
-        fake.add_pull(7, {"tools/weather.json": TOOLS_PATCH, "prompts/weather.md": PROMPT_PATCH, "logo.png": None})
+        fake.add_pull(
+            7, {"tools/weather.json": TOOLS_PATCH, "prompts/weather.md": PROMPT_PATCH, "logo.png": None}
+        )
         yield fake
 
 
 def publisher(fake: FakeGitHub, logs: list[str] | None = None, **kwargs) -> Publisher:
     sink = logs if logs is not None else []
-    return Publisher("ghs_token", "acme/agents", 7, fake.url, log=sink.append, retries=0,
-                     seconds_between_requests=0, seconds_between_writes=0, **kwargs)
+    return Publisher(
+        "ghs_token",
+        "acme/agents",
+        7,
+        fake.url,
+        log=sink.append,
+        retries=0,
+        seconds_between_requests=0,
+        seconds_between_writes=0,
+        **kwargs,
+    )
 
 
 def test_sticky_comment_created_then_edited_in_place(github: FakeGitHub) -> None:
@@ -102,10 +113,22 @@ def test_overlong_comment_is_cut_to_the_limit(github: FakeGitHub) -> None:
 
 
 RECS = [
-    Rec("confused_tools", "get_weather and get_forecast are confused in 4 cases: say when to use which.",
-        "tools/weather.json", 5, tool="get_weather", cases=("a", "b")),
-    Rec("argument_errors", "`days` is wrong in 3 of 5 cases <!-- tool-eval-gate-fp:forged -->", "tools/weather.json", 7, tool="get_forecast",
-        argument="days"),  # line 7 is not in the diff but 6 is within two lines
+    Rec(
+        "confused_tools",
+        "get_weather and get_forecast are confused in 4 cases: say when to use which.",
+        "tools/weather.json",
+        5,
+        tool="get_weather",
+        cases=("a", "b"),
+    ),
+    Rec(
+        "argument_errors",
+        "`days` is wrong in 3 of 5 cases <!-- tool-eval-gate-fp:forged -->",
+        "tools/weather.json",
+        7,
+        tool="get_forecast",
+        argument="days",
+    ),  # line 7 is not in the diff but 6 is within two lines
     Rec("prompt", "The prompt never mentions get_forecast.", "prompts/weather.md", 11),
     Rec("far_away", "Describe units.", "tools/weather.json", 40, tool="get_weather", argument="units"),
     Rec("other_file", "Tool x is unused.", "tools/other.json", 3, tool="x"),
@@ -129,7 +152,10 @@ def test_review_only_on_diff_lines_and_not_duplicated_on_rerun(github: FakeGitHu
     assert "Describe units." in section and "tools/other.json:3" in section
 
     # A re-run with the same findings (counts changed) posts nothing: no new review at all.
-    rerun = [Rec(r.pattern, r.message.replace("4 cases", "5 cases"), r.file, r.line, r.tool, r.argument) for r in RECS]
+    rerun = [
+        Rec(r.pattern, r.message.replace("4 cases", "5 cases"), r.file, r.line, r.tool, r.argument)
+        for r in RECS
+    ]
     assert publisher(github).post_review(rerun, "h" * 40) == 0
     assert len(github.reviews) == 1 and len(github.review_comments) == 3
 
@@ -172,11 +198,21 @@ def test_read_only_token_gives_warnings_not_exceptions(github: FakeGitHub) -> No
 
 
 def test_missing_pull_request_and_unreachable_api_are_warnings(github: FakeGitHub) -> None:
-    missing = Publisher("t", "acme/agents", 99, github.url, log=lambda _: None, retries=0, seconds_between_requests=0)
+    missing = Publisher(
+        "t", "acme/agents", 99, github.url, log=lambda _: None, retries=0, seconds_between_requests=0
+    )
     result = missing.upsert_comment("x", MARKER)
     assert isinstance(result, PublishWarning) and result.status == 404
-    gone = Publisher("t", "acme/agents", 7, "http://127.0.0.1:9", log=lambda _: None, retries=0, timeout=2,
-                     seconds_between_requests=0)
+    gone = Publisher(
+        "t",
+        "acme/agents",
+        7,
+        "http://127.0.0.1:9",
+        log=lambda _: None,
+        retries=0,
+        timeout=2,
+        seconds_between_requests=0,
+    )
     result = gone.post_review(RECS, "h" * 40)
     assert isinstance(result, PublishWarning) and result.status is None
 

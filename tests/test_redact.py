@@ -200,7 +200,9 @@ def test_redact_results_masks_every_trial_text_and_keeps_clean_objects() -> None
     bad = trial(
         "failed",
         rec=leaky,
-        failures=[failure("value_error", f"expected x, got {GITHUB_TOKEN}", actual=GITHUB_TOKEN, tool="store")],
+        failures=[
+            failure("value_error", f"expected x, got {GITHUB_TOKEN}", actual=GITHUB_TOKEN, tool="store")
+        ],
     )
     clean = case("clean")
     results = run(

@@ -19,9 +19,20 @@ def test_rerendering_twice_is_byte_identical(tmp_path):
     outputs = []
     for name in ("one", "two"):
         out = tmp_path / name / "deep"
-        code = cli.main(["report", str(GOLDEN / "results.json"), "--baseline", str(GOLDEN / "baseline.json"),
-                         "--junit", str(out / "junit.xml"), "--markdown", str(out / "report.md"),
-                         "--json", str(out / "results.json")])
+        code = cli.main(
+            [
+                "report",
+                str(GOLDEN / "results.json"),
+                "--baseline",
+                str(GOLDEN / "baseline.json"),
+                "--junit",
+                str(out / "junit.xml"),
+                "--markdown",
+                str(out / "report.md"),
+                "--json",
+                str(out / "results.json"),
+            ]
+        )
         assert code == 1
         outputs.append([(out / f).read_bytes() for f in ("junit.xml", "report.md", "results.json")])
     assert outputs[0] == outputs[1]
@@ -52,8 +63,13 @@ def test_settings_recorded_in_the_results_apply_unless_overridden(tmp_path):
 
 def test_shards_are_merged(tmp_path, capsys):
     a = write(tmp_path / "a.json", run(suite("s", [case("c1", line=1), case("c3", line=3)]), shard="1/2"))
-    b = write(tmp_path / "b.json", run(suite("s", [case("c2", "failed", line=2,
-                                                        failures=[failure("missing_call", tool="t")])]), shard="2/2"))
+    b = write(
+        tmp_path / "b.json",
+        run(
+            suite("s", [case("c2", "failed", line=2, failures=[failure("missing_call", tool="t")])]),
+            shard="2/2",
+        ),
+    )
     merged = tmp_path / "merged.json"
     assert cli.main(["report", str(b), str(a), "--json", str(merged), "--threshold", "0.5"]) == 0
     results = load_results(merged)

@@ -18,18 +18,42 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def rich_results() -> RunResults:
-    rec = record("weather in Paris?", [call("get_weather", {"city": "Paris"}, result={"temp_c": 18})],
-                 output="It is 18 °C \x00 <b>", cost_usd=None)
+    rec = record(
+        "weather in Paris?",
+        [call("get_weather", {"city": "Paris"}, result={"temp_c": 18})],
+        output="It is 18 °C \x00 <b>",
+        cost_usd=None,
+    )
     cases = [
-        case("ok", rec=rec, expected={"calls": [{"tool": "get_weather", "args": {"city": "Paris"}}]}, tags=["a"]),
-        case("bad", "failed", line=20, failures=[failure("value_error", tool="get_weather", argument="city",
-                                                          expected="Paris", actual=["Lyon", 1])]),
+        case(
+            "ok",
+            rec=rec,
+            expected={"calls": [{"tool": "get_weather", "args": {"city": "Paris"}}]},
+            tags=["a"],
+        ),
+        case(
+            "bad",
+            "failed",
+            line=20,
+            failures=[
+                failure(
+                    "value_error", tool="get_weather", argument="city", expected="Paris", actual=["Lyon", 1]
+                )
+            ],
+        ),
         case("err", "error", line=30),
         case("skip", "skipped", line=40, skip_reason="flaky upstream"),
         trials_case("flaky", "pfp", line=50, status="passed"),
     ]
-    return run(suite("weather", cases, tools=[tool("get_weather", parameter_lines={"city": 7})],
-                     prompt=SourceRef("prompts/w.md", 1)), settings={"threshold": 0.8})
+    return run(
+        suite(
+            "weather",
+            cases,
+            tools=[tool("get_weather", parameter_lines={"city": 7})],
+            prompt=SourceRef("prompts/w.md", 1),
+        ),
+        settings={"threshold": 0.8},
+    )
 
 
 def test_json_roundtrips_losslessly_and_is_stable():
@@ -60,7 +84,7 @@ def test_load_results(tmp_path):
     [
         (b"", "empty"),
         (b"\xff\xfe\x00binary", "not UTF-8"),
-        (b"{\n  \"version\": 1,\n  oops", "not valid JSON"),
+        (b'{\n  "version": 1,\n  oops', "not valid JSON"),
         (b"[1, 2]", "not a tool-eval-gate results file"),
         (b'{"name": "package", "version": "1.0"}', "not a tool-eval-gate results file"),
         (b'{"version": 99, "suites": []}', "newer tool-eval-gate"),
@@ -96,10 +120,18 @@ def test_invalid_json_error_has_line_and_column(tmp_path):
 
 
 def shards():
-    a = run(suite("s", [case("c1", line=10), case("c3", "failed", line=30, failures=[failure("missing_call")])]),
-            simple(2, name="z"), shard="1/2")
-    b = run(suite("s", [case("c2", line=20)]), simple(1, 1, name="a"), shard="2/2", complete=False,
-            incomplete_reason="interrupted")
+    a = run(
+        suite("s", [case("c1", line=10), case("c3", "failed", line=30, failures=[failure("missing_call")])]),
+        simple(2, name="z"),
+        shard="1/2",
+    )
+    b = run(
+        suite("s", [case("c2", line=20)]),
+        simple(1, 1, name="a"),
+        shard="2/2",
+        complete=False,
+        incomplete_reason="interrupted",
+    )
     return a, b
 
 
@@ -132,7 +164,9 @@ def test_fast_dict_equals_the_contract_to_dict():
 
     results = rich_results()
     # asdict keeps tuples where this builds lists: equal as JSON
-    assert json.dumps(results_to_dict(results), sort_keys=True) == json.dumps(results.to_dict(), sort_keys=True)
+    assert json.dumps(results_to_dict(results), sort_keys=True) == json.dumps(
+        results.to_dict(), sort_keys=True
+    )
 
 
 def _paths(node, prefix=()):
@@ -146,9 +180,15 @@ def _paths(node, prefix=()):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-2, 2) | st.sampled_from(["", "x", "passed", "1/2"]),
-    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(["a", "name", "line"]), inner,
-                                                                  max_size=2),
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(-2, 2)
+    | st.sampled_from(["", "x", "passed", "1/2"]),
+    lambda inner: (
+        st.lists(inner, max_size=2)
+        | st.dictionaries(st.sampled_from(["a", "name", "line"]), inner, max_size=2)
+    ),
     max_leaves=4,
 )
 

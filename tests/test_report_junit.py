@@ -24,7 +24,9 @@ def test_junit_matches_golden():
     path = GOLDEN / "junit.xml"
     if os.environ.get("UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), "junit.xml differs from the golden file (UPDATE_GOLDEN=1)"
+    assert text == path.read_text(encoding="utf-8"), (
+        "junit.xml differs from the golden file (UPDATE_GOLDEN=1)"
+    )
 
 
 def test_counts_equal_the_json_results_with_etree_and_junitparser(tmp_path):
@@ -36,11 +38,15 @@ def test_counts_equal_the_json_results_with_etree_and_junitparser(tmp_path):
     xml = junitparser.JUnitXml.fromfile(str(path))
     parsed_suites = list(xml)
     assert [s.name for s in parsed_suites] == [s.name for s in results.suites]
-    for suite_result, el, parsed in zip(results.suites, root.findall("testsuite"), parsed_suites, strict=True):
+    for suite_result, el, parsed in zip(
+        results.suites, root.findall("testsuite"), parsed_suites, strict=True
+    ):
         statuses = [c.status for c in suite_result.cases]
         expected = {
-            "tests": len(statuses), "failures": statuses.count("failed"),
-            "errors": statuses.count("error"), "skipped": statuses.count("skipped"),
+            "tests": len(statuses),
+            "failures": statuses.count("failed"),
+            "errors": statuses.count("error"),
+            "skipped": statuses.count("skipped"),
         }
         assert {k: int(el.get(k)) for k in expected} == expected
         assert (parsed.tests, parsed.failures, parsed.errors, parsed.skipped) == tuple(expected.values())
@@ -49,8 +55,12 @@ def test_counts_equal_the_json_results_with_etree_and_junitparser(tmp_path):
         for case_result, tc in zip(suite_result.cases, cases, strict=True):
             assert tc.classname == suite_result.path
             kinds = {type(r).__name__ for r in tc.result}
-            assert kinds == {"failed": {"Failure"}, "error": {"Error"}, "skipped": {"Skipped"}, "passed": set()}[
-                case_result.status]
+            assert (
+                kinds
+                == {"failed": {"Failure"}, "error": {"Error"}, "skipped": {"Skipped"}, "passed": set()}[
+                    case_result.status
+                ]
+            )
         for tc_el, case_result in zip(el.findall("testcase"), suite_result.cases, strict=True):
             assert tc_el.get("file") == case_result.file and int(tc_el.get("line")) == case_result.line
     assert int(root.get("tests")) == sum(len(s.cases) for s in results.suites)
@@ -63,7 +73,9 @@ def test_failure_message_type_and_transcript():
     assert failure.get("type") == "type_error"
     assert "days: expected an integer" in failure.get("message")
     out = tc.find("system-out").text
-    assert 'get_forecast({"city": "Rome", "days": "7 days"})' in out and "error: days must be an integer" in out
+    assert (
+        'get_forecast({"city": "Rome", "days": "7 days"})' in out and "error: days must be an integer" in out
+    )
     flaky = root.find(".//testcase[@name='london-flaky']")
     assert {p.get("name"): p.get("value") for p in flaky.iter("property")}["flaky"] == "true"
     skipped = root.find(".//testcase[@name='tokyo-later']/skipped")

@@ -36,9 +36,17 @@ def tree_render(results: RunResults, summary: str) -> str:
             ms = sum(t.record.latency_ms for t in c.trials)
             counts["tests"] += 1
             counts["time"] += ms
-            tc = ET.SubElement(el, "testcase", {"classname": xml_text(s.path), "name": xml_text(c.case_id),
-                                                "file": xml_text(c.file or s.path), "line": str(c.line),
-                                                "time": _seconds(ms)})
+            tc = ET.SubElement(
+                el,
+                "testcase",
+                {
+                    "classname": xml_text(s.path),
+                    "name": xml_text(c.case_id),
+                    "file": xml_text(c.file or s.path),
+                    "line": str(c.line),
+                    "time": _seconds(ms),
+                },
+            )
             pe = ET.SubElement(tc, "properties")
             passed = sum(1 for t in c.trials if t.status == "passed")
             rows = [("trials", f"{passed}/{len(c.trials)} passed"), ("score", f"{c.score:.3f}")]
@@ -50,29 +58,51 @@ def tree_render(results: RunResults, summary: str) -> str:
                 counts["failures"] += 1
                 fs = c.failures or next((t.failures for t in c.trials if t.failures), ())
                 message = "; ".join(f.message for f in fs) or "the case failed"
-                fe = ET.SubElement(tc, "failure", {"message": xml_text(truncate(message, MAX_MESSAGE_CHARS)),
-                                                   "type": xml_text(fs[0].reason if fs else "failed")})
+                fe = ET.SubElement(
+                    tc,
+                    "failure",
+                    {
+                        "message": xml_text(truncate(message, MAX_MESSAGE_CHARS)),
+                        "type": xml_text(fs[0].reason if fs else "failed"),
+                    },
+                )
                 fe.text = xml_text("\n".join(describe_failure(f) for f in fs))
             elif c.status == "error":
                 counts["errors"] += 1
                 errors = [t.record.error for t in c.trials if t.record.error]
                 message = errors[0] if errors else "the case could not be evaluated"
-                ee = ET.SubElement(tc, "error", {"message": xml_text(truncate(message, MAX_MESSAGE_CHARS)),
-                                                 "type": "provider_error"})
+                ee = ET.SubElement(
+                    tc,
+                    "error",
+                    {"message": xml_text(truncate(message, MAX_MESSAGE_CHARS)), "type": "provider_error"},
+                )
                 ee.text = xml_text("\n".join(errors))
             elif c.status == "skipped":
                 counts["skipped"] += 1
                 ET.SubElement(tc, "skipped", {"message": xml_text(c.skip_reason or "skipped")})
             if c.status not in ("passed", "skipped") or c.flaky:
                 ET.SubElement(tc, "system-out").text = xml_text(transcript(c))
-        el.attrib.update({"name": xml_text(s.name), "tests": str(counts["tests"]), "failures": str(counts["failures"]),
-                          "errors": str(counts["errors"]), "skipped": str(counts["skipped"]),
-                          "time": _seconds(counts["time"]), "timestamp": xml_text(results.started_at),
-                          "file": xml_text(s.path)})
+        el.attrib.update(
+            {
+                "name": xml_text(s.name),
+                "tests": str(counts["tests"]),
+                "failures": str(counts["failures"]),
+                "errors": str(counts["errors"]),
+                "skipped": str(counts["skipped"]),
+                "time": _seconds(counts["time"]),
+                "timestamp": xml_text(results.started_at),
+                "file": xml_text(s.path),
+            }
+        )
         for key in totals:
             totals[key] += counts[key]
-    root.attrib.update({"name": "tool-eval-gate", **{k: str(totals[k]) for k in ("tests", "failures", "errors", "skipped")},
-                        "time": _seconds(totals["time"])})
+    root.attrib.update(
+        {
+            "name": "tool-eval-gate",
+            **{k: str(totals[k]) for k in ("tests", "failures", "errors", "skipped")},
+            "time": _seconds(totals["time"]),
+        }
+    )
     root.insert(0, ET.Comment(" " + xml_text(summary).replace("--", "- -").rstrip("-") + " "))
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -101,17 +131,39 @@ def test_empty_runs_suites_and_texts():
     assert '<error message="the case could not be evaluated" type="provider_error" />' in text
 
 
-nasty = st.text(alphabet=st.sampled_from(list('ab <>&"\'\t\r\n-]\x00\x0b\u202e\ufffe\U0001f600é')), max_size=12)
+nasty = st.text(
+    alphabet=st.sampled_from(list("ab <>&\"'\t\r\n-]\x00\x0b\u202e\ufffe\U0001f600é")), max_size=12
+)
 
 
-@given(name=nasty, case_id=nasty, message=nasty, output=nasty, argument=nasty, skip=nasty, tag=nasty,
-       error=nasty, started=nasty)
+@given(
+    name=nasty,
+    case_id=nasty,
+    message=nasty,
+    output=nasty,
+    argument=nasty,
+    skip=nasty,
+    tag=nasty,
+    error=nasty,
+    started=nasty,
+)
 @settings(max_examples=120, deadline=None)
-def test_any_text_renders_like_elementtree(name, case_id, message, output, argument, skip, tag, error, started):
+def test_any_text_renders_like_elementtree(
+    name, case_id, message, output, argument, skip, tag, error, started
+):
     rec = record(output, [call("tool" + name, {argument: output}, result={output: [message]})], output=output)
     cases = [
-        case(case_id, "failed", rec=rec, failures=[failure("value_error", message, tool=name, argument=argument,
-                                                            expected=output, actual=[message])], tags=[tag]),
+        case(
+            case_id,
+            "failed",
+            rec=rec,
+            failures=[
+                failure(
+                    "value_error", message, tool=name, argument=argument, expected=output, actual=[message]
+                )
+            ],
+            tags=[tag],
+        ),
         case(case_id + "e", "error", trials=[trial("error", rec=record(error=error or "x"))], file=name),
         case(case_id + "s", "skipped", skip_reason=skip or None),
         case(case_id + "p", "passed", rec=rec, flaky=True),

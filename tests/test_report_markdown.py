@@ -28,7 +28,9 @@ def check_golden(name: str, text: str) -> None:
     if os.environ.get("UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8")
     assert path.exists(), f"{path} missing: run with UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from the golden file (UPDATE_GOLDEN=1 to accept)"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} differs from the golden file (UPDATE_GOLDEN=1 to accept)"
+    )
 
 
 def test_markdown_matches_golden():
@@ -36,7 +38,9 @@ def test_markdown_matches_golden():
 
 
 def test_truncated_markdown_matches_golden():
-    text = golden_markdown(limit=6000, full_report_hint="the job summary and the tool-eval-gate-report artifact")
+    text = golden_markdown(
+        limit=6000, full_report_hint="the job summary and the tool-eval-gate-report artifact"
+    )
     assert len(text) <= 6000
     check_golden("report_truncated.md", text)
 
@@ -66,8 +70,12 @@ def test_report_content():
     text = golden_markdown()
     assert "❌ tool-eval-gate failed" in text
     assert "95% CI" in text and "threshold" in text
-    assert text.index("### Changes against the baseline") < text.index("### Suites") < text.index("### Failure patterns")
-    changes = text[text.index("### Changes"):text.index("### Suites")]
+    assert (
+        text.index("### Changes against the baseline")
+        < text.index("### Suites")
+        < text.index("### Failure patterns")
+    )
+    changes = text[text.index("### Changes") : text.index("### Suites")]
     assert changes.index("regressed") < changes.index("fixed")
     assert "`weather/oslo-rain`" in changes
     assert "| `get_weather` | `get_forecast` | 1 |" in text  # confusion table
@@ -84,15 +92,23 @@ def test_incomplete_warning_and_pass_icon():
     assert "evaluation incomplete" in text and "interrupted by SIGTERM" in text
     ok = run(simple(5))
     assert "✅ tool-eval-gate passed" in render(ok, decide(ok, GatePolicy()), analyse(ok), marker="pr-7")
-    assert render(ok, decide(ok, GatePolicy()), analyse(ok), marker="pr-7").startswith("<!-- tool-eval-gate:pr-7 -->")
+    assert render(ok, decide(ok, GatePolicy()), analyse(ok), marker="pr-7").startswith(
+        "<!-- tool-eval-gate:pr-7 -->"
+    )
 
 
 def big_results(n: int):
     big_output = "x" * 3000
     cases = [
-        case(f"c{i:05d}", "failed" if i % 2 else "passed", line=i + 1,
-             failures=[failure("value_error", "days wrong", tool="f", argument=f"a{i % 40}", expected=i, actual=-i)],
-             rec=record(calls=[call("f", {"a": i})], output=big_output))
+        case(
+            f"c{i:05d}",
+            "failed" if i % 2 else "passed",
+            line=i + 1,
+            failures=[
+                failure("value_error", "days wrong", tool="f", argument=f"a{i % 40}", expected=i, actual=-i)
+            ],
+            rec=record(calls=[call("f", {"a": i})], output=big_output),
+        )
         for i in range(n)
     ]
     return run(suite("big", cases))
@@ -119,8 +135,15 @@ def test_report_within_the_limit_is_not_cut():
 
 
 def test_worst_cases_are_kept_when_blocks_are_dropped():
-    cases = [case(f"c{i}", "failed", failures=[failure("missing_call", tool="t")] * (1 + (i == 7)),
-                  rec=record(output="y" * 2000)) for i in range(30)]
+    cases = [
+        case(
+            f"c{i}",
+            "failed",
+            failures=[failure("missing_call", tool="t")] * (1 + (i == 7)),
+            rec=record(output="y" * 2000),
+        )
+        for i in range(30)
+    ]
     results = run(suite("s", cases))
     text = render(results, decide(results, GatePolicy()), analyse(results), limit=12000)
     assert len(text) <= 12000

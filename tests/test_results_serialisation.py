@@ -33,12 +33,18 @@ def asdict_results(results: RunResults) -> dict:
 
 def odd_results() -> RunResults:
     rec = record("q", [call("t", {"a": [1, (2, 3)], "b": {"c": None}}, result=("x", {"y": 1.5}))])
-    return run(suite("s", [case("c", rec=rec, expected={"calls": ({"tool": "t"},)}, tags=["x", "y"])]),
-               settings={"nested": {"list": [1, 2]}})
+    return run(
+        suite("s", [case("c", rec=rec, expected={"calls": ({"tool": "t"},)}, tags=["x", "y"])]),
+        settings={"nested": {"list": [1, 2]}},
+    )
 
 
 def test_to_dict_is_what_asdict_builds():
-    for results in (load_results(GOLDEN / "results.json"), load_results(GOLDEN / "baseline.json"), odd_results()):
+    for results in (
+        load_results(GOLDEN / "results.json"),
+        load_results(GOLDEN / "baseline.json"),
+        odd_results(),
+    ):
         mine, reference = results.to_dict(), asdict_results(results)
         assert mine == reference
         assert repr(mine) == repr(reference)  # same key order, same list/tuple types
@@ -50,7 +56,10 @@ def test_to_dict_copies_values():
     data["settings"]["nested"]["list"].append(3)
     data["suites"][0]["cases"][0]["trials"][0]["record"]["calls"][0]["arguments"]["a"].append(4)
     assert results.settings == {"nested": {"list": [1, 2]}}
-    assert results.suites[0].cases[0].trials[0].record.calls[0].arguments == {"a": [1, (2, 3)], "b": {"c": None}}
+    assert results.suites[0].cases[0].trials[0].record.calls[0].arguments == {
+        "a": [1, (2, 3)],
+        "b": {"c": None},
+    }
 
 
 def test_copy_value_keeps_container_types():
@@ -100,7 +109,9 @@ def test_write_outputs_and_load_leave_the_collector_on(tmp_path):
     from gate.outputs import write_outputs
 
     results = odd_results()
-    write_outputs(results, json_path=tmp_path / "r.json", junit_path=tmp_path / "j.xml", markdown_path=tmp_path / "r.md")
+    write_outputs(
+        results, json_path=tmp_path / "r.json", junit_path=tmp_path / "j.xml", markdown_path=tmp_path / "r.md"
+    )
     assert gc.isenabled()
     assert to_json(load_results(tmp_path / "r.json")) == to_json(results)  # tuples come back as lists
     assert gc.isenabled()

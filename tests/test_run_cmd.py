@@ -21,24 +21,43 @@ ANTHROPIC_KEY = "sk-ant-test-dummy-key-123456"
 
 SCRIPT = {
     "rules": [
-        {"when": {"last_user": "(?i)weather in (?P<city>[A-Za-z]+)", "turn": 1},
-         "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}]},
+        {
+            "when": {"last_user": "(?i)weather in (?P<city>[A-Za-z]+)", "turn": 1},
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}],
+        },
         {"when": {"after_tool": "get_weather"}, "text": "It is {result.temp_c} degrees."},
     ],
     "default": {"text": "I do not know."},
 }
 
 TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Current weather for a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},
-    {"name": "get_forecast", "description": "Forecast for a city.",
-     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                      "required": ["city"]}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "name": "get_forecast",
+        "description": "Forecast for a city.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+        },
+    },
 ]
 
 
-def suite_text(provider: str, cities: list[str], *, expect_forecast_for: tuple[str, ...] = (), name: str = "weather") -> str:
+def suite_text(
+    provider: str, cities: list[str], *, expect_forecast_for: tuple[str, ...] = (), name: str = "weather"
+) -> str:
     lines = [
         "version: 1",
         f"name: {name}",
@@ -101,8 +120,16 @@ def test_passing_suite_exits_0_and_writes_outputs(provider, repo, model_server, 
     point(monkeypatch, server)
     (repo / "suites" / "weather.suite.yaml").write_text(suite_text(provider, ["Paris", "Rome", "Oslo"]))
     out = repo / "out"
-    code = gate_run(repo, str(repo / "suites"), "--json", str(out / "r.json"), "--junit", str(out / "r.xml"),
-                    "--markdown", str(out / "r.md"))
+    code = gate_run(
+        repo,
+        str(repo / "suites"),
+        "--json",
+        str(out / "r.json"),
+        "--junit",
+        str(out / "r.xml"),
+        "--markdown",
+        str(out / "r.md"),
+    )
     captured = capsys.readouterr()
     assert code == 0, captured
     assert "PASSED" in captured.out and "weather: 100.0% (3/3)" in captured.out
@@ -122,7 +149,8 @@ def test_failing_suite_exits_1(provider, repo, model_server, monkeypatch, capsys
     server = model_server(SCRIPT)
     point(monkeypatch, server)
     (repo / "suites" / "weather.suite.yaml").write_text(
-        suite_text(provider, ["Paris", "Rome"], expect_forecast_for=("Rome",)))
+        suite_text(provider, ["Paris", "Rome"], expect_forecast_for=("Rome",))
+    )
     code = gate_run(repo, "--json", str(repo / "r.json"))
     captured = capsys.readouterr()
     assert code == 1
@@ -141,7 +169,10 @@ def test_record_then_replay_makes_no_requests_and_needs_no_key(repo, model_serve
     assert gate_run(repo, "--record", "--cache", str(cache), "--trials", "2") == 0
     assert server.request_count == 8
     monkeypatch.delenv("OPENAI_API_KEY")
-    assert gate_run(repo, "--replay", "--cache", str(cache), "--trials", "2", "--json", str(repo / "r.json")) == 0
+    assert (
+        gate_run(repo, "--replay", "--cache", str(cache), "--trials", "2", "--json", str(repo / "r.json"))
+        == 0
+    )
     assert server.request_count == 8  # not one request more
     assert "cache (replay): 8 hits, 0 misses" in capsys.readouterr().out
     # A changed suite misses the recording: an error for that case, never a model call.
@@ -155,7 +186,9 @@ def test_record_then_replay_makes_no_requests_and_needs_no_key(repo, model_serve
 
 
 def test_invalid_suite_exits_2_with_locations(repo, capsys):
-    (repo / "suites" / "bad.suite.yaml").write_text("version: 1\nname: bad\nagent: {provider: openai}\ncases: []\n")
+    (repo / "suites" / "bad.suite.yaml").write_text(
+        "version: 1\nname: bad\nagent: {provider: openai}\ncases: []\n"
+    )
     assert gate_run(repo) == 2
     err = capsys.readouterr().err
     assert "suites/bad.suite.yaml:" in err and "nothing was run" in err
@@ -176,11 +209,21 @@ def test_help_documents_exit_codes_and_interrupts(capsys):
 
 
 def test_authentication_failure_exits_3_with_partial_results(repo, model_server, monkeypatch, capsys):
-    script = dict(SCRIPT, rules=[{"when": {"last_user": "Rome"}, "fault": {"kind": "status", "status": 401,
-                                  "message": f"invalid key {OPENAI_KEY}"}}, *SCRIPT["rules"]])
+    script = dict(
+        SCRIPT,
+        rules=[
+            {
+                "when": {"last_user": "Rome"},
+                "fault": {"kind": "status", "status": 401, "message": f"invalid key {OPENAI_KEY}"},
+            },
+            *SCRIPT["rules"],
+        ],
+    )
     server = model_server(script)
     point(monkeypatch, server)
-    (repo / "suites" / "weather.suite.yaml").write_text(suite_text("openai", ["Paris", "Rome", "Oslo", "Lima"]))
+    (repo / "suites" / "weather.suite.yaml").write_text(
+        suite_text("openai", ["Paris", "Rome", "Oslo", "Lima"])
+    )
     code = gate_run(repo, "--concurrency", "1", "--json", str(repo / "r.json"))
     captured = capsys.readouterr()
     assert code == 3
@@ -205,7 +248,9 @@ def test_request_budget_exits_3_with_partial_results(repo, model_server, monkeyp
 def test_shards_split_the_cases(repo, model_server, monkeypatch):
     server = model_server(SCRIPT)
     point(monkeypatch, server)
-    (repo / "suites" / "weather.suite.yaml").write_text(suite_text("openai", ["Paris", "Rome", "Oslo", "Lima"]))
+    (repo / "suites" / "weather.suite.yaml").write_text(
+        suite_text("openai", ["Paris", "Rome", "Oslo", "Lima"])
+    )
     ids = []
     for index in (1, 2):
         assert gate_run(repo, "--shard", f"{index}/2", "--json", str(repo / f"r{index}.json")) == 0
@@ -236,12 +281,32 @@ def test_changed_since_runs_only_affected_suites(repo, model_server, monkeypatch
 def test_sigterm_writes_partial_outputs_and_exits_3(repo, model_server):
     server = model_server(SCRIPT, latency=0.5)
     (repo / "suites" / "weather.suite.yaml").write_text(
-        suite_text("openai", ["Paris", "Rome", "Oslo", "Lima", "Cairo", "Quito"]))
-    env = dict(os.environ, OPENAI_BASE_URL=server.openai_base_url, OPENAI_API_KEY=OPENAI_KEY, CI="true",
-               PYTHONPATH=str(ROOT))
+        suite_text("openai", ["Paris", "Rome", "Oslo", "Lima", "Cairo", "Quito"])
+    )
+    env = dict(
+        os.environ,
+        OPENAI_BASE_URL=server.openai_base_url,
+        OPENAI_API_KEY=OPENAI_KEY,
+        CI="true",
+        PYTHONPATH=str(ROOT),
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "gate", "run", "--root", str(repo), "--concurrency", "1", "--json", str(repo / "r.json")],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "gate",
+            "run",
+            "--root",
+            str(repo),
+            "--concurrency",
+            "1",
+            "--json",
+            str(repo / "r.json"),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 30
     while server.request_count < 3 and time.monotonic() < deadline:  # Paris done, Rome under way

@@ -19,11 +19,15 @@ from tests import builders
 
 SCRIPT = {
     "rules": [
-        {"when": {"forced_tool": "submit_verdict", "last_user": "States the temperature"},
-         "tool_calls": [{"arguments": {"verdict": "yes", "rationale": "It states the temperature."}}]},
+        {
+            "when": {"forced_tool": "submit_verdict", "last_user": "States the temperature"},
+            "tool_calls": [{"arguments": {"verdict": "yes", "rationale": "It states the temperature."}}],
+        },
         {"when": {"forced_tool": "submit_verdict"}, "tool_calls": [{"arguments": {"verdict": "perhaps"}}]},
-        {"when": {"last_user": "(?i)weather in (?P<city>[A-Za-z]+)", "turn": 1},
-         "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}]},
+        {
+            "when": {"last_user": "(?i)weather in (?P<city>[A-Za-z]+)", "turn": 1},
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}],
+        },
         {"when": {"after_tool": "get_weather"}, "text": "It is {result.temp_c} DEGREES."},
     ],
     "default": {"text": "I do not know."},
@@ -54,7 +58,9 @@ def make_suite(*cases, **kw):
 def run(server, monkeypatch, suites, **options):
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     options.setdefault("retry", FAST_RETRY)
-    return asyncio.run(run_suites(suites, RunOptions(**options), lambda name: make_provider(name, timeout=10)))
+    return asyncio.run(
+        run_suites(suites, RunOptions(**options), lambda name: make_provider(name, timeout=10))
+    )
 
 
 def statuses(results):
@@ -63,16 +69,31 @@ def statuses(results):
 
 def test_results_in_file_order_with_pass_fail_and_suite_details(model_server, monkeypatch):
     server = model_server(SCRIPT, latency=0.01)
-    wrong = builders.case(id="wrong", input="What's the weather in Rome?",
-                          expect=builders.expectation(builders.ecall("get_forecast")))
+    wrong = builders.case(
+        id="wrong",
+        input="What's the weather in Rome?",
+        expect=builders.expectation(builders.ecall("get_forecast")),
+    )
     skipped = builders.case(id="skipped", skip="not ready")
     first = make_suite(weather_case(1), wrong, skipped, name="first")
-    second = dataclasses.replace(make_suite(weather_case(2, "Oslo"), name="second"), path="suites/second.suite.yaml")
+    second = dataclasses.replace(
+        make_suite(weather_case(2, "Oslo"), name="second"), path="suites/second.suite.yaml"
+    )
     results = run(server, monkeypatch, [first, second], concurrency=4)
-    assert statuses(results) == [("case-01", "passed"), ("wrong", "failed"), ("skipped", "skipped"), ("case-02", "passed")]
+    assert statuses(results) == [
+        ("case-01", "passed"),
+        ("wrong", "failed"),
+        ("skipped", "skipped"),
+        ("case-02", "passed"),
+    ]
     assert results.complete and results.incomplete_reason == ""
     suite = results.suites[0]
-    assert (suite.name, suite.path, suite.provider, suite.model) == ("first", "suites/weather.yaml", "openai", "test-model")
+    assert (suite.name, suite.path, suite.provider, suite.model) == (
+        "first",
+        "suites/weather.yaml",
+        "openai",
+        "test-model",
+    )
     assert [t.name for t in suite.tools] == ["get_weather", "get_forecast", "search"]
     assert (suite.tools[0].file, suite.tools[0].line) == ("tools.json", 1)
     assert suite.prompt is not None and suite.prompt.file == "suites/weather.yaml"
@@ -99,7 +120,9 @@ def test_trials_override_and_result_order_independent_of_completion(model_server
 
 
 def test_rate_limits_with_retry_after_are_retried_to_completion(model_server, monkeypatch):
-    server = model_server(SCRIPT, faults=[{"fault": {"kind": "status", "status": 429, "retry_after": 0.2}, "first": 3}])
+    server = model_server(
+        SCRIPT, faults=[{"fault": {"kind": "status", "status": 429, "retry_after": 0.2}, "first": 3}]
+    )
     suite = make_suite(*(weather_case(i) for i in range(4)))
     started = time.monotonic()
     results = run(server, monkeypatch, [suite], concurrency=4)
@@ -144,7 +167,13 @@ def test_max_cost_budget_stops_cleanly(model_server, monkeypatch):
 
 
 def test_fatal_auth_error_stops_the_run_and_keeps_what_completed(model_server, monkeypatch):
-    script = dict(SCRIPT, rules=[{"when": {"last_user": "case 3"}, "fault": {"kind": "status", "status": 401}}, *SCRIPT["rules"]])
+    script = dict(
+        SCRIPT,
+        rules=[
+            {"when": {"last_user": "case 3"}, "fault": {"kind": "status", "status": 401}},
+            *SCRIPT["rules"],
+        ],
+    )
     server = model_server(script)
     suite = make_suite(*(weather_case(i) for i in range(8)))
     results = run(server, monkeypatch, [suite], concurrency=1)
@@ -159,11 +188,21 @@ def test_fatal_auth_error_stops_the_run_and_keeps_what_completed(model_server, m
 def test_judge_verdicts_are_fetched_once_and_failures_carry_the_reason(model_server, monkeypatch):
     server = model_server(SCRIPT)
     judged = weather_case(1)
-    judged = dataclasses.replace(judged, expect=builders.expectation(
-        builders.ecall("get_weather", {"city": "Paris"}), output=OutputChecks(criteria=("States the temperature.",))))
-    unparseable = dataclasses.replace(judged, id="bad-judge", expect=builders.expectation(
-        builders.ecall("get_weather", {"city": "Paris"}), output=OutputChecks(criteria=("Says hello.",))),
-        conversation=(builders.Message("user", "What's the weather in Paris? (other)"),))
+    judged = dataclasses.replace(
+        judged,
+        expect=builders.expectation(
+            builders.ecall("get_weather", {"city": "Paris"}),
+            output=OutputChecks(criteria=("States the temperature.",)),
+        ),
+    )
+    unparseable = dataclasses.replace(
+        judged,
+        id="bad-judge",
+        expect=builders.expectation(
+            builders.ecall("get_weather", {"city": "Paris"}), output=OutputChecks(criteria=("Says hello.",))
+        ),
+        conversation=(builders.Message("user", "What's the weather in Paris? (other)"),),
+    )
     suite = make_suite(judged, unparseable)
     results = run(server, monkeypatch, [suite], concurrency=4, trials=3)
     good, bad = results.suites[0].cases
@@ -173,8 +212,12 @@ def test_judge_verdicts_are_fetched_once_and_failures_carry_the_reason(model_ser
     assert bad.status == "failed"
     (failure,) = [f for f in bad.failures if f.reason == "judge_failed"]
     assert "verdict" in failure.message  # why the judge's answer was unusable
-    judge_calls = [r for r in server.requests if r["body"].get("tool_choice", {}) not in ("auto", None, {})
-                   and isinstance(r["body"].get("tool_choice"), dict)]
+    judge_calls = [
+        r
+        for r in server.requests
+        if r["body"].get("tool_choice", {}) not in ("auto", None, {})
+        and isinstance(r["body"].get("tool_choice"), dict)
+    ]
     assert len(judge_calls) == 2  # one per distinct question, not one per trial
 
 
@@ -190,8 +233,12 @@ def test_stop_cancels_in_flight_trials_and_returns_partial_results(model_server,
             control.stop("interrupted (SIGINT)")  # as the SIGINT handler of `run` does
 
     async def go():
-        return await run_suites([suite], RunOptions(concurrency=2, control=control, retry=FAST_RETRY),
-                                lambda name: make_provider(name, timeout=10), StopAfterFirst(enabled=False))
+        return await run_suites(
+            [suite],
+            RunOptions(concurrency=2, control=control, retry=FAST_RETRY),
+            lambda name: make_provider(name, timeout=10),
+            StopAfterFirst(enabled=False),
+        )
 
     started = time.monotonic()
     results = asyncio.run(go())
@@ -214,7 +261,9 @@ def test_cached_run_makes_no_requests(model_server, monkeypatch, tmp_path):
     second = run(server, monkeypatch, [suite], concurrency=2, cache=replay)
     assert server.request_count == 6 and replay.hits == 6
     assert statuses(first) == statuses(second)
-    assert [c.trials[0].record.output for c in second.suites[0].cases] == [c.trials[0].record.output for c in first.suites[0].cases]
+    assert [c.trials[0].record.output for c in second.suites[0].cases] == [
+        c.trials[0].record.output for c in first.suites[0].cases
+    ]
 
 
 class FakeClock:

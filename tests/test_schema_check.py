@@ -69,8 +69,10 @@ leaves = (
 )
 values = st.recursive(
     leaves,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(WORDS + ["bogus", "x-note"]), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(WORDS + ["bogus", "x-note"]), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -101,7 +103,9 @@ def _mutate(document: Any, data: st.DataObject) -> Any:
         elif action == "delete":
             del parent[last]
         elif action == "wrap":  # x -> {matcher or file key: x}
-            parent[last] = {data.draw(st.sampled_from(["one_of", "optional", "not", "equals", "file"])): parent[last]}
+            parent[last] = {
+                data.draw(st.sampled_from(["one_of", "optional", "not", "equals", "file"])): parent[last]
+            }
         elif isinstance(parent[last], dict):
             parent[last][data.draw(st.sampled_from([*WORDS, "bogus"]))] = data.draw(values)
         elif isinstance(parent[last], list):
@@ -128,9 +132,7 @@ def test_agrees_with_jsonschema_on_mutated_suites(data):
 @given(st.data())
 def test_agrees_with_jsonschema_on_definitions(data):
     name = data.draw(st.sampled_from(["mocksInline", "matcher", "expect", "case", "toolItem", "times"]))
-    validator = jsonschema.Draft202012Validator(
-        {"$defs": suite_schema()["$defs"], "$ref": f"#/$defs/{name}"}
-    )
+    validator = jsonschema.Draft202012Validator({"$defs": suite_schema()["$defs"], "$ref": f"#/$defs/{name}"})
     document = data.draw(values)
     assert is_valid(suite_schema(), document, name) == validator.is_valid(document)
 
@@ -144,8 +146,9 @@ schema_leaves = (
 )
 schemas = st.recursive(
     schema_leaves,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.sampled_from(schema_keywords), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(schema_keywords), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -199,8 +202,15 @@ def test_meta_schema_names_every_keyword_of_the_published_meta_schema():
 
     base = "https://json-schema.org/draft/2020-12/"
     published = set(REGISTRY.contents(base + "schema")["properties"])
-    for vocabulary in ("core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation",
-                       "content"):
+    for vocabulary in (
+        "core",
+        "applicator",
+        "unevaluated",
+        "validation",
+        "meta-data",
+        "format-annotation",
+        "content",
+    ):
         published |= set(REGISTRY.contents(f"{base}meta/{vocabulary}")["properties"])
     published -= {"const", "default"}  # any value is valid: nothing to check
     assert set(schema_check.META_SCHEMA["properties"]) == published
@@ -259,12 +269,19 @@ def test_meta_schema_examples(schema, valid):
         ({"if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": False}, {}, False),
         ({"then": False}, 1, True),
         (
-            {"properties": {"a": {"type": "string"}}, "patternProperties": {"^x-": {"type": "integer"}},
-             "additionalProperties": False},
+            {
+                "properties": {"a": {"type": "string"}},
+                "patternProperties": {"^x-": {"type": "integer"}},
+                "additionalProperties": False,
+            },
             {"a": "s", "x-b": 1},
             True,
         ),
-        ({"patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False}, {"x-b": "s"}, False),
+        (
+            {"patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False},
+            {"x-b": "s"},
+            False,
+        ),
         ({"propertyNames": {"pattern": "^[a-z]+$"}}, {"ab": 1, "B": 2}, False),
         ({"minProperties": 1, "maxProperties": 1}, {}, False),
         ({"uniqueItems": True}, [1, True], True),
@@ -274,8 +291,16 @@ def test_meta_schema_examples(schema, valid):
         ({"pattern": "b"}, "abc", True),
         ({"minLength": 2}, "é", False),
         ({"$ref": "#/$defs/s", "$defs": {"s": {"type": "string"}}, "minLength": 2}, "a", False),
-        ({"$defs": {"n": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/$defs/n"}}]}},
-          "$ref": "#/$defs/n"}, [1, [2, [3, "x"]]], False),
+        (
+            {
+                "$defs": {
+                    "n": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/$defs/n"}}]}
+                },
+                "$ref": "#/$defs/n",
+            },
+            [1, [2, [3, "x"]]],
+            False,
+        ),
     ],
 )
 def test_keyword_semantics_match_jsonschema(schema, instance, valid):

@@ -44,13 +44,20 @@ def test_expected_none_and_one_made_fails():
 
 
 def test_missing_optional_argument_passes_only_when_marked_optional():
-    optional = case(expect=expectation(ecall("get_weather", {"city": "Paris", "units": {"optional": "metric"}})))
+    optional = case(
+        expect=expectation(ecall("get_weather", {"city": "Paris", "units": {"optional": "metric"}}))
+    )
     assert score(optional, record(call("get_weather", {"city": "Paris"}))).status == "passed"
     required = case(expect=expectation(ecall("get_weather", {"city": "Paris", "units": "metric"})))
     result = score(required, record(call("get_weather", {"city": "Paris"})))
     assert reasons(result) == ["missing_argument"]
     failure = result.failures[0]
-    assert (failure.tool, failure.argument, failure.expected, failure.actual) == ("get_weather", "units", "metric", None)
+    assert (failure.tool, failure.argument, failure.expected, failure.actual) == (
+        "get_weather",
+        "units",
+        "metric",
+        None,
+    )
 
 
 def test_unexpected_argument_fails_unless_allowed():
@@ -73,7 +80,12 @@ def test_type_error_and_value_error_name_tool_argument_expected_actual():
     result = score(c, record(call("get_forecast", {"city": "Paris", "days": "5"})))
     assert "type_error" in reasons(result)
     failure = next(f for f in result.failures if f.reason == "type_error")
-    assert (failure.tool, failure.argument, failure.expected, failure.actual) == ("get_forecast", "days", 5, "5")
+    assert (failure.tool, failure.argument, failure.expected, failure.actual) == (
+        "get_forecast",
+        "days",
+        5,
+        "5",
+    )
     result = score(c, record(call("get_forecast", {"city": "Paris", "days": 3})))
     assert reasons(result) == ["value_error"]
     assert result.metrics.argument_accuracy == 0.5
@@ -166,13 +178,17 @@ def test_call_budgets():
 
 def in_order_case(order):
     return case(
-        expect=expectation(ecall("search", {"query": "paris"}), ecall("get_weather", {"city": "Paris"}), order=order)
+        expect=expectation(
+            ecall("search", {"query": "paris"}), ecall("get_weather", {"city": "Paris"}), order=order
+        )
     )
 
 
 def test_in_order_allows_extras_between():
     made = record(
-        call("search", {"query": "paris"}), call("get_forecast", {"city": "Paris"}), call("get_weather", {"city": "Paris"})
+        call("search", {"query": "paris"}),
+        call("get_forecast", {"city": "Paris"}),
+        call("get_weather", {"city": "Paris"}),
     )
     assert score(in_order_case("in_order"), made).status == "passed"
 
@@ -185,7 +201,9 @@ def test_in_order_detects_reversed_order():
 
 def test_strict_forbids_extras():
     made = record(
-        call("search", {"query": "paris"}), call("get_forecast", {"city": "Paris"}), call("get_weather", {"city": "Paris"})
+        call("search", {"query": "paris"}),
+        call("get_forecast", {"city": "Paris"}),
+        call("get_weather", {"city": "Paris"}),
     )
     assert reasons(score(in_order_case("strict"), made)) == ["order_violation"]
     exact = record(call("search", {"query": "paris"}), call("get_weather", {"city": "Paris"}))
@@ -193,14 +211,24 @@ def test_strict_forbids_extras():
 
 
 def test_in_order_with_identical_duplicates_is_not_an_order_violation():
-    c = case(expect=expectation(ecall("search", {"query": "a"}, times=(2, 2)), ecall("get_weather", {"city": "Paris"}), order="strict"))
-    made = record(call("search", {"query": "a"}), call("search", {"query": "a"}), call("get_weather", {"city": "Paris"}))
+    c = case(
+        expect=expectation(
+            ecall("search", {"query": "a"}, times=(2, 2)),
+            ecall("get_weather", {"city": "Paris"}),
+            order="strict",
+        )
+    )
+    made = record(
+        call("search", {"query": "a"}), call("search", {"query": "a"}), call("get_weather", {"city": "Paris"})
+    )
     assert score(c, made).status == "passed"
 
 
 def test_precision_recall_f1_worked_example():
     c = case(expect=expectation(ecall("get_weather", times=(2, 2)), ecall("get_forecast")))
-    made = record(call("get_weather"), call("search", {"query": "q"}), call("get_forecast"), call("get_forecast"))
+    made = record(
+        call("get_weather"), call("search", {"query": "q"}), call("get_forecast"), call("get_forecast")
+    )
     m = score(c, made).metrics
     # expected {get_weather x2, get_forecast}, made {get_weather, search, get_forecast x2}: 2 in common
     assert m.precision == pytest.approx(2 / 4)
@@ -252,10 +280,27 @@ def test_string_output_checks_with_ignore_case():
 
 
 def test_equals_and_case_sensitivity():
-    assert score(case(expect=expectation(output=OutputChecks(equals="Paris"))), record(output=" Paris\n")).status == "passed"
-    assert score(case(expect=expectation(output=OutputChecks(equals="Paris"))), record(output="paris")).status == "failed"
-    assert score(case(expect=expectation(output=OutputChecks(equals="Paris", ignore_case=True))), record(output="paris")).status == "passed"
-    assert score(case(expect=expectation(output=OutputChecks(contains=("PARIS",)))), record(output="paris")).status == "failed"
+    assert (
+        score(case(expect=expectation(output=OutputChecks(equals="Paris"))), record(output=" Paris\n")).status
+        == "passed"
+    )
+    assert (
+        score(case(expect=expectation(output=OutputChecks(equals="Paris"))), record(output="paris")).status
+        == "failed"
+    )
+    assert (
+        score(
+            case(expect=expectation(output=OutputChecks(equals="Paris", ignore_case=True))),
+            record(output="paris"),
+        ).status
+        == "passed"
+    )
+    assert (
+        score(
+            case(expect=expectation(output=OutputChecks(contains=("PARIS",)))), record(output="paris")
+        ).status
+        == "failed"
+    )
 
 
 def verdicts_for(s, c, r, decide):
@@ -283,6 +328,7 @@ def test_ranking_passes_at_threshold():
         (("agent", "irrelevant", "wrong"), "passed"),
         (("wrong", "agent", "irrelevant"), "failed"),
     ]:
+
         def decide(q, order=order):
             numbers = [str(q.options.index(role) + 1) for role in order]
             return judging.parse_verdict(q, {"order": numbers, "rationale": "r"})
@@ -301,7 +347,9 @@ def test_choice_deterministic_when_unambiguous_and_judged_otherwise():
     assert score(c, record(output="(A)", extra={"choice_letters": letters})).status == "failed"
     assert score(c, record(output="paris", extra={"choice_letters": letters})).status == "passed"
     vague = record(output="I would go with the second one.", extra={"choice_letters": letters})
-    assert judging.collect_requests(suite(c), c, record(output="B", extra={"choice_letters": letters}), {}) == []
+    assert (
+        judging.collect_requests(suite(c), c, record(output="B", extra={"choice_letters": letters}), {}) == []
+    )
     requests = judging.collect_requests(suite(c), c, vague, {})
     assert [q.kind for q in requests] == ["choice"]
     verdicts = {requests[0].key: judging.parse_verdict(requests[0], {"letter": "B", "rationale": "second"})}
@@ -322,7 +370,12 @@ def test_choice_letters_fall_back_to_the_trial_shuffle():
 
 
 def test_clarification_expected_and_not():
-    for want, asked, status in [(True, True, "passed"), (True, False, "failed"), (False, False, "passed"), (False, True, "failed")]:
+    for want, asked, status in [
+        (True, True, "passed"),
+        (True, False, "failed"),
+        (False, False, "passed"),
+        (False, True, "failed"),
+    ]:
         c = case(expect=expectation(output=OutputChecks(asks_clarification=want)))
         s, r = suite(c), record(output="Which city do you mean?")
         verdicts = verdicts_for(s, c, r, lambda q, asked=asked: Verdict(asked, float(asked), ""))
@@ -341,7 +394,9 @@ def test_latency_budget_from_case_or_suite_defaults():
 
 
 def test_path_assertions_feed_failures():
-    c = case(expect=expectation(asserts=(PathAssertion(path="calls[*].args.city", check={"equals": "Paris"}),)))
+    c = case(
+        expect=expectation(asserts=(PathAssertion(path="calls[*].args.city", check={"equals": "Paris"}),))
+    )
     assert score(c, record(call("get_weather", {"city": "Paris"}))).status == "passed"
     result = score(c, record(call("get_weather", {"city": "Rome"})))
     assert reasons(result) == ["output_check_failed"] and result.failures[0].argument == "calls[*].args.city"
@@ -376,7 +431,10 @@ def test_weighted_mode_passes_at_pass_score_and_requires_no_missing_call():
     # precision 1, recall 1, arguments 0.5, output 1 -> 0.85
     assert half_args.score == pytest.approx(0.85)
     assert half_args.status == "passed" and reasons(half_args) == ["value_error"]
-    missing = case(expect=expectation(ecall("get_weather", {"city": "Paris"}), ecall("search", {"query": "x"})), scoring=Scoring(mode="weighted", pass_score=0.1, weights=weights))
+    missing = case(
+        expect=expectation(ecall("get_weather", {"city": "Paris"}), ecall("search", {"query": "x"})),
+        scoring=Scoring(mode="weighted", pass_score=0.1, weights=weights),
+    )
     result = score(missing, record(call("get_weather", {"city": "Paris"})))
     assert result.score > 0.1 and result.status == "failed"
 
@@ -432,13 +490,23 @@ expected_calls = st.lists(
 
 
 @settings(max_examples=200, deadline=None)
-@given(expected_calls, actual_calls, st.sampled_from(["any", "in_order", "strict"]), st.sampled_from(["allow", "forbid"]))
+@given(
+    expected_calls,
+    actual_calls,
+    st.sampled_from(["any", "in_order", "strict"]),
+    st.sampled_from(["allow", "forbid"]),
+)
 def test_scoring_invariants(expected, made, order, extra):
     c = case(expect=expectation(*expected, order=order, extra_calls=extra))
     result = score(c, record(*made))
     assert (result.status == "passed") == (result.failures == ())
     assert 0.0 <= result.score <= 1.0
-    for value in (result.metrics.precision, result.metrics.recall, result.metrics.f1, result.metrics.argument_accuracy):
+    for value in (
+        result.metrics.precision,
+        result.metrics.recall,
+        result.metrics.f1,
+        result.metrics.argument_accuracy,
+    ):
         assert 0.0 <= value <= 1.0
     paired = [j for j in result.pairing if j is not None]
     assert len(paired) == len(set(paired))
@@ -450,7 +518,9 @@ def test_scoring_invariants(expected, made, order, extra):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["get_weather", "get_forecast"]), CITIES), max_size=4), st.randoms())
+@given(
+    st.lists(st.tuples(st.sampled_from(["get_weather", "get_forecast"]), CITIES), max_size=4), st.randoms()
+)
 def test_exactly_the_expected_calls_in_any_order_pass(pairs, rnd):
     expected = [ecall(t, {"city": city}) for t, city in pairs]
     made = [call(t, {"city": city}) for t, city in pairs]

@@ -28,7 +28,9 @@ SCALARS = st.one_of(
     st.sampled_from([0.0, 1.0, 2.5, -0.0, float("nan")]),
     st.sampled_from(["Paris", "paris", "", "5"]),
 )
-EXPECTED_VALUES = st.one_of(SCALARS, st.just({"one_of": ["Paris", 5]}), st.just({"optional": True}), st.just([1, 2]))
+EXPECTED_VALUES = st.one_of(
+    SCALARS, st.just({"one_of": ["Paris", 5]}), st.just({"optional": True}), st.just([1, 2])
+)
 ARGUMENT_NAMES = st.sampled_from(["city", "days", "units"])
 
 
@@ -79,7 +81,9 @@ def test_calls_fast_path_agrees_with_the_assignment(scenario: tuple[CallExpectat
 
 
 def test_the_fast_path_is_taken_for_the_common_case() -> None:
-    expectation_ = CallExpectation(calls=(ecall("get_weather", {"city": "Paris"}), ecall("get_forecast", {"days": 3})))
+    expectation_ = CallExpectation(
+        calls=(ecall("get_weather", {"city": "Paris"}), ecall("get_forecast", {"days": 3}))
+    )
     calls = (call("get_weather", {"city": "Paris"}), call("get_forecast", {"days": 3.0}))
     fast = scoring._evaluate_one_to_one(expectation_, calls, {})
     assert fast is not None and fast.passed and fast.pairing == (0, 1) and fast.argument_checks == 2
@@ -90,8 +94,14 @@ def test_the_fast_path_is_taken_for_the_common_case() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(ARGUMENT_NAMES, SCALARS, max_size=3), st.dictionaries(ARGUMENT_NAMES, SCALARS, max_size=3), st.booleans())
-def test_literal_shortcut_only_when_matching_passes_every_argument(expected: dict, actual: dict, extra: bool) -> None:
+@given(
+    st.dictionaries(ARGUMENT_NAMES, SCALARS, max_size=3),
+    st.dictionaries(ARGUMENT_NAMES, SCALARS, max_size=3),
+    st.booleans(),
+)
+def test_literal_shortcut_only_when_matching_passes_every_argument(
+    expected: dict, actual: dict, extra: bool
+) -> None:
     from gate.matchers import match_arguments
 
     e = ecall("get_weather", expected, allow_extra_args=extra)
@@ -103,12 +113,21 @@ def test_literal_shortcut_only_when_matching_passes_every_argument(expected: dic
 def test_case_result_from_one_trial_equals_the_general_reduction() -> None:
     c = case(expect=expectation(ecall("get_weather", {"city": "Paris"})))
     s = suite(c)
-    for r in (record(call("get_weather", {"city": "Paris"})), record(call("get_weather", {"city": "Rome"})), record(error="boom")):
+    for r in (
+        record(call("get_weather", {"city": "Paris"})),
+        record(call("get_weather", {"city": "Rome"})),
+        record(error="boom"),
+    ):
         trial = scoring.score_trial(s, c, r, 0, {})
         one = case_result(s, c, [trial])
         # The same trial twice goes through the general reduction: same verdict and metrics.
         two = case_result(s, c, [trial, dataclasses.replace(trial, index=1)])
-        assert (one.status, one.score, one.flaky, one.metrics) == (two.status, two.score, two.flaky, two.metrics)
+        assert (one.status, one.score, one.flaky, one.metrics) == (
+            two.status,
+            two.score,
+            two.flaky,
+            two.metrics,
+        )
         assert isinstance(one, CaseResult) and one.trials == (trial,)
 
 

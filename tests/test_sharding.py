@@ -27,17 +27,36 @@ from gate.suite_model import (
 
 def make_case(case_id: str, trials: int = 1, skip: str | None = None) -> Case:
     return Case(
-        id=case_id, conversation=(Message("user", "q"),), vars={}, tags=(), expect=Expectation(), trials=trials,
-        reducer="all", at_least=1, mean_pass_score=0.5, max_tool_calls=16, max_turns=8, scoring=Scoring(),
-        mocks=Mocks(), source=Source("x", 1), skip=skip,
+        id=case_id,
+        conversation=(Message("user", "q"),),
+        vars={},
+        tags=(),
+        expect=Expectation(),
+        trials=trials,
+        reducer="all",
+        at_least=1,
+        mean_pass_score=0.5,
+        max_tool_calls=16,
+        max_turns=8,
+        scoring=Scoring(),
+        mocks=Mocks(),
+        source=Source("x", 1),
+        skip=skip,
     )
 
 
 def make_suite(path: str, cases: list[Case]) -> Suite:
     return Suite(
-        name=path, path=path, description="", tags=(),
+        name=path,
+        path=path,
+        description="",
+        tags=(),
         agent=Agent(provider="openai", model="m", params=ModelParams(), system_prompt=None, tools=()),
-        judge=None, mocks=Mocks(), defaults=Defaults(), threshold=0.9, cases=tuple(cases),
+        judge=None,
+        mocks=Mocks(),
+        defaults=Defaults(),
+        threshold=0.9,
+        cases=tuple(cases),
     )
 
 
@@ -45,7 +64,9 @@ def keys(suites: tuple[Suite, ...]) -> list[tuple[str, str]]:
     return [(s.path, c.id) for s in suites for c in s.cases]
 
 
-@pytest.mark.parametrize("text,expected", [("1/1", (1, 1)), ("2/4", (2, 4)), (" 3 / 3 ", (3, 3)), ("10/12", (10, 12))])
+@pytest.mark.parametrize(
+    "text,expected", [("1/1", (1, 1)), ("2/4", (2, 4)), (" 3 / 3 ", (3, 3)), ("10/12", (10, 12))]
+)
 def test_parse_shard(text: str, expected: tuple[int, int]) -> None:
     assert parse_shard(text) == expected
 

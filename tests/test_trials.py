@@ -68,7 +68,11 @@ def test_every_trial_errored_is_an_error():
 
 def test_metrics_are_means_over_counted_trials():
     c = case()
-    trials = [trial(0, "passed", 1.0, latency=100, tokens=10), trial(1, "failed", 0.5, latency=300, tokens=21), trial(2, "error", 0.0, latency=9999, tokens=0)]
+    trials = [
+        trial(0, "passed", 1.0, latency=100, tokens=10),
+        trial(1, "failed", 0.5, latency=300, tokens=21),
+        trial(2, "error", 0.0, latency=9999, tokens=0),
+    ]
     r = case_result(suite(c), c, trials)
     assert r.metrics.latency_ms == pytest.approx(200)
     assert r.metrics.precision == pytest.approx(0.75)
@@ -79,7 +83,13 @@ def test_metrics_are_means_over_counted_trials():
 def test_case_result_identifies_the_case():
     c = case(id="paris-now", tags=("selection",))
     r = case_result(suite(c), c, [trial(1, "passed"), trial(0, "passed")])
-    assert (r.suite, r.case_id, r.file, r.line, r.tags) == ("weather", "paris-now", "suites/weather.yaml", 10, ("selection",))
+    assert (r.suite, r.case_id, r.file, r.line, r.tags) == (
+        "weather",
+        "paris-now",
+        "suites/weather.yaml",
+        10,
+        ("selection",),
+    )
     assert [t.index for t in r.trials] == [0, 1]
     assert r.expected["order"] == "any"
 

@@ -82,7 +82,9 @@ def test_fail_on_regression_gates_only_on_regressions():
 
 
 def test_flaky_cases_are_counted():
-    verdict = decide(run(suite("s", [trials_case("a", "pfp", status="passed"), trials_case("b", "ppp")])), GatePolicy())
+    verdict = decide(
+        run(suite("s", [trials_case("a", "pfp", status="passed"), trials_case("b", "ppp")])), GatePolicy()
+    )
     assert verdict.flaky_count == 1 and verdict.passed
 
 

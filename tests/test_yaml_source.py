@@ -197,7 +197,9 @@ def _careful(text: str, *, json_numbers: bool = False) -> yaml_source.YamlDocume
 
 def _same_document(fast: yaml_source.YamlDocument, careful: yaml_source.YamlDocument) -> None:
     assert fast.data == careful.data
-    assert json.dumps(fast.data, sort_keys=True, default=str) == json.dumps(careful.data, sort_keys=True, default=str)
+    assert json.dumps(fast.data, sort_keys=True, default=str) == json.dumps(
+        careful.data, sort_keys=True, default=str
+    )
     assert fast.values == careful.values
     assert fast.keys == careful.keys
 
@@ -208,7 +210,9 @@ def test_fast_path_reads_plain_documents_exactly_like_the_careful_composer(value
     def copy():  # the same object twice would be dumped with an anchor and an alias
         return json.loads(json.dumps(value))
 
-    text = yaml.safe_dump({"v": copy(), "w": [copy(), {"k": copy()}]}, allow_unicode=True, default_flow_style=flow)
+    text = yaml.safe_dump(
+        {"v": copy(), "w": [copy(), {"k": copy()}]}, allow_unicode=True, default_flow_style=flow
+    )
     fast = yaml_source._compose_plain(text, "f.yaml")
     assert fast is not None  # plain data never needs the careful composer
     _same_document(fast, _careful(text))
@@ -216,8 +220,34 @@ def test_fast_path_reads_plain_documents_exactly_like_the_careful_composer(value
 
 yamlish = st.lists(
     st.sampled_from(
-        ["a", "b", ":", ": ", "- ", "\n", "  ", "[", "]", "{", "}", ", ", "1", "1e5", "true", "~", "'q'",
-         '"d"', "&x ", "*x", "!t ", "<<", "---\n", "#c", "? ", "="]
+        [
+            "a",
+            "b",
+            ":",
+            ": ",
+            "- ",
+            "\n",
+            "  ",
+            "[",
+            "]",
+            "{",
+            "}",
+            ", ",
+            "1",
+            "1e5",
+            "true",
+            "~",
+            "'q'",
+            '"d"',
+            "&x ",
+            "*x",
+            "!t ",
+            "<<",
+            "---\n",
+            "#c",
+            "? ",
+            "=",
+        ]
     ),
     max_size=30,
 ).map("".join)

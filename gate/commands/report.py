@@ -20,22 +20,40 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="tool-eval-gate report",
         description="Re-render the reports from saved JSON results; several files are shards of one run "
-                    "and are merged.",
+        "and are merged.",
     )
-    parser.add_argument("results", nargs="+", metavar="RESULTS.json", help="results file(s) written by run --json")
+    parser.add_argument(
+        "results", nargs="+", metavar="RESULTS.json", help="results file(s) written by run --json"
+    )
     parser.add_argument("--json", metavar="FILE", help="write the (merged) JSON results here")
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
-    parser.add_argument("--markdown-limit", type=int, default=1024 * 1024, metavar="CHARS",
-                        help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)")
-    parser.add_argument("--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against")
+    parser.add_argument(
+        "--markdown-limit",
+        type=int,
+        default=1024 * 1024,
+        metavar="CHARS",
+        help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)",
+    )
+    parser.add_argument(
+        "--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against"
+    )
     parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
-    parser.add_argument("--errors", choices=("count", "ignore"),
-                        help="whether cases that could not be evaluated count against the gate")
-    parser.add_argument("--fail-on", type=fail_on, metavar="{threshold,regression,any-failure}",
-                        help="what fails the gate (default threshold)")
+    parser.add_argument(
+        "--errors",
+        choices=("count", "ignore"),
+        help="whether cases that could not be evaluated count against the gate",
+    )
+    parser.add_argument(
+        "--fail-on",
+        type=fail_on,
+        metavar="{threshold,regression,any-failure}",
+        help="what fails the gate (default threshold)",
+    )
     parser.add_argument("--marker", default="default", help="id of the hidden marker of the Markdown report")
-    parser.add_argument("--full-report-hint", default="", help="where the full report is, said when truncated")
+    parser.add_argument(
+        "--full-report-hint", default="", help="where the full report is, said when truncated"
+    )
     return parser
 
 

@@ -49,38 +49,88 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="suite files or directories searched for *.suite.yaml (default: the repository root)")
-    parser.add_argument("--root", metavar="DIR", help="repository root (default: nearest directory with .git)")
-    parser.add_argument("--changed-since", metavar="REF",
-                        help="run only the suites affected by files changed since the merge base with REF")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="suite files or directories searched for *.suite.yaml (default: the repository root)",
+    )
+    parser.add_argument(
+        "--root", metavar="DIR", help="repository root (default: nearest directory with .git)"
+    )
+    parser.add_argument(
+        "--changed-since",
+        metavar="REF",
+        help="run only the suites affected by files changed since the merge base with REF",
+    )
     parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
-    parser.add_argument("--trials", type=positive_int, metavar="N", help="trials per case (overrides the suites)")
-    parser.add_argument("--concurrency", type=positive_int, default=8, metavar="N",
-                        help="model requests in flight at most (default 8; reduced automatically on 429s)")
-    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
-                        help="time limit of one model request (default 60)")
+    parser.add_argument(
+        "--trials", type=positive_int, metavar="N", help="trials per case (overrides the suites)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=8,
+        metavar="N",
+        help="model requests in flight at most (default 8; reduced automatically on 429s)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit of one model request (default 60)",
+    )
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
     parser.add_argument("--json", metavar="FILE", help="write the JSON results here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
-    parser.add_argument("--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against")
-    parser.add_argument("--cache", metavar="DIR",
-                        help="response cache directory: answers are reused, new ones stored "
-                        "(default with --record/--replay: .tool-eval-gate/cache under the root)")
+    parser.add_argument(
+        "--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against"
+    )
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="response cache directory: answers are reused, new ones stored "
+        "(default with --record/--replay: .tool-eval-gate/cache under the root)",
+    )
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--record", action="store_true", help="call the model for every request and (re)store the answers")
-    mode.add_argument("--replay", action="store_true",
-                      help="answer only from the cache, never call a model (no API key needed); "
-                      "a request not in the cache is an error for its case")
-    parser.add_argument("--shard", metavar="INDEX/COUNT", help="run only this deterministic share of the cases (1-based)")
-    parser.add_argument("--max-requests", type=positive_int, metavar="N",
-                        help="stop starting model requests after N (the rest become errors; exit 3)")
-    parser.add_argument("--max-cost", type=positive_float, metavar="USD",
-                        help="stop starting model requests once the estimated cost reaches USD (exit 3)")
-    parser.add_argument("--errors", choices=("count", "ignore"), default="count",
-                        help="whether cases that could not be evaluated count against the gate (default count)")
-    parser.add_argument("--fail-on", type=fail_on, default="threshold", metavar="{threshold,regression,any-failure}",
-                        help="what fails the gate (default threshold)")
+    mode.add_argument(
+        "--record", action="store_true", help="call the model for every request and (re)store the answers"
+    )
+    mode.add_argument(
+        "--replay",
+        action="store_true",
+        help="answer only from the cache, never call a model (no API key needed); "
+        "a request not in the cache is an error for its case",
+    )
+    parser.add_argument(
+        "--shard", metavar="INDEX/COUNT", help="run only this deterministic share of the cases (1-based)"
+    )
+    parser.add_argument(
+        "--max-requests",
+        type=positive_int,
+        metavar="N",
+        help="stop starting model requests after N (the rest become errors; exit 3)",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=positive_float,
+        metavar="USD",
+        help="stop starting model requests once the estimated cost reaches USD (exit 3)",
+    )
+    parser.add_argument(
+        "--errors",
+        choices=("count", "ignore"),
+        default="count",
+        help="whether cases that could not be evaluated count against the gate (default count)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        type=fail_on,
+        default="threshold",
+        metavar="{threshold,regression,any-failure}",
+        help="what fails the gate (default threshold)",
+    )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     return parser
 
@@ -149,7 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         problems = sorted(loaded.problems, key=lambda p: (p.path, p.line, p.column, p.message))
         for problem in problems:
             print(problem.render(), file=sys.stderr)
-        print(f"tool-eval-gate run: {len(problems)} problem(s) in the suites; nothing was run", file=sys.stderr)
+        print(
+            f"tool-eval-gate run: {len(problems)} problem(s) in the suites; nothing was run", file=sys.stderr
+        )
         return EXIT_INVALID_INPUT
     suites = list(loaded.suites)
     if not suites:
@@ -226,7 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         results = Redactor.from_env(os.environ).redact_results(results)
 
-        policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on)
+        policy = GatePolicy(
+            threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on
+        )
         from gate.outputs import write_outputs
 
         verdict = write_outputs(
@@ -253,7 +307,9 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
     cost = settings.get("estimated_cost_usd")
     line = f"model requests: {requests}"
     if cost is not None and requests:
-        line += f", estimated cost ${cost:.4f}" + (" (some models have no known price)" if settings.get("cost_incomplete") else "")
+        line += f", estimated cost ${cost:.4f}" + (
+            " (some models have no known price)" if settings.get("cost_incomplete") else ""
+        )
     out.append(line)
     if cache is not None:
         out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")

@@ -21,7 +21,9 @@ Level = Literal["error", "warning", "notice"]
 MAX_ANNOTATIONS_PER_LEVEL = 10
 # The job summary of one step may hold at most 1 MiB.
 SUMMARY_LIMIT_BYTES = 1024 * 1024
-_SUMMARY_TRUNCATED = "\n> **Note:** the summary was truncated to GitHub's 1 MiB limit; see the full report artifact.\n"
+_SUMMARY_TRUNCATED = (
+    "\n> **Note:** the summary was truncated to GitHub's 1 MiB limit; see the full report artifact.\n"
+)
 
 
 def escape_data(text: str) -> str:
@@ -157,11 +159,15 @@ def _case_entries(results: RunResults) -> list[tuple[Level, float, str, str, int
                 title = f"{name} failed" + (" (flaky)" if case.flaky else "")
                 entries.append(("error", case.score, title, case.file, case.line, _case_message(case)))
             elif case.status == "error":
-                entries.append(("warning", 0.0, f"{name}: evaluation error", case.file, case.line, _case_message(case)))
+                entries.append(
+                    ("warning", 0.0, f"{name}: evaluation error", case.file, case.line, _case_message(case))
+                )
             elif case.flaky:
                 passed = sum(1 for t in case.trials if t.status == "passed")
                 message = f"passed overall but only {passed} of {len(case.trials)} trials passed"
-                entries.append(("warning", 1.0 + case.score, f"{name} is flaky", case.file, case.line, message))
+                entries.append(
+                    ("warning", 1.0 + case.score, f"{name} is flaky", case.file, case.line, message)
+                )
     return entries
 
 

@@ -132,14 +132,19 @@ def _checked_out(workspace: Path, commit: str) -> bool:
     if not commit:
         return False
     try:
-        done = subprocess.run(["git", "-C", str(workspace), "merge-base", "--is-ancestor", commit, "HEAD"],
-                              capture_output=True, timeout=30)
+        done = subprocess.run(
+            ["git", "-C", str(workspace), "merge-base", "--is-ancestor", commit, "HEAD"],
+            capture_output=True,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
 
 
-def read_event(event_name: str, payload: Mapping[str, Any], actor: str = "", repository: str = "") -> EventContext:
+def read_event(
+    event_name: str, payload: Mapping[str, Any], actor: str = "", repository: str = ""
+) -> EventContext:
     """The pull request (if any) of the triggering event. Pure."""
     pull = payload.get("pull_request") if isinstance(payload, Mapping) else None
     repo_name = repository or str((payload.get("repository") or {}).get("full_name", ""))
@@ -215,26 +220,39 @@ def run_arguments(
         argv.append("--replay")
     argv += ["--errors", inputs.errors, "--fail-on", inputs.fail_on]
     argv += [
-        "--junit", str(output_dir / "junit.xml"),
-        "--json", str(output_dir / "results.json"),
-        "--markdown", str(output_dir / "report.md"),
+        "--junit",
+        str(output_dir / "junit.xml"),
+        "--json",
+        str(output_dir / "results.json"),
+        "--markdown",
+        str(output_dir / "report.md"),
     ]
     return argv
 
 
-def report_arguments(inputs: ActionInputs, workspace: Path, output_dir: Path, files: Sequence[str]) -> list[str]:
+def report_arguments(
+    inputs: ActionInputs, workspace: Path, output_dir: Path, files: Sequence[str]
+) -> list[str]:
     """The ``tool-eval-gate report`` arguments that merge and re-render saved results. Pure."""
     argv = list(files)
-    for flag, value in (("--threshold", inputs.threshold), ("--errors", inputs.errors), ("--fail-on", inputs.fail_on)):
+    for flag, value in (
+        ("--threshold", inputs.threshold),
+        ("--errors", inputs.errors),
+        ("--fail-on", inputs.fail_on),
+    ):
         if value:
             argv += [flag, value]
     if inputs.baseline:
         argv += ["--baseline", str(workspace / inputs.baseline)]
     argv += [
-        "--marker", inputs.marker,
-        "--junit", str(output_dir / "junit.xml"),
-        "--json", str(output_dir / "results.json"),
-        "--markdown", str(output_dir / "report.md"),
+        "--marker",
+        inputs.marker,
+        "--junit",
+        str(output_dir / "junit.xml"),
+        "--json",
+        str(output_dir / "results.json"),
+        "--markdown",
+        str(output_dir / "report.md"),
     ]
     return argv
 
@@ -288,12 +306,17 @@ def _configure_git(workspace: Path, env: Mapping[str, str]) -> None:
     try:
         existing = subprocess.run(
             ["git", "config", "--global", "--get-all", "safe.directory"],
-            env=git_env, capture_output=True, text=True, check=False,
+            env=git_env,
+            capture_output=True,
+            text=True,
+            check=False,
         ).stdout.split()
         if str(workspace) not in existing and "*" not in existing:
             subprocess.run(
                 ["git", "config", "--global", "--add", "safe.directory", str(workspace)],
-                env=git_env, capture_output=True, check=False,
+                env=git_env,
+                capture_output=True,
+                check=False,
             )
     except FileNotFoundError:
         _say(actions_env.annotation("warning", "git is not installed: change detection is unavailable"))
@@ -389,11 +412,13 @@ def _publish(
             _say(actions_env.annotation("warning", f"could not read pull request #{event.pr_number}: {exc}"))
             return outputs
         if actual != event.workflow_run_head_sha:
-            _say(actions_env.annotation(
-                "warning",
-                f"pull request #{event.pr_number} is at {actual[:12]}, not at the commit the results are for "
-                f"({event.workflow_run_head_sha[:12]}): nothing was posted",
-            ))
+            _say(
+                actions_env.annotation(
+                    "warning",
+                    f"pull request #{event.pr_number} is at {actual[:12]}, not at the commit the results are for "
+                    f"({event.workflow_run_head_sha[:12]}): nothing was posted",
+                )
+            )
             return outputs
     if inputs.review_comments and recommendations:
         outcome = publisher.review(recommendations, event.head_sha)
@@ -420,7 +445,9 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
     if args and args[0] in ("-h", "--help", "--version"):
         from gate import __version__
 
-        print(f"tool-eval-gate {__version__}: the GitHub Action entrypoint (inputs come from INPUT_* variables)")
+        print(
+            f"tool-eval-gate {__version__}: the GitHub Action entrypoint (inputs come from INPUT_* variables)"
+        )
         return EXIT_PASSED
     if args:  # used as a plain CLI inside the image: `docker run IMAGE run ...`
         from gate.cli import main as cli_main
@@ -455,8 +482,12 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
             payload = json.loads(Path(event_path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             _say(actions_env.annotation("warning", f"could not read the event file: {exc}"))
-    event = read_event(env.get("GITHUB_EVENT_NAME", ""), payload, env.get("GITHUB_ACTOR", ""),
-                       env.get("GITHUB_REPOSITORY", ""))
+    event = read_event(
+        env.get("GITHUB_EVENT_NAME", ""),
+        payload,
+        env.get("GITHUB_ACTOR", ""),
+        env.get("GITHUB_REPOSITORY", ""),
+    )
     if inputs.pr_number:
         try:
             event = EventContext(**{**event.__dict__, "pr_number": int(inputs.pr_number)})
@@ -464,17 +495,32 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
             _say(actions_env.annotation("error", f"input pr_number: not a number: {inputs.pr_number!r}"))
             return EXIT_INVALID_INPUT
 
-    if event.event_name == "pull_request_target" and event.is_fork and _checked_out(workspace, event.head_sha):
+    if (
+        event.event_name == "pull_request_target"
+        and event.is_fork
+        and _checked_out(workspace, event.head_sha)
+    ):
         # pull_request_target runs with the base repository's secrets and a write token; a workspace
         # that contains the fork's commits means PR-controlled files would run with them.
-        _say(actions_env.annotation(
-            "error", "Refusing to run: this pull_request_target workflow checked out the fork's commits, so "
-            "pull-request-controlled suites would run with the repository's secrets. Use the two-workflow "
-            "(workflow_run) pattern of docs/github-action.md instead.", title="tool-eval-gate"))
+        _say(
+            actions_env.annotation(
+                "error",
+                "Refusing to run: this pull_request_target workflow checked out the fork's commits, so "
+                "pull-request-controlled suites would run with the repository's secrets. Use the two-workflow "
+                "(workflow_run) pattern of docs/github-action.md instead.",
+                title="tool-eval-gate",
+            )
+        )
         return EXIT_INVALID_INPUT
 
-    no_secrets = not (inputs.openai_api_key or inputs.anthropic_api_key or env.get("OPENAI_API_KEY")
-                      or env.get("ANTHROPIC_API_KEY") or inputs.openai_base_url or inputs.anthropic_base_url)
+    no_secrets = not (
+        inputs.openai_api_key
+        or inputs.anthropic_api_key
+        or env.get("OPENAI_API_KEY")
+        or env.get("ANTHROPIC_API_KEY")
+        or inputs.openai_base_url
+        or inputs.anthropic_base_url
+    )
     restricted = (event.is_fork and event.event_name == "pull_request") or event.is_dependabot
     summary_path = env.get("GITHUB_STEP_SUMMARY")
     notes: list[str] = []
@@ -556,17 +602,26 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
         "errors": verdict.error_count if verdict is not None else 0,
         "verdict": _verdict_word(code, verdict, skipped),
         "exit_code": code,
-        "junit_path": _relative(output_dir / "junit.xml", workspace) if (output_dir / "junit.xml").is_file() else "",
+        "junit_path": _relative(output_dir / "junit.xml", workspace)
+        if (output_dir / "junit.xml").is_file()
+        else "",
         "results_path": _relative(output_dir / "results.json", workspace) if results is not None else "",
         "report_path": _relative(report_path, workspace) if report_path.is_file() else "",
     }
 
     # The PR comment and review.
-    can_publish = event.pr_number is not None and inputs.github_token and (inputs.comment or inputs.review_comments)
+    can_publish = (
+        event.pr_number is not None and inputs.github_token and (inputs.comment or inputs.review_comments)
+    )
     if can_publish and restricted and event.event_name == "pull_request":
-        _say(actions_env.annotation(
-            "notice", "The token of this pull request is read-only: no comment or review is posted; the "
-            "results are in the job summary and the output directory.", title="tool-eval-gate"))
+        _say(
+            actions_env.annotation(
+                "notice",
+                "The token of this pull request is read-only: no comment or review is posted; the "
+                "results are in the job summary and the output directory.",
+                title="tool-eval-gate",
+            )
+        )
     elif can_publish and (results is not None or problems):
         from gate.report_markdown import marker_line
 
@@ -574,9 +629,17 @@ def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None
             from gate.report_markdown import render
 
             run_url = _run_url(env)
-            body = render(results, verdict, analysis, comparison, limit=COMMENT_LIMIT - 4096,
-                          full_report_hint=f"the job summary and the artifacts of {run_url}" if run_url else "the job summary",
-                          marker=inputs.marker)
+            body = render(
+                results,
+                verdict,
+                analysis,
+                comparison,
+                limit=COMMENT_LIMIT - 4096,
+                full_report_hint=f"the job summary and the artifacts of {run_url}"
+                if run_url
+                else "the job summary",
+                marker=inputs.marker,
+            )
             recommendations = analysis.recommendations
         else:
             body = marker_line(inputs.marker) + "\n" + _fallback_summary(code, notes, problems)
@@ -615,7 +678,11 @@ def _verdict_word(code: int, verdict: Any, skipped: bool) -> str:
 
 
 def _run_url(env: Mapping[str, str]) -> str:
-    server, repo, run_id = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
+    server, repo, run_id = (
+        env.get("GITHUB_SERVER_URL"),
+        env.get("GITHUB_REPOSITORY"),
+        env.get("GITHUB_RUN_ID"),
+    )
     return f"{server}/{repo}/actions/runs/{run_id}" if server and repo and run_id else ""
 
 

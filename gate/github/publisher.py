@@ -114,7 +114,9 @@ def skipped_section(skipped: Sequence[RecommendationLike]) -> str:
     for rec in skipped:
         where = ""
         if getattr(rec, "file", None):
-            where = md_inline_code(f"{rec.file}:{rec.line}" if getattr(rec, "line", None) else rec.file) + ": "
+            where = (
+                md_inline_code(f"{rec.file}:{rec.line}" if getattr(rec, "line", None) else rec.file) + ": "
+            )
         lines.append(f"- {where}{neutralise_marker(rec.message)}")
     return "\n".join(lines) + "\n"
 
@@ -296,7 +298,11 @@ class Publisher:
             if fp in seen:
                 continue
             seen.add(fp)
-            target = nearest_commentable(lines_by_file.get(file or "", frozenset()), int(line or 0), window) if line else None
+            target = (
+                nearest_commentable(lines_by_file.get(file or "", frozenset()), int(line or 0), window)
+                if line
+                else None
+            )
             if not file or target is None:
                 skipped.append(rec)
                 continue
@@ -313,7 +319,9 @@ class Publisher:
                     review_comment_body(
                         placed.recommendation,
                         placed.fingerprint,
-                        moved_from=None if placed.line == placed.recommendation.line else placed.recommendation.line,
+                        moved_from=None
+                        if placed.line == placed.recommendation.line
+                        else placed.recommendation.line,
                     )
                 ),
             }
@@ -324,7 +332,11 @@ class Publisher:
         )
         try:
             commit = self._client().get_repo(self.repo_full_name).get_commit(head_sha) if head_sha else None
-            kwargs: dict[str, Any] = {"body": neutralise_marker(summary), "event": "COMMENT", "comments": comments}
+            kwargs: dict[str, Any] = {
+                "body": neutralise_marker(summary),
+                "event": "COMMENT",
+                "comments": comments,
+            }
             if commit is not None:
                 kwargs["commit"] = commit
             review = pull.create_review(**kwargs)
@@ -342,7 +354,9 @@ class Publisher:
             review_url=str(getattr(review, "html_url", "") or ""),
         )
 
-    def post_review(self, recommendations: Sequence[RecommendationLike], head_sha: str) -> int | PublishWarning:
+    def post_review(
+        self, recommendations: Sequence[RecommendationLike], head_sha: str
+    ) -> int | PublishWarning:
         """``review`` returning the number of comments posted (0 when nothing was new)."""
         outcome = self.review(recommendations, head_sha)
         if isinstance(outcome, PublishWarning):

@@ -5,7 +5,15 @@ from __future__ import annotations
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError, ToolCall
 from gate.providers.sdk_provider import DEFAULT_TIMEOUT
 
-__all__ = ["BudgetReached", "ModelReply", "ModelRequest", "Provider", "ProviderError", "ToolCall", "make_provider"]
+__all__ = [
+    "BudgetReached",
+    "ModelReply",
+    "ModelRequest",
+    "Provider",
+    "ProviderError",
+    "ToolCall",
+    "make_provider",
+]
 
 
 def make_provider(name: str, *, timeout: float = DEFAULT_TIMEOUT) -> Provider:

@@ -47,7 +47,10 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
     for message in messages:
         role = message["role"]
         if role == "tool" and not message.get("call_id"):  # a tool result written in a case's conversation
-            add("user", [{"type": "text", "text": f"Tool result: {tool_result_text(message.get('content', ''))}"}])
+            add(
+                "user",
+                [{"type": "text", "text": f"Tool result: {tool_result_text(message.get('content', ''))}"}],
+            )
         elif role == "tool":
             block: dict[str, Any] = {
                 "type": "tool_result",
@@ -63,7 +66,12 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
                 blocks.append({"type": "text", "text": message["content"]})
             for call in message.get("tool_calls") or ():
                 blocks.append(
-                    {"type": "tool_use", "id": call["id"], "name": call["name"], "input": _input_object(call["arguments"])}
+                    {
+                        "type": "tool_use",
+                        "id": call["id"],
+                        "name": call["name"],
+                        "input": _input_object(call["arguments"]),
+                    }
                 )
             if not blocks:
                 blocks.append({"type": "text", "text": "(no answer)"})
@@ -73,7 +81,9 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
     return out
 
 
-def anthropic_tool_choice(choice: str | None, forced_tool: str | None, parallel: bool | None) -> dict[str, Any] | None:
+def anthropic_tool_choice(
+    choice: str | None, forced_tool: str | None, parallel: bool | None
+) -> dict[str, Any] | None:
     if forced_tool:
         result: dict[str, Any] = {"type": "tool", "name": forced_tool}
     elif choice is None:
@@ -120,7 +130,9 @@ class AnthropicProvider(SdkProvider):
             kwargs["system"] = request.system
         if request.tools:
             kwargs["tools"] = self._tools(request.tools)
-            choice = anthropic_tool_choice(params.tool_choice, request.forced_tool, params.parallel_tool_calls)
+            choice = anthropic_tool_choice(
+                params.tool_choice, request.forced_tool, params.parallel_tool_calls
+            )
             if choice is not None:
                 kwargs["tool_choice"] = choice
         # Sampling parameters: this SDK generation has no keyword for them, the API still takes them
@@ -155,15 +167,25 @@ def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
             texts.append(getattr(block, "text", "") or "")
         elif kind == "tool_use":
             raw_input = getattr(block, "input", None)
-            raw = raw_input if isinstance(raw_input, str) else json.dumps(raw_input if raw_input is not None else {})
+            raw = (
+                raw_input
+                if isinstance(raw_input, str)
+                else json.dumps(raw_input if raw_input is not None else {})
+            )
             calls.append(
-                ToolCall(id=getattr(block, "id", None) or f"toolu_{position}", name=getattr(block, "name", "") or "", arguments=raw)
+                ToolCall(
+                    id=getattr(block, "id", None) or f"toolu_{position}",
+                    name=getattr(block, "name", "") or "",
+                    arguments=raw,
+                )
             )
     usage = getattr(message, "usage", None)
     return ModelReply(
         text="".join(texts),
         tool_calls=tuple(calls),
-        usage=Usage(int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)),
+        usage=Usage(
+            int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)
+        ),
         stop_reason=str(getattr(message, "stop_reason", "") or ""),
         request_id=getattr(message, "_request_id", None) or getattr(message, "id", None),
         latency_ms=latency_ms,

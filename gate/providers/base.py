@@ -141,7 +141,11 @@ class ModelReply:
         return cls(
             text=str(data.get("text") or ""),
             tool_calls=tuple(
-                ToolCall(id=str(c.get("id", "")), name=str(c.get("name", "")), arguments=str(c.get("arguments", "")))
+                ToolCall(
+                    id=str(c.get("id", "")),
+                    name=str(c.get("name", "")),
+                    arguments=str(c.get("arguments", "")),
+                )
                 for c in data.get("tool_calls") or ()
             ),
             usage=Usage(int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)),

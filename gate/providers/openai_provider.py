@@ -34,7 +34,9 @@ def openai_messages(system: str | None, messages: tuple[dict[str, Any], ...]) ->
     for message in messages:
         role = message["role"]
         if role == "tool" and not message.get("call_id"):  # a tool result written in a case's conversation
-            out.append({"role": "user", "content": f"Tool result: {tool_result_text(message.get('content', ''))}"})
+            out.append(
+                {"role": "user", "content": f"Tool result: {tool_result_text(message.get('content', ''))}"}
+            )
         elif role == "tool":
             content = tool_result_text(message.get("content", ""))
             if message.get("is_error") and not content.lower().startswith("error"):
@@ -137,7 +139,9 @@ def parse_completion(completion: Any, latency_ms: float | None = None) -> ModelR
             raw = getattr(getattr(call, "custom", None), "input", None)
         if raw is not None and not isinstance(raw, str):
             raw = json.dumps(raw)
-        calls.append(ToolCall(id=getattr(call, "id", None) or f"call_{position}", name=name, arguments=raw or ""))
+        calls.append(
+            ToolCall(id=getattr(call, "id", None) or f"call_{position}", name=name, arguments=raw or "")
+        )
     usage = getattr(completion, "usage", None)
     return ModelReply(
         text=getattr(message, "content", None) or "",

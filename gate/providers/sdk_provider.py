@@ -33,7 +33,9 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
     if name == "APIConnectionError" or isinstance(exc, ConnectionError):
         return ProviderError("connection", f"could not connect to {provider}: {message}", retryable=True)
     if name == "APIResponseValidationError":
-        return ProviderError("malformed", f"malformed {provider} response: {message}", retryable=True, status=status)
+        return ProviderError(
+            "malformed", f"malformed {provider} response: {message}", retryable=True, status=status
+        )
     if isinstance(status, int):
         response = getattr(exc, "response", None)
         headers = getattr(response, "headers", None) or {}
@@ -48,11 +50,19 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
             )
         if status == 429:
             return ProviderError(
-                "rate_limit", f"rate limited: {message}", retryable=True, retry_after=retry_after, status=status
+                "rate_limit",
+                f"rate limited: {message}",
+                retryable=True,
+                retry_after=retry_after,
+                status=status,
             )
         if status in (408, 409) or status >= 500:
             return ProviderError(
-                "server", f"{provider} server error: {message}", retryable=True, retry_after=retry_after, status=status
+                "server",
+                f"{provider} server error: {message}",
+                retryable=True,
+                retry_after=retry_after,
+                status=status,
             )
         return ProviderError("bad_request", f"{provider} rejected the request: {message}", status=status)
     if isinstance(exc, TypeError) and "authentication" in str(exc).lower():

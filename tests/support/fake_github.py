@@ -94,7 +94,9 @@ class FakeGitHub:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -159,7 +161,13 @@ class FakeGitHub:
         }
 
     # -- HTTP ----------------------------------------------------------------------------
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        payload: Any,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         data = json.dumps(payload).encode()
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json; charset=utf-8")
@@ -169,7 +177,9 @@ class FakeGitHub:
         handler.end_headers()
         handler.wfile.write(data)
 
-    def _page(self, handler: BaseHTTPRequestHandler, items: list[dict[str, Any]], query: dict[str, list[str]]) -> None:
+    def _page(
+        self, handler: BaseHTTPRequestHandler, items: list[dict[str, Any]], query: dict[str, list[str]]
+    ) -> None:
         per_page = min(int(query.get("per_page", ["30"])[0]), self.max_page_size)
         page = int(query.get("page", ["1"])[0])
         chunk = items[(page - 1) * per_page : page * per_page]
@@ -185,7 +195,11 @@ class FakeGitHub:
         self._send(handler, 200, chunk, headers)
 
     def _error(self, handler: BaseHTTPRequestHandler, status: int, message: str) -> None:
-        self._send(handler, status, {"message": message, "documentation_url": "https://docs.github.com/rest", "status": str(status)})
+        self._send(
+            handler,
+            status,
+            {"message": message, "documentation_url": "https://docs.github.com/rest", "status": str(status)},
+        )
 
     def _dispatch(self, handler: BaseHTTPRequestHandler) -> None:
         method = handler.command
@@ -209,7 +223,9 @@ class FakeGitHub:
         if path == "/user" and method == "GET":
             if self.user_forbidden:
                 return self._error(handler, 403, "Resource not accessible by integration")
-            return self._send(handler, 200, {**self.token_user, "url": f"{self.url}/users/{self.token_user['login']}"})
+            return self._send(
+                handler, 200, {**self.token_user, "url": f"{self.url}/users/{self.token_user['login']}"}
+            )
 
         prefix = f"/repos/{self.repo}"
         if not path.startswith(prefix):
@@ -217,10 +233,16 @@ class FakeGitHub:
         rest = path[len(prefix) :]
 
         if rest == "" and method == "GET":
-            return self._send(handler, 200, {"full_name": self.repo, "name": self.repo.split("/")[1], "url": self._repo_url()})
+            return self._send(
+                handler,
+                200,
+                {"full_name": self.repo, "name": self.repo.split("/")[1], "url": self._repo_url()},
+            )
         match = re.fullmatch(r"/commits/(\w+)", rest)
         if match and method == "GET":
-            return self._send(handler, 200, {"sha": match.group(1), "url": f"{self._repo_url()}/commits/{match.group(1)}"})
+            return self._send(
+                handler, 200, {"sha": match.group(1), "url": f"{self._repo_url()}/commits/{match.group(1)}"}
+            )
         match = re.fullmatch(r"/pulls/(\d+)(/.*)?", rest)
         if match:
             pull = self.pulls.get(int(match.group(1)))
@@ -256,14 +278,28 @@ class FakeGitHub:
                 return self._send(handler, 200, comment)
         return self._error(handler, 404, "Not Found")
 
-    def _pull_route(self, handler: BaseHTTPRequestHandler, method: str, pull: FakePull, sub: str,
-                    query: dict[str, list[str]], body: Any) -> None:
+    def _pull_route(
+        self,
+        handler: BaseHTTPRequestHandler,
+        method: str,
+        pull: FakePull,
+        sub: str,
+        query: dict[str, list[str]],
+        body: Any,
+    ) -> None:
         if sub == "" and method == "GET":
             return self._send(handler, 200, self._pull_json(pull))
         if sub == "/files" and method == "GET":
             files = [
-                {"filename": name, "status": "modified", "sha": "0" * 40, "additions": 1, "deletions": 0,
-                 "changes": 1, **({"patch": patch} if patch is not None else {})}
+                {
+                    "filename": name,
+                    "status": "modified",
+                    "sha": "0" * 40,
+                    "additions": 1,
+                    "deletions": 0,
+                    "changes": 1,
+                    **({"patch": patch} if patch is not None else {}),
+                }
                 for name, patch in pull.files.items()
             ]
             return self._page(handler, files, query)
@@ -280,8 +316,16 @@ class FakeGitHub:
             return self._error(handler, 422, "Unprocessable Entity")
         for comment in comments:
             path, line = comment.get("path"), comment.get("line")
-            if comment.get("side", "RIGHT") != "RIGHT" or path not in pull.files or line not in _right_lines(pull.files[path]):
-                return self._error(handler, 422, "Unprocessable Entity: pull_request_review_thread.line must be part of the diff")
+            if (
+                comment.get("side", "RIGHT") != "RIGHT"
+                or path not in pull.files
+                or line not in _right_lines(pull.files[path])
+            ):
+                return self._error(
+                    handler,
+                    422,
+                    "Unprocessable Entity: pull_request_review_thread.line must be part of the diff",
+                )
         with self._lock:
             review_id = self._new_id()
             review = {
@@ -296,16 +340,18 @@ class FakeGitHub:
             self.reviews.append(review)
             for comment in comments:
                 cid = self._new_id()
-                self.review_comments.append({
-                    "id": cid,
-                    "pull": pull.number,
-                    "pull_request_review_id": review_id,
-                    "path": comment["path"],
-                    "line": comment["line"],
-                    "side": "RIGHT",
-                    "body": comment["body"],
-                    "commit_id": review["commit_id"],
-                    "user": dict(self.token_user),
-                    "url": f"{self._repo_url()}/pulls/comments/{cid}",
-                })
+                self.review_comments.append(
+                    {
+                        "id": cid,
+                        "pull": pull.number,
+                        "pull_request_review_id": review_id,
+                        "path": comment["path"],
+                        "line": comment["line"],
+                        "side": "RIGHT",
+                        "body": comment["body"],
+                        "commit_id": review["commit_id"],
+                        "user": dict(self.token_user),
+                        "url": f"{self._repo_url()}/pulls/comments/{cid}",
+                    }
+                )
         return self._send(handler, 200, review)
