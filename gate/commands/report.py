@@ -11,9 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gate.commands.arguments import Parser, fail_on, rate, suite_lines
 from gate.verdict import GatePolicy
+
+if TYPE_CHECKING:
+    from gate.outputs import OutputPlan
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,10 +62,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
+    from gate.outputs import check_outputs
+
+    args = build_parser().parse_args(list(argv))
+    outputs = check_outputs(json=args.json, junit=args.junit, markdown=args.markdown)
+    try:
+        return _main(args, outputs)
+    finally:
+        outputs.close()
+
+
+def _main(args: argparse.Namespace, outputs: OutputPlan) -> int:
     from gate.outputs import write_outputs
     from gate.report_json import load_results, merge
 
-    args = build_parser().parse_args(list(argv))
     parts = [load_results(path) for path in args.results]
     results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts)
     baseline = load_results(args.baseline) if args.baseline else None
@@ -73,9 +87,9 @@ def main(argv: Sequence[str]) -> int:
     policy = GatePolicy.from_settings(results.settings, **overrides)
     verdict = write_outputs(
         results,
-        json_path=args.json,
-        junit_path=args.junit,
-        markdown_path=args.markdown,
+        json_path=outputs.json,
+        junit_path=outputs.junit,
+        markdown_path=outputs.markdown,
         baseline=baseline,
         policy=policy,
         marker=args.marker,

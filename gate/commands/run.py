@@ -179,7 +179,17 @@ class _StopOnSignal:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    from gate.outputs import check_outputs
 
+    # Every output path is checked before any work: none can fail after the paid requests.
+    outputs = check_outputs(json=args.json, junit=args.junit, markdown=args.markdown)
+    try:
+        return _main(args, outputs)
+    finally:
+        outputs.close()
+
+
+def _main(args: argparse.Namespace, outputs: Any) -> int:
     from gate.suite_loader import default_root, load_suites
 
     if args.root:
@@ -281,17 +291,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         policy = GatePolicy(
             threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on
         )
-        from gate.outputs import write_outputs
+        from gate.outputs import OutputsNotWritten, write_outputs
 
-        verdict = write_outputs(
-            results,
-            json_path=args.json,
-            junit_path=args.junit,
-            markdown_path=args.markdown,
-            baseline=baseline,
-            policy=policy,
-        )
+        not_written: OutputsNotWritten | None = None
+        try:
+            verdict = write_outputs(
+                results,
+                json_path=outputs.json,
+                junit_path=outputs.junit,
+                markdown_path=outputs.markdown,
+                baseline=baseline,
+                policy=policy,
+            )
+        except OutputsNotWritten as exc:
+            verdict, not_written = exc.verdict, exc
         _print_summary(results, verdict, cache)
+    if not_written is not None:
+        print(f"tool-eval-gate run: {not_written}", file=sys.stderr)
+        return not_written.exit_code
     if not results.complete:
         return EXIT_INCOMPLETE
     return int(verdict.exit_code)
