@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gate import conversation
+from gate import conversation, limits
 from gate.mocks import merged, resolve
 from gate.pricing import cost_usd
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
@@ -36,12 +36,17 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     """The arguments object of a call, or None and the reason it is not one."""
     if raw is None or raw.strip() == "":
         return {}, None  # no arguments at all: an empty object, as every SDK treats it
+    too_deep = f"arguments are nested deeper than {limits.MAX_NESTING} levels"
     try:
         value = json.loads(raw)
+    except RecursionError:
+        return None, too_deep
     except ValueError as exc:
         return None, f"arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {type(value).__name__}, not an object"
+    if limits.nested_deeper_than(value):
+        return None, too_deep
     return value, None
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gate import bounded_regex
 from gate.assignment import optimal_assignment
 from gate.judging import JudgeRequest, Verdict
 from gate.suite_model import MATCHER_KEYS
@@ -169,11 +169,6 @@ def _type_fail(wanted: str, matcher: Any, value: Any, path: str) -> MatchOutcome
     )
 
 
-@functools.lru_cache(maxsize=512)
-def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
 @functools.lru_cache(maxsize=256)
 def schema_validator(schema_json: str) -> Any:
     """A compiled, cached JSON Schema validator for a schema given as canonical JSON text (sorted
@@ -184,6 +179,7 @@ def schema_validator(schema_json: str) -> Any:
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
+    cls = bounded_regex.bounded_validator(cls)  # user patterns run in bounded time
     # An explicit registry without a retriever: a remote "$ref" in a suite or tool file is never
     # fetched (jsonschema's default would make an HTTP request to any URL a pull request names).
     return cls(schema, registry=REGISTRY)
@@ -435,10 +431,12 @@ def _match(matcher: Any, present: bool, value: Any, ctx: _Context, path: str) ->
         if not isinstance(value, str):
             return _type_fail(f"a string matching /{arg}/", matcher, value, path)
         try:
-            pattern = _compile(str(arg))
-        except re.error as exc:
+            found = bounded_regex.search(str(arg), value)
+        except bounded_regex.RegexError as exc:
             return _fail("value_error", f"invalid regex pattern {show(arg)}: {exc}", matcher, value, path)
-        if pattern.search(value):
+        except bounded_regex.RegexTimeout as exc:
+            return _fail("value_error", f"{show(value)}: {exc}", matcher, value, path)
+        if found:
             return _ok(matcher, value, path)
         return _fail("value_error", f"{show(value)} does not match /{arg}/", matcher, value, path)
     if key == "contains":

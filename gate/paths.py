@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gate import bounded_regex
 from gate.judging import JudgeRequest, Verdict, criteria_request, semantic_request
 from gate.matchers import match_value, show, typed_equal, value_text
 from gate.results import CheckScore
@@ -130,7 +131,10 @@ def _value_score(
         options = argument if isinstance(argument, (list, tuple)) else [argument]
         return float(any(typed_equal(option, value) for option in options)), None
     if name == "matches":
-        return float(re.search(str(argument), value_text(value)) is not None), None
+        try:
+            return float(bounded_regex.search(str(argument), value_text(value))), None
+        except bounded_regex.RegexTimeout:
+            return 0.0, None
     if name == "match":
         outcome = match_value(argument, True, value, verdicts)
         return float(outcome.ok), outcome.detail if outcome.reason == "judge_failed" else None
@@ -165,8 +169,8 @@ def evaluate_assertion(
         return PathEvaluation(CheckScore("path", 0.0, False, f"{label}: the path selects nothing"))
     if name == "matches":
         try:
-            re.compile(str(argument))
-        except re.error as exc:
+            bounded_regex.compile_regex(str(argument))
+        except bounded_regex.RegexError as exc:
             return PathEvaluation(CheckScore("path", 0.0, False, f"{label}: invalid regex pattern: {exc}"))
     scores: list[float] = []
     judge_error: str | None = None

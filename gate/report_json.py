@@ -16,7 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from gate import schema_check
+from gate import limits, schema_check
+from gate.bounded_read import TooLarge, read_bounded
 from gate.errors import InputError, Problem
 from gate.results import (
     RESULTS_VERSION,
@@ -313,12 +314,22 @@ def parse_results(data: Any, path: str = "") -> RunResults:
 
 
 def load_results(path: str | Path) -> RunResults:
-    """Read and validate a results file; ``InputError`` (path and what is wrong) when it is not one."""
+    """Read and validate a results file; ``InputError`` (path and what is wrong) when it is not one.
+    Results files are untrusted input (an artifact of another workflow): the size is bounded before
+    reading (``limits.MAX_RESULTS_BYTES``), also for devices, pipes and sparse files."""
     name = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_bounded(path, limits.MAX_RESULTS_BYTES)
     except FileNotFoundError:
         raise InputError([Problem(name, 0, 0, "results file not found")]) from None
+    except TooLarge as exc:
+        raise InputError(
+            [
+                Problem(
+                    name, 0, 0, f"not read: results {exc}", "is this the results file written by run --json?"
+                )
+            ]
+        ) from None
     except OSError as exc:
         raise InputError([Problem(name, 0, 0, f"cannot read results file: {exc.strerror or exc}")]) from None
     try:

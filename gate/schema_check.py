@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from gate import bounded_regex
+
 Check = Callable[[Any], bool]
 
 # Keywords this module evaluates.
@@ -154,13 +156,20 @@ def _unique(items: list[Any]) -> bool:
     return True
 
 
-def _regex(pattern: Any) -> re.Pattern[str]:
+def _regex(pattern: Any) -> Callable[[str], bool]:
+    """A bounded-time search for ``pattern`` (``gate.bounded_regex``); a search that runs out of
+    time raises ``RegexTimeout``, which makes the whole check "not valid" (``compile_schema``)."""
     if not isinstance(pattern, str):
         raise Unsupported(f"pattern {pattern!r} is not a string")
     try:
-        return re.compile(pattern)
-    except re.error as exc:
+        bounded_regex.compile_regex(pattern)
+    except bounded_regex.RegexError as exc:
         raise Unsupported(f"pattern {pattern!r}: {exc}") from None
+
+    def found(text: str) -> bool:
+        return bounded_regex.search(pattern, text)
+
+    return found
 
 
 def _all(checks: list[Check]) -> Check:
@@ -373,12 +382,12 @@ class _Compiler:
                 if check is not None and not check(item):
                     return False
                 for pattern, sub in patterns:
-                    if pattern.search(key) and not sub(item):
+                    if pattern(key) and not sub(item):
                         return False
                 if (
                     check is None
                     and additional is not None
-                    and not (joined is not None and joined.search(key))
+                    and not (joined is not None and joined(key))
                     and not additional(item)
                 ):
                     return False
@@ -419,7 +428,7 @@ class _Compiler:
                 return True
             if len(v) < least or (most is not None and len(v) > most):
                 return False
-            return pattern is None or pattern.search(v) is not None
+            return pattern is None or pattern(v)
 
         return check
 
@@ -510,7 +519,9 @@ def compile_schema(schema: Any, definition: str | None = None) -> Check:
     def guarded(value: Any) -> bool:
         try:
             return check(value)
-        except RecursionError:  # nested deeper than the interpreter allows: let jsonschema say so
+        except (RecursionError, bounded_regex.RegexTimeout):
+            # nested deeper than the interpreter allows, or a pattern ran out of time: not
+            # confirmed valid, so the explaining validator runs and says why
             return False
 
     return guarded

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gate import conversation, judging, paths, schema_check
+from gate import bounded_regex, conversation, judging, paths, schema_check
 from gate.assignment import optimal_assignment
 from gate.judging import Verdict
 from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
@@ -700,10 +700,11 @@ def _output_checks(
         add(fold(text) not in fold(answer), f"not_contains {show(text)}", text)
     for pattern in out.regex:
         try:
-            found = re.search(pattern, answer) is not None
-            add(found, f"regex /{pattern}/", pattern)
-        except re.error as exc:
+            add(bounded_regex.search(pattern, answer), f"regex /{pattern}/", pattern)
+        except bounded_regex.RegexError as exc:
             add(False, f"regex /{pattern}/ (invalid pattern: {exc})", pattern)
+        except bounded_regex.RegexTimeout as exc:
+            add(False, f"regex /{pattern}/ ({exc})", pattern)
     if out.equals is not None:
         add(fold(answer.strip()) == fold(out.equals.strip()), f"equals {show(out.equals)}", out.equals)
 

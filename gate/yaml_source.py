@@ -32,10 +32,11 @@ from typing import Any
 
 import yaml
 
+from gate import limits
 from gate.errors import Problem
 
-MAX_FILE_BYTES = 1024 * 1024  # 1 MiB: far more than any real suite, prompt or tool file
-MAX_DEPTH = 64  # nesting of mappings / sequences (after alias expansion)
+MAX_FILE_BYTES = limits.MAX_FILE_BYTES  # 1 MiB: far more than any real suite, prompt or tool file
+MAX_DEPTH = limits.MAX_NESTING  # nesting of mappings / sequences (after alias expansion)
 MAX_NODES = 200_000  # values in a document, counting every alias expansion in full
 MAX_ALIASES = 1_000  # alias uses in one document
 

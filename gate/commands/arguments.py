@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from gate import limits
 from gate.errors import InputError
 from gate.verdict import FAIL_ON_VALUES
 
@@ -37,6 +38,14 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def trial_count(text: str) -> int:
+    """Trials per case: 1 to ``limits.MAX_TRIALS`` (the suite schema's bound too)."""
+    value = positive_int(text)
+    if value > limits.MAX_TRIALS:
+        raise argparse.ArgumentTypeError(f"at most {limits.MAX_TRIALS} trials per case, got {text!r}")
     return value
 
 

@@ -21,7 +21,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gate.commands.arguments import Parser, fail_on, positive_float, positive_int, rate, suite_lines
+from gate.commands.arguments import (
+    Parser,
+    fail_on,
+    positive_float,
+    positive_int,
+    rate,
+    suite_lines,
+    trial_count,
+)
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
 
 EPILOG = """\
@@ -65,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
     parser.add_argument(
-        "--trials", type=positive_int, metavar="N", help="trials per case (overrides the suites)"
+        "--trials", type=trial_count, metavar="N", help="trials per case (overrides the suites)"
     )
     parser.add_argument(
         "--concurrency",

@@ -1,0 +1,34 @@
+"""The bounds that keep hostile or unlucky input from hanging or exhausting the gate, in one place.
+
+Every file the gate reads has a size bound checked before reading (``stat``, and a bounded read for
+devices and pipes, which have no size); nesting is bounded wherever JSON-like data comes in (suite
+files, tool-call arguments a model sent, results files); every user-supplied regular expression runs
+with a time limit (``gate.bounded_regex``); trials per case are bounded on the command line as in
+the suite schema.
+"""
+
+from __future__ import annotations
+
+MAX_FILE_BYTES = 1024 * 1024  # 1 MiB per suite, prompt, tool or mock file
+MAX_RESULTS_BYTES = 128 * 1024 * 1024  # a results or baseline file (10,000 cases take about 20 MB)
+MAX_NESTING = 64  # levels of objects / arrays in a suite document or in a tool call's arguments
+MAX_TRIALS = 100  # trials per case (the suite schema's ``trials`` maximum says the same)
+REGEX_TIMEOUT_SECONDS = 0.25  # one search of one user-supplied regular expression in one text
+
+
+def nested_deeper_than(value: object, limit: int = MAX_NESTING) -> bool:
+    """Whether JSON-like ``value`` nests objects / arrays more than ``limit`` levels (iterative: no
+    recursion, whatever the depth)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: list[object] = list(item.values())
+        elif isinstance(item, (list, tuple)):
+            children = list(item)
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
