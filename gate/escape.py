@@ -19,6 +19,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\
 # Characters XML 1.0 forbids (everything outside Char of the XML 1.0 specification).
 XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+# What GitHub turns into links in text: issue references (#42, org/repo#9, GH-7) and autolinks
+# (https://..., www.example.com). A zero-width space after the matched prefix breaks each.
+_AUTOLINK = re.compile(r"#(?=\d)|\bGH(?=-\d)|:(?=//)|\bwww(?=\.)", re.IGNORECASE)
 _MD_INLINE = re.compile(r"([\\`*_\[\]|~])")
 _LINE_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 _MARKER = re.compile(r"<!--(\s*)tool-eval-gate", re.IGNORECASE)
@@ -42,17 +45,29 @@ def neutralise_marker(s: str) -> str:
 
 def md_text(s: object) -> str:
     """Untrusted text as literal inline Markdown on one line: HTML escaped, Markdown syntax
-    backslash-escaped (no emphasis, links, images, tables, code), @-mentions neutralised,
+    backslash-escaped (no emphasis, links, images, tables, code), @-mentions, issue references and
+    autolinks neutralised,
     line breaks turned into spaces."""
     text = s if type(s) is str else str(s)
-    if _MD_TEXT_SPECIAL.search(text) is None and _LINE_START.match(text) is None:
+    if (
+        _MD_TEXT_SPECIAL.search(text) is None
+        and _LINE_START.match(text) is None
+        and _AUTOLINK.search(text) is None
+    ):
         return text
     text = strip_controls(text)
     text = " ".join(text.split("\n")) if "\n" in text else text
+    text = no_autolinks(text)
     text = text.translate(_HTML)
     text = _MD_INLINE.sub(r"\\\1", text)
     text = _MENTION.sub("@&#8203;", text)
     return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+
+
+def no_autolinks(s: str) -> str:
+    """Break what GitHub would link in text: ``#42``, ``org/repo#9``, ``GH-7``, ``https://...``,
+    ``www.`` (a zero-width space after ``#``, ``GH``, ``:`` and ``www``)."""
+    return _AUTOLINK.sub(lambda m: m.group() + ZWSP, s)
 
 
 def md_cell(s: object) -> str:
@@ -118,6 +133,6 @@ def truncate_lines(s: str, max_lines: int, max_chars: int | None = None) -> str:
 def html_text(s: object) -> str:
     """Untrusted text inside an HTML element of the report (e.g. ``<summary>``), on one line:
     ``&<>"`` escaped, @-mentions neutralised. Markdown is not interpreted there, so no backslashes."""
-    text = strip_controls(str(s)).replace("\n", " ")
+    text = no_autolinks(strip_controls(str(s)).replace("\n", " "))
     text = text.translate(_HTML).replace('"', "&quot;")
     return _MENTION.sub("@&#8203;", text)

@@ -36,14 +36,21 @@ T = TypeVar("T")
 R = TypeVar("R")
 MIN_SECRET_LENGTH = 8
 
-# Names of environment variables whose values are secrets.
+# Names of environment variables whose values are secrets: every name that says key, token, secret,
+# password, DSN or webhook anywhere (``AZURE_OPENAI_KEY``, ``SENTRY_DSN``, ``SLACK_WEBHOOK_URL``),
+# plus the usual suffixes. ``TOKENIZER*`` names a tokenizer, not a token.
 _SECRET_NAME = re.compile(
     r"""^(?:
-        .*_API_KEY | .*_APIKEY | .*_TOKEN | .*SECRET.* | .*_PASSWORD | .*_PASSWD | .*_PAT
-        | .*_ACCESS_KEY | .*_PRIVATE_KEY | .*_CREDENTIALS? | .*_AUTH
-        | API_KEY | TOKEN | PASSWORD | GITHUB_TOKEN | GH_TOKEN
+        (?!TOKENIZERS?(?:_|$)).*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|DSN|WEBHOOK|CREDENTIAL).*
+        | .*_PAT | .*_AUTH | .*_PASS
     )$""",
     re.IGNORECASE | re.VERBOSE,
+)
+# Query parameters whose values are credentials (``?api-key=...``, ``&sig=...``), wherever they appear.
+_QUERY_SECRET = re.compile(
+    r"([?&;](?:[A-Za-z0-9_.\-]*(?:key|token|secret|password|passwd|sig|signature|auth|credential|code)"
+    r"[A-Za-z0-9_.\-]*)=)[^&#\s'\"<>]+",
+    re.IGNORECASE,
 )
 
 # Credential shapes, redacted wherever they appear. Each is tried only when one of its trigger strings
@@ -65,12 +72,28 @@ _SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
     (("Bearer ", "bearer "), re.compile(r"([Bb])earer [A-Za-z0-9._~+/\-]{12,}=*"), rf"\1earer {MASK}"),
     # The user info of a URL, https://user:PASSWORD@host (the rest of the URL stays).
     (("://",), re.compile(r"://[^/\s:@'\"<>]{1,256}:[^/\s@'\"<>]{1,256}@"), f"://{MASK}@"),
+    # Credentials in a URL's query string (a base URL like https://proxy/v1?api-key=...).
+    (("=",), _QUERY_SECRET, rf"\1{MASK}"),
 )
 
 
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable of this name holds a secret."""
     return bool(_SECRET_NAME.match(name))
+
+
+def url_credentials(url: str) -> list[str]:
+    """The credentials a URL carries: its user name and password, and the values of its query
+    parameters (``https://host/v1?api-key=...``); the host and path are not secrets."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        found = [parts.username or "", parts.password or ""]
+        found += [value for _, value in parse_qsl(parts.query, keep_blank_values=False)]
+    except ValueError:  # not a URL after all
+        return []
+    return [value for value in found if len(value) >= MIN_SECRET_LENGTH]
 
 
 def _variants(value: str) -> set[str]:
@@ -112,8 +135,10 @@ class Redactor:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
-        """A redactor for the secret-looking variables of ``env`` plus the ``extra`` values."""
+        """A redactor for the secret-looking variables of ``env``, the credentials inside every URL
+        the environment holds (``OPENAI_BASE_URL``'s user info and query values), plus ``extra``."""
         values = [value.strip() for name, value in env.items() if value and is_secret_name(name)]
+        values += [part for value in env.values() if "://" in value for part in url_credentials(value)]
         values += [value.strip() for value in extra if value]
         # A multi-line value (a PEM key) is masked line by line as well as whole.
         lines = [line.strip() for value in values if "\n" in value for line in value.splitlines()]

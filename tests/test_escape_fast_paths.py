@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.escape import md_cell, md_inline_code, md_text, neutralise_marker, strip_controls
+from gate.escape import md_cell, md_inline_code, md_text, neutralise_marker, no_autolinks, strip_controls
 
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _MD_INLINE = re.compile(r"([\\`*_\[\]|~])")
@@ -19,6 +19,7 @@ _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 def full_md_text(s: object) -> str:
     text = strip_controls(str(s))
     text = " ".join(text.split("\n")) if "\n" in text else text
+    text = no_autolinks(text)
     text = text.translate(_HTML)
     text = _MD_INLINE.sub(r"\\\1", text)
     text = _MENTION.sub("@&#8203;", text)
