@@ -32,12 +32,12 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
-from workload import Workload, write_suites  # noqa: E402
+from workload import Workload, suite_text, write_suites  # noqa: E402
 
 SERVER = ROOT / "tests" / "support" / "model_server.py"
 SCRIPT = ROOT / "tests" / "support" / "scripts" / "bench.yaml"
 LATENCY = 0.3
-SECTIONS = ("throughput", "memory", "ratelimit", "cache", "validate", "scoring")
+SECTIONS = ("throughput", "memory", "ratelimit", "cache", "validate", "scoring", "results_size")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -388,6 +388,80 @@ def scoring(work: Path, quick: bool) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------------------------------
+
+
+def _expanded_size(results_path: Path) -> int:
+    """The size the results would have with the system prompt copied into every trial (format 1)."""
+    data = json.loads(results_path.read_text(encoding="utf-8"))
+    for suite in data["suites"]:
+        prompts = suite.pop("system_prompts", [])
+        for case in suite["cases"]:
+            for trial in case["trials"]:
+                trial["record"]["messages"] = [
+                    {"role": "system", "content": prompts[m["prompt"]]} if "prompt" in m else m
+                    for m in trial["record"]["messages"]
+                ]
+    return len(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+
+
+def results_size(work: Path, quick: bool) -> dict[str, Any]:
+    """DESIGN 8: a 100 kB system prompt over 1,000 cases stays under 5 MB of results, and ``report``
+    re-renders them identically."""
+    cases = 200 if quick else 1000
+    workload = Workload(suites=1, cases_per_suite=cases, trials=1)
+    prompt = ("Rules for this team: answer precisely, always call lookup first, never guess. " * 1300)[
+        :100_000
+    ]
+    suites = work / "results_size"
+    suites.mkdir()
+    # Only the suite (write_suites' manifest would hold the prompt 1,000 times in this process, and a
+    # child's peak RSS starts from its parent's at fork).
+    (suites / "size.suite.yaml").write_text(suite_text(0, workload, prompt), encoding="utf-8")
+    print(f"\n## Results size: a {len(prompt) // 1000} kB system prompt x {cases} cases")
+    with ModelServer(latency=0.0) as server:
+        results = work / "size.json"
+        run = gate(
+            ["run", str(suites), "--concurrency", "32", "--json", str(results)], gate_env(server), work
+        )
+    if run.returncode not in (0, 1):
+        raise RuntimeError("gate run failed: " + fail_text(run))
+    size_mb = results.stat().st_size / 1e6
+    again = work / "size-again.json"
+    report = gate(
+        [
+            "report",
+            str(results),
+            "--json",
+            str(again),
+            "--markdown",
+            str(work / "size.md"),
+            "--junit",
+            str(work / "size.xml"),
+        ],
+        gate_env(server),
+        work,
+    )
+    if report.returncode not in (0, 1):
+        raise RuntimeError("gate report failed: " + fail_text(report))
+    identical = again.read_bytes() == results.read_bytes()
+    expanded_mb = _expanded_size(results) / 1e6  # last: the children above never inherit its memory
+    target = 5.0 * cases / 1000
+    print(
+        f"- results JSON {size_mb:.2f} MB {ratio(size_mb, target)}; with the prompt in every trial: {expanded_mb:.1f} MB"
+    )
+    print(
+        f"- run peak RSS {run.max_rss_mb:.1f} MB; report peak RSS {report.max_rss_mb:.1f} MB (wall {report.wall:.2f} s)"
+    )
+    print(f"- report re-renders the results byte-identically: {identical}")
+    return {
+        "cases": cases,
+        "prompt_bytes": len(prompt),
+        "results_mb": size_mb,
+        "expanded_mb": expanded_mb,
+        "run_max_rss_mb": run.max_rss_mb,
+        "report_max_rss_mb": report.max_rss_mb,
+        "identical": identical,
+    }
 
 
 def machine() -> dict[str, str]:

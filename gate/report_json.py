@@ -97,7 +97,22 @@ def _call(c: RecordedCall) -> dict[str, Any]:
     }
 
 
-def _record(r: RunRecord) -> dict[str, Any]:
+def _messages(messages: tuple[dict[str, Any], ...], prompts: dict[str, int]) -> Any:
+    """The transcript with each system prompt replaced by its index in the suite's ``system_prompts``
+    (a 100 kB prompt is written once per suite, not once per trial)."""
+    if not any(m.get("role") == "system" for m in messages):
+        return messages
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "system" and isinstance(content, str) and len(message) == 2:
+            out.append({"prompt": prompts.setdefault(content, len(prompts)), "role": "system"})
+        else:
+            out.append(message)
+    return out
+
+
+def _record(r: RunRecord, prompts: dict[str, int]) -> dict[str, Any]:
     usage = r.usage
     return {
         "calls": [_call(c) for c in r.calls],
@@ -106,7 +121,7 @@ def _record(r: RunRecord) -> dict[str, Any]:
         "extra": r.extra,
         "input": r.input,
         "latency_ms": r.latency_ms,
-        "messages": r.messages,
+        "messages": _messages(r.messages, prompts),
         "model": r.model,
         "output": r.output,
         "stop_reason": r.stop_reason,
@@ -137,7 +152,7 @@ def _check(c: CheckScore) -> dict[str, Any]:
     }
 
 
-def _trial(t: TrialResult) -> dict[str, Any]:
+def _trial(t: TrialResult, prompts: dict[str, int]) -> dict[str, Any]:
     return {
         "alternative": t.alternative,
         "checks": [_check(c) for c in t.checks],
@@ -145,13 +160,13 @@ def _trial(t: TrialResult) -> dict[str, Any]:
         "index": t.index,
         "metrics": _metrics(t.metrics),
         "pairing": t.pairing,
-        "record": _record(t.record),
+        "record": _record(t.record, prompts),
         "score": t.score,
         "status": t.status,
     }
 
 
-def _case(c: CaseResult) -> dict[str, Any]:
+def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
     return {
         "case_id": c.case_id,
         "expected": c.expected,
@@ -164,7 +179,7 @@ def _case(c: CaseResult) -> dict[str, Any]:
         "status": c.status,
         "suite": c.suite,
         "tags": c.tags,
-        "trials": [_trial(t) for t in c.trials],
+        "trials": [_trial(t, prompts) for t in c.trials],
     }
 
 
@@ -181,13 +196,15 @@ def _tool(t: ToolInfo) -> dict[str, Any]:
 
 def _suite(s: SuiteResult) -> dict[str, Any]:
     prompt = s.prompt
+    prompts: dict[str, int] = {}
     return {
-        "cases": [_case(c) for c in s.cases],
+        "cases": [_case(c, prompts) for c in s.cases],
         "model": s.model,
         "name": s.name,
         "path": s.path,
         "prompt": {"file": prompt.file, "line": prompt.line} if prompt is not None else None,
         "provider": s.provider,
+        "system_prompts": list(prompts),  # filled while the cases above were built
         "threshold": s.threshold,
         "tools": [_tool(t) for t in s.tools],
         "triggered_by": s.triggered_by,
@@ -207,8 +224,30 @@ def _document(results: RunResults) -> dict[str, Any]:
     }
 
 
+def file_form(data: dict[str, Any]) -> dict[str, Any]:
+    """``RunResults.to_dict()`` as the file stores it: per suite, the distinct system prompts in
+    ``system_prompts`` and each transcript's system message as ``{"role": "system", "prompt": i}``
+    (what ``RunResults.from_dict`` reads back). ``to_json`` writes exactly this."""
+    suites = []
+    for suite in data["suites"]:
+        prompts: dict[str, int] = {}
+        cases = [
+            {
+                **case,
+                "trials": [
+                    {**t, "record": {**t["record"], "messages": _messages(t["record"]["messages"], prompts)}}
+                    for t in case["trials"]
+                ],
+            }
+            for case in suite["cases"]
+        ]
+        suites.append({**suite, "cases": cases, "system_prompts": list(prompts)})
+    return {**data, "suites": suites}
+
+
 def to_json(results: RunResults) -> str:
-    """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end."""
+    """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end; a system prompt
+    is stored once per suite (``file_form``)."""
     data = _document(results)
     try:
         # Built from frozen dataclasses, the document cannot be circular: skip the encoder's check.

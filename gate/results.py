@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from gate.run_record import RunRecord, copy_value
 
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2  # 2: system prompts stored once per suite (``system_prompts``); 1 is still read
 
 # The failure taxonomy of DESIGN.md section 3. The value is the stable identifier used in JSON.
 Reason = Literal[
@@ -205,7 +205,7 @@ class RunResults:
         def metrics(d: dict[str, Any]) -> Metrics:
             return Metrics(**d)
 
-        def trial(d: dict[str, Any]) -> TrialResult:
+        def trial(d: dict[str, Any], prompts: list[str]) -> TrialResult:
             return TrialResult(
                 index=d["index"],
                 status=d["status"],
@@ -213,12 +213,12 @@ class RunResults:
                 failures=tuple(Failure(**f) for f in d.get("failures", ())),
                 checks=tuple(CheckScore(**c) for c in d.get("checks", ())),
                 metrics=metrics(d.get("metrics", {})),
-                record=RunRecord.from_dict(d["record"]),
+                record=RunRecord.from_dict(d["record"], prompts),
                 pairing=tuple(d.get("pairing", ())),
                 alternative=d.get("alternative"),
             )
 
-        def case(d: dict[str, Any]) -> CaseResult:
+        def case(d: dict[str, Any], prompts: list[str]) -> CaseResult:
             return CaseResult(
                 suite=d["suite"],
                 case_id=d["case_id"],
@@ -227,7 +227,7 @@ class RunResults:
                 status=d["status"],
                 score=d["score"],
                 flaky=d.get("flaky", False),
-                trials=tuple(trial(t) for t in d.get("trials", ())),
+                trials=tuple(trial(t, prompts) for t in d.get("trials", ())),
                 metrics=metrics(d.get("metrics", {})),
                 tags=tuple(d.get("tags", ())),
                 expected=dict(d.get("expected", {})),
@@ -236,11 +236,12 @@ class RunResults:
 
         def suite(d: dict[str, Any]) -> SuiteResult:
             prompt = d.get("prompt")
+            prompts = list(d.get("system_prompts", ()))
             return SuiteResult(
                 name=d["name"],
                 path=d["path"],
                 threshold=d["threshold"],
-                cases=tuple(case(c) for c in d.get("cases", ())),
+                cases=tuple(case(c, prompts) for c in d.get("cases", ())),
                 tools=tuple(ToolInfo(**t) for t in d.get("tools", ())),
                 prompt=SourceRef(**prompt) if prompt else None,
                 provider=d.get("provider", ""),
@@ -256,7 +257,7 @@ class RunResults:
             incomplete_reason=data.get("incomplete_reason", ""),
             shard=data.get("shard", ""),
             settings=dict(data.get("settings", {})),
-            version=data.get("version", RESULTS_VERSION),
+            version=RESULTS_VERSION,  # read from any version it supports, written as the current one
         )
 
 

@@ -6,6 +6,7 @@ lossless ``to_dict`` / ``from_dict`` so that it travels inside the JSON results.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -32,6 +33,15 @@ def copy_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
         return kind(copy_value(v) for v in value)
     return deepcopy(value)
+
+
+def _message(message: dict[str, Any], system_prompts: Sequence[str]) -> dict[str, Any]:
+    index = message.get("prompt") if "prompt" in message else None
+    if index is None:
+        return message
+    if not isinstance(index, int) or not 0 <= index < len(system_prompts):
+        raise ValueError(f"system message refers to prompt {index!r}; the suite has {len(system_prompts)}")
+    return {"role": "system", "content": system_prompts[index]}
 
 
 @dataclass(frozen=True)
@@ -117,10 +127,12 @@ class RunRecord:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
+    def from_dict(cls, data: dict[str, Any], system_prompts: Sequence[str] = ()) -> RunRecord:
+        """The record of ``to_dict``; a system message stored as ``{"role": "system", "prompt": i}``
+        gets its text back from the suite's ``system_prompts`` (ValueError when there is none)."""
         return cls(
             input=data["input"],
-            messages=tuple(data.get("messages", ())),
+            messages=tuple(_message(m, system_prompts) for m in data.get("messages", ())),
             calls=tuple(RecordedCall(**c) for c in data.get("calls", ())),
             output=data.get("output", ""),
             turns=data.get("turns", 0),

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gate.errors import InputError
 from gate.report_json import load_results, merge, to_json
-from gate.results import RunResults, SourceRef
+from gate.results import RESULTS_VERSION, RunResults, SourceRef
 from tests.results_factory import call, case, failure, record, run, simple, suite, tool, trials_case
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +61,7 @@ def test_json_roundtrips_losslessly_and_is_stable():
     text = to_json(results)
     assert RunResults.from_dict(json.loads(text)) == results
     assert to_json(RunResults.from_dict(json.loads(text))) == text
-    assert text.endswith("\n") and json.loads(text)["version"] == 1
+    assert text.endswith("\n") and json.loads(text)["version"] == RESULTS_VERSION == 2
 
 
 def test_json_validates_against_both_schema_copies_which_are_identical():

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from gate.report_json import load_results, to_json
+from gate.report_json import file_form, load_results, to_json
 from gate.results import RunResults
 from gate.run_record import RunRecord, copy_value
 from tests.results_factory import call, case, record, run, suite
@@ -71,7 +71,10 @@ def test_copy_value_keeps_container_types():
 
 def test_to_json_equals_dumping_the_contract_dictionary():
     for results in (load_results(GOLDEN / "results.json"), odd_results()):
-        expected = json.dumps(results.to_dict(), sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+        expected = (
+            json.dumps(file_form(results.to_dict()), sort_keys=True, ensure_ascii=False, allow_nan=False)
+            + "\n"
+        )
         assert to_json(results) == expected
 
 
