@@ -24,9 +24,10 @@ reads them (``1e-09`` is a number, not the string YAML 1.1 would make of it).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,26 @@ _SCALAR_TAGS = {
     _STR,
 }
 
+_BOOL_12 = frozenset({"true", "false"})
+_INT_12 = re.compile(r"[-+]?(?:0|[1-9][0-9]*)|0o[0-7]+|0x[0-9a-fA-F]+")
+_FLOAT_12 = re.compile(
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_SURPRISE_TYPES = {w: "boolean" for w in ("yes", "no", "on", "off", "y", "n", "true", "false")}
+# Line breaks to YAML 1.1 (and so to the parser) but ordinary characters to YAML 1.2, JSON and editors.
+_ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _differs_in_yaml_12(tag: str, raw: str) -> bool:
+    """Whether YAML 1.2's core schema would read the plain scalar ``raw`` other than as ``tag``."""
+    if tag == "tag:yaml.org,2002:bool":
+        return raw.lower() not in _BOOL_12 or raw not in ("true", "false", "True", "False", "TRUE", "FALSE")
+    if tag == "tag:yaml.org,2002:int":
+        return _INT_12.fullmatch(raw) is None
+    if tag == "tag:yaml.org,2002:float":
+        return _FLOAT_12.fullmatch(raw) is None
+    return False
+
 
 @dataclass(frozen=True)
 class YamlDocument:
@@ -71,6 +92,17 @@ class YamlDocument:
     values: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
     # path -> (line, column) of the mapping key that introduces the value at that path
     keys: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
+    # path -> the text of a plain scalar that YAML 1.1 (which we read) types differently from
+    # YAML 1.2: ``yes`` / ``no`` / ``on`` / ``off`` (booleans), ``010`` (octal 8), ``1:20`` (base 60)
+    surprises: dict[PathKey, str] = field(default_factory=dict)
+
+    def quote_hint(self, path: PathKey) -> str:
+        """A "quote it" hint for a value at ``path`` that YAML 1.1 read as something else than its
+        text (``input: yes`` is a boolean, ``id: 010`` the number 8); empty for any other value."""
+        raw = self.surprises.get(tuple(path))
+        if raw is None:
+            return ""
+        return f'quote it: YAML reads {raw} as a {_SURPRISE_TYPES.get(raw.lower(), "number")}; write "{raw}" for the text'
 
     def position(self, path: PathKey) -> tuple[int, int]:
         """Line and column of the value at ``path``; the nearest known ancestor when the exact node
@@ -102,6 +134,19 @@ class YamlError(Exception):
         super().__init__("; ".join(p.render() for p in problems))
 
 
+def _wide_encoding(raw: bytes) -> str:
+    """ "UTF-16" / "UTF-32" when ``raw`` is text in one of them (a byte order mark, or the NUL byte
+    every other byte that ASCII text in UTF-16 has); empty otherwise."""
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    head = raw[:200]
+    if len(head) >= 4 and (head[1::2].count(0) == len(head) // 2 or head[0::2].count(0) == len(head) // 2):
+        return "UTF-16"
+    return ""
+
+
 def read_text(file: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES) -> str:
     """Read a text file with the guards every input file gets: exists, regular file, size limit,
     not binary, UTF-8 (a BOM is dropped). Raises :class:`YamlError`."""
@@ -125,6 +170,9 @@ def read_text(file: Path, display_path: str, *, max_bytes: int = MAX_FILE_BYTES)
         raise fail(f"cannot read file: {exc.strerror or exc}") from None
     if len(raw) > max_bytes:  # the file grew between stat and read
         raise fail(f"file too large (limit {max_bytes} bytes)", "split it into smaller files")
+    encoding = _wide_encoding(raw)
+    if encoding:
+        raise fail(f"the file is {encoding} text, expected UTF-8", "save the file as UTF-8", 1, 1)
     if b"\x00" in raw:
         offset = raw.index(b"\x00")
         line = raw.count(b"\n", 0, offset) + 1
@@ -151,13 +199,52 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
     JSON accepts (e.g. JSON indented with tabs) is read as JSON, positions then limited to the root."""
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise YamlError([Problem(display_path, 1, 1, "empty file", "write the document, or delete the file")])
+    odd = _ODD_BREAKS.search(text)
+    if odd is not None:
+        line, column = _line_column(text, odd.start())
+        raise YamlError(
+            [
+                Problem(
+                    display_path,
+                    line,
+                    column,
+                    f"the character U+{ord(odd.group()):04X} is a line break to YAML 1.1 but not to editors",
+                    "remove it, or write it as an escape in a double-quoted string",
+                )
+            ]
+        )
     try:
-        fast = _compose_plain(text, display_path, json_numbers=json_fallback)
-        if fast is not None:
-            return fast
-        return _Composer(display_path, json_numbers=json_fallback).compose(_events(text))
+        try:
+            fast = _compose_plain(text, display_path, json_numbers=json_fallback)
+            if fast is not None:
+                return fast
+            return _Composer(display_path, json_numbers=json_fallback).compose(_events(text))
+        except yaml.MarkedYAMLError as exc:
+            if "invalid Unicode character escape" not in str(exc.problem) or _Loader is yaml.SafeLoader:
+                raise
+            # libyaml refuses escaped surrogate pairs ("\ud83d\ude00", as JSON writes emoji); the
+            # pure-Python parser reads them, and the pairs are joined into their characters.
+            document = _Composer(display_path, json_numbers=json_fallback).compose(
+                _events(text, yaml.SafeLoader)
+            )
+            return _join_surrogates(document)
     except YamlError:
         raise
+    except yaml.reader.ReaderError as exc:
+        line, column = _line_column(text, exc.position)
+        raise YamlError(
+            [
+                Problem(
+                    display_path,
+                    line,
+                    column,
+                    f"the control character U+{exc.character:04X} is not allowed in YAML"
+                    if isinstance(exc.character, int)
+                    else f"invalid YAML: {exc.reason}",
+                    'remove it, or write it as an escape in a double-quoted string (e.g. "\\t")',
+                )
+            ]
+        ) from None
     except yaml.MarkedYAMLError as exc:
         if json_fallback:
             try:
@@ -196,6 +283,7 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
     get = loader.get_event
     values: dict[PathKey, tuple[int, int]] = {}
     keys: dict[PathKey, tuple[int, int]] = {}
+    surprises: dict[PathKey, str] = {}
     # open collections: [value, path, is_mapping, pending key or None]
     stack: list[list[Any]] = []
     root: Any = None
@@ -249,6 +337,8 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
                         if known is _DECLINE:
                             return None
                         value = known[1]
+                        if known[2]:
+                            surprises[where] = raw
                         if json_numbers and known[0] == _STR:
                             number = _json_number(raw)
                             value = raw if number is None else number
@@ -278,24 +368,27 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
         return None
     finally:
         loader.dispose()
-    return YamlDocument(path, root, values, keys)
+    return YamlDocument(path, root, values, keys, surprises)
 
 
 _DECLINE: Any = object()
 
 
 def _plain_scalar(raw: str) -> Any:
-    """(tag, value) of an untagged plain scalar, or ``_DECLINE`` when only :class:`_Composer` may
-    read it (an unsupported type, or a value that does not construct)."""
+    """(tag, value, YAML 1.2 reads it differently) of an untagged plain scalar, or ``_DECLINE`` when
+    only :class:`_Composer` may read it (an unsupported type, a value that does not construct, NaN)."""
     tag = _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False))
     if tag == _STR or tag == _TIMESTAMP:  # dates stay the text written
-        return tag, raw
+        return tag, raw, False
     if tag not in _SCALAR_TAGS:
         return _DECLINE
     try:
-        return tag, _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, raw))
+        value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, raw))
     except (yaml.YAMLError, ValueError):
         return _DECLINE
+    if isinstance(value, float) and not math.isfinite(value):
+        return _DECLINE  # refused by _Composer, with its position
+    return tag, value, _differs_in_yaml_12(tag, raw)
 
 
 class _ScalarCache(dict[str, Any]):
@@ -313,8 +406,39 @@ class _ScalarCache(dict[str, Any]):
 _PLAIN_SCALARS = _ScalarCache()
 
 
-def _events(text: str) -> Iterator[yaml.Event]:
-    loader = _Loader(text)
+def _line_column(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of ``text[index]``, counting only ``\n`` as a line break."""
+    line_start = text.rfind("\n", 0, index) + 1
+    return text.count("\n", 0, index) + 1, index - line_start + 1
+
+
+def _join_surrogates(document: YamlDocument) -> YamlDocument:
+    """The document with escaped UTF-16 surrogate pairs in its strings joined into characters; a
+    lone surrogate is a problem at its value."""
+
+    def join(value: Any, path: PathKey) -> Any:
+        if isinstance(value, str):
+            try:
+                return value.encode("utf-16", "surrogatepass").decode("utf-16")
+            except UnicodeDecodeError:
+                raise YamlError(
+                    [
+                        document.problem(
+                            path, "a lone UTF-16 surrogate escape", "escape a complete pair, or the character"
+                        )
+                    ]
+                ) from None
+        if isinstance(value, dict):
+            return {join(k, path): join(v, (*path, k)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [join(v, (*path, i)) for i, v in enumerate(value)]
+        return value
+
+    return replace(document, data=join(document.data, ()))
+
+
+def _events(text: str, loader_class: type | None = None) -> Iterator[yaml.Event]:
+    loader = (loader_class or _Loader)(text)
     try:
         while loader.check_event():
             yield loader.get_event()
@@ -352,6 +476,7 @@ class _Frame:
     key_is_merge: bool = False
     key_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
     merged_keys: set[str] = field(default_factory=set)
+    merge_pos: tuple[int, int] | None = None  # where this mapping's merge key '<<' is
 
 
 class _Composer:
@@ -367,6 +492,7 @@ class _Composer:
         self.open_anchors: set[str] = set()
         self.nodes = 0
         self.aliases = 0
+        self.surprises: dict[PathKey, str] = {}
 
     def fail(self, pos: tuple[int, int], message: str, hint: str = "") -> YamlError:
         return YamlError([Problem(self.path, pos[0], pos[1], message, hint)])
@@ -402,12 +528,12 @@ class _Composer:
                 if isinstance(event, yaml.AliasEvent):
                     value, size, depth = self._alias(event, pos)
                 elif isinstance(event, yaml.ScalarEvent):
-                    value, size, depth = self._scalar(event, pos), 1, 0
+                    value, size, depth = self._scalar(event, pos, path), 1, 0
                     if event.anchor is not None:
                         self.anchors[event.anchor] = (value, 1, 0)
                 else:
-                    self._check_tag(event, pos)
                     kind = "map" if isinstance(event, yaml.MappingStartEvent) else "seq"
+                    self._check_tag(event, pos, kind)
                     self.values[path] = pos
                     if len(stack) + 1 > MAX_DEPTH:
                         raise self.fail(
@@ -438,7 +564,7 @@ class _Composer:
         if not have_root:
             raise self.fail((1, 1), "empty file", "write the document, or delete the file")
         self.values.setdefault((), (1, 1))
-        return YamlDocument(self.path, root, self.values, self.keys)
+        return YamlDocument(self.path, root, self.values, self.keys, self.surprises)
 
     def _next_path(self, stack: list[_Frame]) -> PathKey | None:
         if not stack:
@@ -454,16 +580,24 @@ class _Composer:
         if isinstance(event, yaml.ScalarEvent):
             tag = self._scalar_tag(event)
             if tag == _MERGE:
+                if frame.merge_pos is not None:
+                    first = frame.merge_pos
+                    raise self.fail(
+                        pos,
+                        f"a second merge key '<<' in one mapping (first at line {first[0]}, column {first[1]})",
+                        "merge several mappings with one key: <<: [*first, *second]",
+                    )
+                frame.merge_pos = pos
                 frame.pending_key, frame.key_pos, frame.key_is_merge = "<<", pos, True
                 return
             key = event.value
             if event.anchor is not None:
                 self.anchors[event.anchor] = (key, 1, 0)
         elif isinstance(event, yaml.AliasEvent):
-            value = self._alias(event, pos)[0]
-            if isinstance(value, dict | list):
-                raise self.fail(pos, "a mapping key must be a plain value, not a mapping or list")
-            key = "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+            # YAML 1.1 and 1.2 disagree on where such an alias name ends (``*a: 1``): write the key.
+            raise self.fail(
+                pos, f"an alias (*{event.anchor}) cannot be a mapping key", "write the key itself"
+            )
         else:
             raise self.fail(pos, "a mapping key must be a plain value, not a mapping or list")
         if key in frame.key_lines and key not in frame.merged_keys:
@@ -523,20 +657,26 @@ class _Composer:
                 pos, f"document too large (more than {MAX_NODES} values)", "split it into several suite files"
             )
 
-    def _check_tag(self, event: yaml.Event, pos: tuple[int, int]) -> None:
+    def _check_tag(self, event: yaml.Event, pos: tuple[int, int], kind: str) -> None:
         tag = getattr(event, "tag", None)
-        if tag not in (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
-            raise self.fail(pos, f"unsupported YAML tag {tag!r}", "remove the tag; plain values only")
+        if tag in (None, "!", f"tag:yaml.org,2002:{kind}"):
+            return
+        if tag in ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
+            what = "mapping" if kind == "map" else "sequence"
+            raise self.fail(
+                pos, f"the tag {tag.replace('tag:yaml.org,2002:', '!!')} on a {what}", "remove the tag"
+            )
+        raise self.fail(pos, f"unsupported YAML tag {tag!r}", "remove the tag; plain values only")
 
     def _scalar_tag(self, event: yaml.ScalarEvent) -> str:
         if event.tag in (None, "!"):
             return _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
         return event.tag
 
-    def _scalar(self, event: yaml.ScalarEvent, pos: tuple[int, int]) -> Any:
+    def _scalar(self, event: yaml.ScalarEvent, pos: tuple[int, int], path: PathKey) -> Any:
         tag = self._scalar_tag(event)
-        if tag == _TIMESTAMP:
-            return event.value  # dates stay the text written; tool arguments are JSON
+        if tag == _TIMESTAMP and event.tag in (None, "!"):
+            return event.value  # dates stay the text written (as YAML 1.2 reads them); arguments are JSON
         if tag not in _SCALAR_TAGS:
             raise self.fail(pos, f"unsupported YAML tag {tag!r}", "remove the tag; plain values only")
         if tag == _STR:
@@ -546,7 +686,18 @@ class _Composer:
                     return number
             return event.value
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        name = tag.rsplit(":", 1)[-1]
         try:
-            return _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
-        except (yaml.YAMLError, ValueError) as exc:
-            raise self.fail(pos, f"invalid {tag.rsplit(':', 1)[-1]} value {event.value!r}: {exc}") from None
+            value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)
+        except Exception:  # noqa: BLE001 - PyYAML's constructors raise KeyError, IndexError, ValueError...
+            hint = {"bool": "write true or false", "null": "write null"}.get(name, f"write a valid {name}")
+            raise self.fail(pos, f"invalid !!{name} value {event.value!r}", hint) from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.fail(
+                pos,
+                f"{event.value!r} is not a finite number",
+                "write a number (NaN and infinity cannot work here)",
+            )
+        if event.tag in (None, "!") and event.implicit[0] and _differs_in_yaml_12(tag, event.value):
+            self.surprises[path] = event.value
+        return value
