@@ -413,28 +413,19 @@ def _line_column(text: str, index: int) -> tuple[int, int]:
 
 
 def _join_surrogates(document: YamlDocument) -> YamlDocument:
-    """The document with escaped UTF-16 surrogate pairs in its strings joined into characters; a
-    lone surrogate is a problem at its value."""
+    """The document with escaped UTF-16 surrogate pairs in its strings joined into characters (a
+    lone surrogate stays, as JSON reads it)."""
 
-    def join(value: Any, path: PathKey) -> Any:
+    def join(value: Any) -> Any:
         if isinstance(value, str):
-            try:
-                return value.encode("utf-16", "surrogatepass").decode("utf-16")
-            except UnicodeDecodeError:
-                raise YamlError(
-                    [
-                        document.problem(
-                            path, "a lone UTF-16 surrogate escape", "escape a complete pair, or the character"
-                        )
-                    ]
-                ) from None
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
         if isinstance(value, dict):
-            return {join(k, path): join(v, (*path, k)) for k, v in value.items()}
+            return {join(k): join(v) for k, v in value.items()}
         if isinstance(value, list):
-            return [join(v, (*path, i)) for i, v in enumerate(value)]
+            return [join(v) for v in value]
         return value
 
-    return replace(document, data=join(document.data, ()))
+    return replace(document, data=join(document.data))
 
 
 def _events(text: str, loader_class: type | None = None) -> Iterator[yaml.Event]:
