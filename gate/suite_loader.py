@@ -16,16 +16,18 @@ own path. Nothing is cached across calls.
 from __future__ import annotations
 
 import difflib
+import errno
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from gate import schema_check, templating
+from gate import bounded_regex, cannot_work, schema_check, templating
 from gate.errors import Problem
 from gate.suite_model import (
     MATCHER_KEYS,
@@ -83,11 +85,18 @@ def is_suite_file(path: Path | str) -> bool:
     return str(path).lower().endswith(SUITE_SUFFIXES)
 
 
-def find_suite_files(root: Path) -> list[Path]:
+def find_suite_files(root: Path, problems: list[Problem] | None = None) -> list[Path]:
     """Every ``*.suite.yaml`` / ``*.suite.yml`` under ``root``, sorted, skipping hidden directories,
-    ``node_modules``, virtualenvs and build output."""
+    ``node_modules``, virtualenvs and build output. A directory that cannot be read is a problem
+    (added to ``problems`` when given), never silently skipped."""
     found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+
+    def unreadable(error: OSError) -> None:
+        if problems is not None:
+            where = os.path.relpath(error.filename, root) if error.filename else str(root)
+            problems.append(Problem(where, 0, 0, f"cannot read directory: {error.strerror or error}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames[:] = sorted(
             name
             for name in dirnames
@@ -157,7 +166,9 @@ def schema_problems(
         return []
     problems: list[Problem] = []
     for error in _validator(definition).iter_errors(data):
-        problems.extend(_explain(error, doc, base))
+        # ``input: yes`` and ``id: 010`` are a boolean and a number to YAML: say to quote them.
+        hint = doc.quote_hint((*base, *error.absolute_path))
+        problems.extend(replace(p, hint=p.hint or hint) for p in _explain(error, doc, base))
     return problems
 
 
@@ -328,6 +339,10 @@ def _short(text: str, limit: int = 120) -> str:
 # files read during one load
 
 
+# Counts of the suite language: an integral float (``trials: 2.0``) passes JSON Schema's integer check.
+_COUNTS = ("trials", "at_least", "max_tool_calls", "max_turns")
+
+
 @dataclass
 class _Repo:
     """The repository root and the files read during one :func:`load_suites` call (read once)."""
@@ -335,6 +350,7 @@ class _Repo:
     root: Path
     real_root: Path
     read: dict[str, Any] = field(default_factory=dict)  # rel path -> parsed result
+    name_positions: dict[str, tuple[int, int]] = field(default_factory=dict)  # suite path -> its name's
     checked: dict[str, None] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str | None:
@@ -356,6 +372,44 @@ class _Refused(Exception):
         self.problem = problem
 
 
+_NAME_MAX = 255  # bytes in one file name on every common file system
+
+
+def _shown(text: str) -> str:
+    return repr(text.replace("\x00", "\\0") if len(text) <= 80 else text[:77].replace("\x00", "\\0") + "...")
+
+
+def _unusable_path(ref: str) -> str:
+    """Why ``ref`` cannot name a file at all (a NUL byte, a name too long); empty when it can."""
+    if "\x00" in ref:
+        return "contains a NUL character"
+    if any(
+        len(part.encode("utf-8", "surrogateescape")) > _NAME_MAX for part in ref.replace("\\", "/").split("/")
+    ):
+        return f"has a file name longer than {_NAME_MAX} bytes"
+    return ""
+
+
+def _stat_trouble(path: Path) -> str:
+    """Why ``path`` cannot be read (a symlink loop, no permission, ...); empty when it can, or when
+    it simply does not exist (reported as "file not found")."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symlink loop"
+        return f"cannot be read ({exc.strerror or exc})"
+    except (ValueError, RuntimeError) as exc:
+        return f"cannot be read ({exc})"
+    if stat.S_ISDIR(info.st_mode):
+        return ""
+    if not os.access(path, os.R_OK):
+        return "cannot be read (permission denied)"
+    return ""
+
+
 def _resolve_ref(repo: _Repo, doc: YamlDocument, suite_dir: Path, ref: str, at: PathKey) -> tuple[Path, str]:
     """Check a ``{file: ...}`` reference; return the file and its root-relative path, or raise."""
     if ref.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", ref):
@@ -366,6 +420,9 @@ def _resolve_ref(repo: _Repo, doc: YamlDocument, suite_dir: Path, ref: str, at: 
                 "write a path relative to the suite file's directory",
             )
         )
+    unusable = _unusable_path(ref)
+    if unusable:
+        raise _Refused(doc.problem(at, f"file reference {_shown(ref)} {unusable}", "fix the file name"))
     lexical = Path(os.path.normpath(suite_dir / ref))
     rel = repo.rel(lexical) if _inside(lexical, repo.root) else None
     if rel is None:
@@ -376,6 +433,9 @@ def _resolve_ref(repo: _Repo, doc: YamlDocument, suite_dir: Path, ref: str, at: 
                 "suites may only read files inside the repository",
             )
         )
+    trouble = _stat_trouble(lexical)
+    if trouble:
+        raise _Refused(doc.problem(at, f"file reference {ref!r}: {trouble}", "fix or remove the file"))
     real = lexical.resolve()
     if not _inside(real, repo.real_root):
         raise _Refused(
@@ -424,9 +484,12 @@ def load_suites(paths: Sequence[str | Path], root: Path | None = None) -> LoadRe
                 )
             )
         elif path.is_dir():
-            suite_files.update(dict.fromkeys(find_suite_files(path)))
+            suite_files.update(dict.fromkeys(find_suite_files(path, problems)))
         elif not path.exists():
-            problems.append(Problem(rel, 0, 0, "no such file or directory"))
+            trouble = _stat_trouble(path)
+            problems.append(
+                Problem(rel, 1 if trouble else 0, 1 if trouble else 0, trouble or "no such file or directory")
+            )
         elif is_suite_file(path):
             suite_files[path] = None
         else:
@@ -452,8 +515,29 @@ def load_suites(paths: Sequence[str | Path], root: Path | None = None) -> LoadRe
         problems.extend(suite_problems)
         if suite is not None:
             suites.append(suite)
+    problems.extend(_duplicate_names(suites, repo.name_positions))
     unique = sorted(dict.fromkeys(problems), key=lambda p: (p.path, p.line, p.column, p.message))
     return LoadResult(tuple(suites), tuple(unique), tuple(sorted(repo.checked)))
+
+
+def _duplicate_names(suites: list[Suite], positions: dict[str, tuple[int, int]]) -> list[Problem]:
+    """Suite names must be unique: results, baselines and reports are keyed by them."""
+    first: dict[str, Suite] = {}
+    problems = []
+    for suite in suites:
+        other = first.setdefault(suite.name, suite)
+        if other is not suite:
+            line, column = positions.get(suite.path, (1, 1))
+            problems.append(
+                Problem(
+                    suite.path,
+                    line,
+                    column,
+                    f"name: duplicate suite name {suite.name!r} (also {other.path}:{positions.get(other.path, (1, 1))[0]})",
+                    "give every suite its own name (baselines and reports are keyed by it)",
+                )
+            )
+    return problems
 
 
 def _check_standalone(repo: _Repo, path: Path, rel: str) -> list[Problem]:
@@ -500,6 +584,8 @@ def _load_suite_file(repo: _Repo, file: Path) -> tuple[Suite | None, list[Proble
     rel = repo.rel(file)
     if rel is None:
         return None, [Problem(str(file), 0, 0, "suite file is outside the repository")], []
+    if _stat_trouble(file) == "a symlink loop":
+        return None, [Problem(rel, 1, 1, "the suite file is a symlink loop", "fix or remove the symlink")], []
     if not _inside(file.resolve(), repo.real_root):  # a symlink must not make us read (and quote) any file
         return (
             None,
@@ -507,6 +593,9 @@ def _load_suite_file(repo: _Repo, file: Path) -> tuple[Suite | None, list[Proble
             [],
         )
     repo.checked[rel] = None
+    trouble = _stat_trouble(file)
+    if trouble:
+        return None, [Problem(rel, 1, 1, f"the suite file {trouble}", "fix or remove the file")], []
     try:
         doc = load_file(file, rel)
     except YamlError as exc:
@@ -578,6 +667,11 @@ class _SuiteBuilder:
             doc.problem(path, f"{where}: {message}" if where else message, hint, at_key=at_key)
         )
 
+    def report(self, found: list[tuple[PathKey, str, str]], doc: YamlDocument | None = None) -> None:
+        """Report what ``gate.cannot_work`` found, each at its path."""
+        for path, message, hint in found:
+            self.err(path, message, hint, doc=doc)
+
     def depend(self, rel: str) -> None:
         if rel not in self.dependencies:
             self.dependencies.append(rel)
@@ -596,6 +690,7 @@ class _SuiteBuilder:
 
     def build(self) -> Suite:
         data = self.data
+        self.repo.name_positions[self.doc.path] = self.doc.position(("name",))
         agent = self.agent(data["agent"])
         judge = None
         if "judge" in data:
@@ -758,6 +853,7 @@ class _SuiteBuilder:
     # -- defaults and cases ---------------------------------------------------------------------
 
     def defaults(self, raw: dict[str, Any]) -> Defaults:
+        self.report(cannot_work.whole_number_problems(raw, _COUNTS, ("defaults",)))
         base = Defaults()
         return Defaults(
             trials=raw.get("trials", base.trials),
@@ -817,6 +913,7 @@ class _SuiteBuilder:
                     f"no value for template variable {{{{ {name} }}}}",
                     f"add {name} to the vars of the case or the suite",
                 )
+        self.report(cannot_work.whole_number_problems(raw, _COUNTS, at))
         trials = raw.get("trials", defaults.trials)
         reducer = raw.get("reducer", defaults.reducer)
         at_least = raw.get("at_least", defaults.at_least)
@@ -860,7 +957,11 @@ class _SuiteBuilder:
             lacking = [i for i, c in enumerate(cases) if name not in c.get("vars", {})]
             if not lacking:
                 continue
-            where = f" ({prompt.source.path}:{prompt.source.line})" if prompt.from_file else ""
+            where = (
+                f" ({prompt.source.path}:{_placeholder_line(prompt.template, name)})"
+                if prompt.from_file
+                else ""
+            )
             if len(lacking) == len(cases):
                 self.err(
                     ("agent", "system_prompt"),
@@ -905,6 +1006,11 @@ class _SuiteBuilder:
             args = call.get("args", {})
             self.check_matchers(args, (*cat, "args"), has_judge)
             self.check_arg_names(call["tool"], args, (*cat, "args"))
+            self.report(cannot_work.whole_number_problems(call, ("times",), cat))
+            self.report(cannot_work.placeholder_problems(args, (*cat, "args")))
+            tool = self.tools.get(call["tool"])
+            if tool is not None and isinstance(args, dict):
+                self.report(cannot_work.literal_problems(tool.name, tool.parameters, args, (*cat, "args")))
             times = call.get("times", 1)
             if isinstance(times, int):
                 parsed = Times(times, times)
@@ -931,6 +1037,7 @@ class _SuiteBuilder:
                 "no_calls: true contradicts the expected calls",
                 "remove no_calls or the calls",
             )
+        self.report(cannot_work.whole_number_problems(raw, ("max_calls",), at))
         return CallExpectation(
             calls=tuple(calls),
             order=raw.get("order", "any"),
@@ -974,12 +1081,11 @@ class _SuiteBuilder:
                 )
 
     def check_regex(self, pattern: str, at: PathKey, doc: YamlDocument | None = None) -> None:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
+        problem = bounded_regex.regex_problem(pattern)  # the engine the run uses
+        if problem is not None:
             self.err(
                 at,
-                f"invalid regular expression {pattern!r}: {exc}",
+                f"invalid regular expression {pattern!r}: {problem}",
                 "check the escaping (in YAML, prefer single quotes)",
                 doc=doc,
             )
@@ -989,6 +1095,7 @@ class _SuiteBuilder:
 
         for where, ref in remote_refs(schema, at):
             self.err(where, f"a remote schema reference {ref!r} is not allowed", REMOTE_REF_HINT, doc=doc)
+        self.report(cannot_work.schema_problems(schema, at), doc)
         if schema_check.is_valid_schema(schema):
             return
         from gate.tool_formats import _meta_validator
@@ -1046,6 +1153,12 @@ class _SuiteBuilder:
     def path_assertion(self, raw: dict[str, Any], at: PathKey, has_judge: bool) -> PathAssertion:
         check_key = next(k for k in raw if k not in ("path", "aggregate", "threshold"))
         operand = raw[check_key]
+        from gate.paths import PathError, parse
+
+        try:
+            parse(raw["path"])
+        except PathError as exc:
+            self.err((*at, "path"), str(exc), "e.g. calls[0].name, calls[*].args.city, output")
         if check_key in ("criteria", "semantic_contains") and not has_judge:
             self.need_judge((*at, check_key), f"the judged path check {check_key!r}")
         elif check_key == "matches":
@@ -1077,6 +1190,13 @@ class _MockReader:
                     (*at, "tools", name), f"mocks for unknown tool {name!r}", hint, at_key=True, doc=self.doc
                 )
             tools[name] = tuple(self.rule(rule, (*at, "tools", name, i)) for i, rule in enumerate(rules))
+            tool = self.builder.tools.get(name)
+            for i, rule in enumerate(rules):
+                if tool is not None and isinstance(rule.get("when"), dict):
+                    found = cannot_work.unknown_when_parameters(
+                        name, tool.parameters, rule["when"], (*at, "tools", name, i, "when")
+                    )
+                    self.builder.report(found, self.doc)
         unmocked = self.rule(raw["unmocked"], (*at, "unmocked")) if "unmocked" in raw else None
         line, column = self.doc.position(at)
         return Mocks(tools=tools, unmocked=unmocked, source=Source(self.doc.path, line, column))
@@ -1126,6 +1246,14 @@ def _matcher_ops(value: Any, at: PathKey) -> Iterator[tuple[PathKey, str, Any]]:
                 stack.extend((v, (*path, k)) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, (*path, i)) for i, v in enumerate(node))
+
+
+def _placeholder_line(template: str, name: str) -> int:
+    """The line of the first ``{{ name }}`` in ``template`` (1-based)."""
+    for match in templating.PLACEHOLDER.finditer(template):
+        if match.group(1) == name:
+            return template.count("\n", 0, match.start()) + 1
+    return 1
 
 
 def _strings(value: Any) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from gate import cannot_work
 from gate.errors import Problem
 from gate.schema_check import is_valid_schema
 from gate.suite_model import Source, ToolDef
@@ -300,6 +301,9 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
                 "see https://json-schema.org/understanding-json-schema/",
             )
         )
+    if valid_schema:  # patterns the run cannot use, $refs that point at nothing or loop
+        for where, message, hint in cannot_work.schema_problems(parameters, path):
+            problems.append(_problem(doc, where, f"the parameters of tool {tool!r}: {message}", hint))
     for where, ref in remote_refs(parameters, path):
         problems.append(
             _problem(
