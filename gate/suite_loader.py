@@ -100,12 +100,17 @@ def find_suite_files(root: Path, problems: list[Problem] | None = None) -> list[
         dirnames[:] = sorted(
             name
             for name in dirnames
-            if not name.startswith(".")
-            and name not in SKIP_DIRS
-            and not (Path(dirpath, name, "pyvenv.cfg").exists())
+            if not name.startswith(".") and name not in SKIP_DIRS and not _is_virtualenv(Path(dirpath, name))
         )
         found.extend(Path(dirpath, name) for name in filenames if is_suite_file(name))
     return sorted(found)
+
+
+def _is_virtualenv(directory: Path) -> bool:
+    try:
+        return (directory / "pyvenv.cfg").exists()
+    except OSError:  # unreadable: os.walk reports it
+        return False
 
 
 def default_root(paths: Sequence[str | Path] = ()) -> Path:

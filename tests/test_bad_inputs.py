@@ -360,3 +360,88 @@ def test_remote_schema_references_are_never_fetched(
     finally:
         server.shutdown()
         server.server_close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 15: symlink loops, unreadable files and directories, duplicate suite names (made here).
+
+
+def test_symlink_loops_are_located_and_do_not_break_the_rest(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = scratch / "bad_inputs"
+    (base / "loop_a.suite.yaml").symlink_to("loop_b.suite.yaml")
+    (base / "loop_b.suite.yaml").symlink_to("loop_a.suite.yaml")
+    (base / "prompts" / "loop.md").symlink_to("loop.md")
+    (base / "tools" / "loop.json").symlink_to("loop.json")
+    _suite_with(
+        scratch,
+        "prompt_loop.suite.yaml",
+        "system_prompt: You are a weather assistant.",
+        "system_prompt: {file: prompts/loop.md}",
+    )
+    _suite_with(scratch, "tool_loop.suite.yaml", "tools/weather.json", "tools/loop.json")
+    code, output, _ = _validate(scratch, capsys, "bad_inputs/loop_a.suite.yaml")
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(output, "loop_a.suite.yaml:1:1", "a symlink loop")
+    # The whole repository: every loop is located, and the other suites are still validated.
+    code, output, _ = _validate(scratch, capsys, "bad_inputs")
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(output, "loop_a.suite.yaml:1:1", "the suite file is a symlink loop")
+    _assert_reported(output, "loop_b.suite.yaml:1:1", "the suite file is a symlink loop")
+    _assert_reported(
+        output, "prompt_loop.suite.yaml:6:25", "file reference 'prompts/loop.md': a symlink loop"
+    )
+    _assert_reported(output, "tool_loop.suite.yaml:8:14", "file reference 'tools/loop.json': a symlink loop")
+    _assert_reported(output, "wrong_version.suite.yaml:1:10", "version: must be 1, got 2")
+
+
+def test_two_suites_with_one_name_are_refused(scratch: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _suite_with(scratch, "same_name.suite.yaml", "version: 1", "version: 1")
+    code, output, _ = _validate(
+        scratch, capsys, "bad_inputs/valid.suite.yaml", "bad_inputs/same_name.suite.yaml"
+    )
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(
+        output,
+        "valid.suite.yaml:2:7",
+        "name: duplicate suite name 'valid-weather' (also bad_inputs/same_name.suite.yaml:2)",
+    )
+
+
+def _as_unprivileged(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` so that file permissions apply: as root, without the capabilities that let
+    root read any file (``setpriv``), since root otherwise reads a mode-000 file."""
+    if os.geteuid() == 0:
+        drop = "-dac_override,-dac_read_search"
+        command = ["setpriv", f"--inh-caps={drop}", f"--bounding-set={drop}", *command]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=WALL_LIMIT)
+
+
+def test_unreadable_files_and_directories_are_located(scratch: Path) -> None:
+    root = scratch
+    try:
+        base = root / "bad_inputs"
+        (base / "secret.suite.yaml").write_text(
+            (base / "valid.suite.yaml").read_text().replace("valid-weather", "secret")
+        )
+        (base / "locked").mkdir()
+        (base / "locked" / "inner.suite.yaml").write_text("version: 1\n")
+        (base / "tools" / "locked.json").write_text((base / "tools" / "weather.json").read_text())
+        text = (base / "valid.suite.yaml").read_text().replace("valid-weather", "uses-locked")
+        (base / "uses_locked.suite.yaml").write_text(text.replace("tools/weather.json", "tools/locked.json"))
+        os.chmod(base / "secret.suite.yaml", 0)
+        os.chmod(base / "locked", 0)
+        os.chmod(base / "tools" / "locked.json", 0)
+        proc = _as_unprivileged([sys.executable, "-m", "gate", "validate", "bad_inputs"], root)
+        output = proc.stdout + proc.stderr
+        assert proc.returncode == 2 and "Traceback" not in output, output
+        _assert_reported(output, "secret.suite.yaml:1:1", "the suite file cannot be read (permission denied)")
+        _assert_reported(
+            output, "uses_locked.suite.yaml:8:14", "file reference 'tools/locked.json': cannot be read"
+        )
+        assert "cannot read directory: Permission denied" in output and "locked" in output
+    finally:  # let pytest clean up
+        for path in (base / "secret.suite.yaml", base / "locked", base / "tools" / "locked.json"):
+            os.chmod(path, 0o755)
