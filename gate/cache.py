@@ -48,6 +48,7 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         self.stored = 0
+        self.store_errors: list[str] = []  # entries that could not be written (the run goes on)
         self._pending: dict[str, asyncio.Future[ModelReply]] = {}
         # Cache files get committed and uploaded: a key the model echoed must not be stored.
         self._redactor = Redactor.from_env(os.environ)
@@ -66,7 +67,6 @@ class ResponseCache:
 
     def store(self, key: str, request: ModelRequest, trial: int, reply: ModelReply) -> None:
         path = self.path_for(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         entry = {
             "format": CACHE_FORMAT,
             "key": key,
@@ -75,7 +75,11 @@ class ResponseCache:
             "request": request.cache_key_material(),  # for debugging only; never read back
         }
         entry = self._redactor.redact_obj(entry)
-        write_text_atomic(path, json.dumps(entry, ensure_ascii=False, indent=1, default=str))
+        try:
+            write_text_atomic(path, json.dumps(entry, ensure_ascii=False, indent=1, default=str))
+        except OSError as exc:  # a full disk or a read-only cache never costs the answer just paid for
+            self.store_errors.append(f"{path}: {exc.strerror or exc}")
+            return
         self.stored += 1
 
     async def fetch(

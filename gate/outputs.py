@@ -156,6 +156,12 @@ def check_output(path: str) -> OutputTarget:
     if "\x00" in path:
         raise _refused(path.replace("\x00", "\\0"), "the path contains a NUL character")
     try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise _refused(
+            path.encode("utf-8", "backslashreplace").decode(), "the path cannot be a file name"
+        ) from None
+    try:
         info = os.stat(path)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
@@ -186,6 +192,26 @@ def check_output(path: str) -> OutputTarget:
     if os.access(file, os.W_OK):
         return OutputTarget(path, file, "in_place")
     raise _refused(path, "the file and its directory are not writable")
+
+
+def check_directory(path: Path, option: str, *, writable: bool = True) -> None:
+    """A directory the run will write into (the response cache): it exists as a directory, or can
+    be created, and (``writable``) can be written. Raises ``InputError`` before the run."""
+    text = str(path)
+    if "\x00" in text:
+        raise _refused(text.replace("\x00", "\\0"), f"{option}: the path contains a NUL character")
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if writable:  # its parent chain must allow creating it
+            _new_file(text, Path(os.path.realpath(path)) / "entry")
+        return
+    except OSError as exc:
+        raise _refused(text, f"{option}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise _refused(text, f"{option}: it is not a directory")
+    if writable and not os.access(path, os.W_OK | os.X_OK):
+        raise _refused(text, f"{option}: the directory is not writable")
 
 
 @dataclass(frozen=True)

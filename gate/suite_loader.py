@@ -388,6 +388,10 @@ def _unusable_path(ref: str) -> str:
     """Why ``ref`` cannot name a file at all (a NUL byte, a name too long); empty when it can."""
     if "\x00" in ref:
         return "contains a NUL character"
+    try:
+        os.fsencode(ref)
+    except UnicodeEncodeError:
+        return "cannot be a file name (it holds a lone surrogate)"
     if any(
         len(part.encode("utf-8", "surrogateescape")) > _NAME_MAX for part in ref.replace("\\", "/").split("/")
     ):

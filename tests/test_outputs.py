@@ -218,3 +218,30 @@ def test_an_existing_files_permissions_are_kept(repo, model_server, monkeypatch)
     assert run(repo, "--json", str(target)) == 0
     assert target.stat().st_mode & 0o777 == 0o600
     assert not list(repo.glob(".r.json.*"))  # no temporary file left behind
+
+
+def test_a_cache_path_that_cannot_work_is_refused_before_any_request(repo, model_server, monkeypatch, capsys):
+    server = model_server(SCRIPT)
+    point(monkeypatch, server)
+    (repo / "plain").write_text("x")
+    assert run(repo, "--cache", str(repo / "plain")) == 2
+    assert "--cache: it is not a directory" in capsys.readouterr().err
+    assert server.request_count == 0
+
+
+def test_a_cache_that_cannot_store_never_costs_the_answers(repo, model_server, monkeypatch, capsys):
+    """The cache directory becomes unwritable during the run (a full disk, a read-only mount): the
+    answers are still used, the run completes, and the summary says what was not stored."""
+    from gate import cache as cache_module
+
+    def failing(path, text):
+        raise OSError(28, "No space left on device")
+
+    point(monkeypatch, model_server(SCRIPT))
+    monkeypatch.setattr(cache_module, "write_text_atomic", failing)
+    assert run(repo, "--cache", str(repo / "cache"), "--json", str(repo / "r.json")) == 0
+    out = capsys.readouterr().out
+    assert "4 answer(s) could not be stored" in out and "No space left on device" in out
+    assert [c["status"] for c in json.loads((repo / "r.json").read_text())["suites"][0]["cases"]] == [
+        "passed"
+    ] * 2

@@ -253,6 +253,9 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
     cache = None
     if args.cache or args.record or args.replay:
         directory = Path(args.cache) if args.cache else root / ".tool-eval-gate" / "cache"
+        from gate.outputs import check_directory
+
+        check_directory(directory, "--cache", writable=not args.replay)
         cache = ResponseCache(directory, "record" if args.record else "replay" if args.replay else "use")
 
     settings: dict[str, Any] = {"errors": args.errors, "fail_on": args.fail_on}
@@ -338,6 +341,10 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
     out.append(line)
     if cache is not None:
         out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
+        if cache.store_errors:
+            out.append(
+                f"cache: {len(cache.store_errors)} answer(s) could not be stored, e.g. {cache.store_errors[0]}"
+            )
     for reason in verdict.reasons:
         out.append(f"  - {reason}")
     out.append(verdict.summary_line)
