@@ -8,7 +8,7 @@ a path that can never be written is an input error (exit 2) and not a failure af
   directory and renamed over it (a reader never sees half a report). A symlink is written through:
   the file it points at is replaced, the link stays. A regular file in a directory we may not write
   (no temporary file possible) is overwritten in place;
-- a character device, a FIFO or a pipe (``/dev/stdout``, ``/dev/null``, ``>(cat)`` process
+- ``-`` (standard output), a character device, a FIFO or a pipe (``/dev/stdout``, ``/dev/null``, ``>(cat)`` process
   substitution, a named pipe), and a descriptor's link under ``/dev/`` or ``/proc/`` whatever it
   points at: opened for writing at check time and written through at the end, never replaced
   (``--json /dev/stdout > out.txt`` appends to ``out.txt``);
@@ -27,6 +27,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,6 +58,8 @@ class OutputTarget:
         data = text.encode("utf-8", "backslashreplace")
         if self.mode == "stream":
             assert self.fd is not None
+            for stream in (sys.stdout, sys.stderr):  # what was printed before comes first
+                stream.flush()
             _write_all(self.fd, data)
         elif self.mode == "in_place":
             with open(self.file, "wb") as handle:
@@ -153,6 +156,8 @@ def check_output(path: str) -> OutputTarget:
     """Check one output path before the run (see the module doc). Raises ``InputError``."""
     if not path:
         raise _refused(path, "the path is empty")
+    if path == "-":  # the usual name of standard output
+        return OutputTarget(path, Path("/dev/stdout"), "stream", os.dup(sys.stdout.fileno()))
     if "\x00" in path:
         raise _refused(path.replace("\x00", "\\0"), "the path contains a NUL character")
     try:

@@ -178,6 +178,7 @@ def test_dev_stdout_and_process_substitution_work(repo, model_server):
             "--json",
             f"/dev/fd/{write_end}",
         ],
+        stdin=subprocess.DEVNULL,
         env=env,
         capture_output=True,
         text=True,
@@ -245,3 +246,23 @@ def test_a_cache_that_cannot_store_never_costs_the_answers(repo, model_server, m
     assert [c["status"] for c in json.loads((repo / "r.json").read_text())["suites"][0]["cases"]] == [
         "passed"
     ] * 2
+
+
+def test_dash_is_standard_output(repo, model_server):
+    server = model_server(SCRIPT)
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": server.openai_base_url,
+        "PYTHONPATH": str(Path(__file__).parents[1]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "gate", "run", "--root", str(repo), "--quiet", "--json", "-"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    document, _, summary = proc.stdout.partition("\n")
+    assert json.loads(document)["suites"][0]["name"] == "weather"
+    assert "PASSED" in summary and not (repo / "-").exists()
