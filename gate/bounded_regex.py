@@ -18,6 +18,7 @@ holds a pattern.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from gate import limits
@@ -38,11 +39,81 @@ class RegexTimeout(Exception):
         )
 
 
+# The engine expands counted repetitions when it compiles: ``(?:(?:a{1000}){1000}){1000}`` would
+# take minutes and gigabytes. A pattern whose repetition counts multiply past this is refused.
+MAX_EXPANDED_SIZE = 100_000
+_GROUP_PREFIX = re.compile(r"\?(?:P?<[A-Za-z_]\w*>|<[=!]|[:=!>|]|P=\w+\)|[-a-zA-Z]*[:)])")
+_QUANTIFIER = re.compile(r"\{(\d*)(?:(,)(\d*))?\}\??\+?|[*+?][?+]?")
+
+
+def expanded_size(pattern: str) -> int:
+    """An upper estimate of the pattern's size once counted repetitions are expanded: an atom is 1,
+    a group the sum of its items (alternatives added up), a quantified item its size times the
+    largest count it names (at least 1)."""
+    stack: list[list[int]] = [[]]
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        size = 0
+        if char == "\\":
+            i += 2
+            size = 1
+        elif char == "[":
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            size = 1
+        elif char == "(":
+            prefix = _GROUP_PREFIX.match(pattern, i + 1)
+            i = prefix.end() if prefix is not None else i + 1
+            if prefix is not None and prefix.group(0).endswith(")"):
+                continue  # an inline flag group, (?i): no group opens
+            stack.append([])
+            continue
+        elif char == ")":
+            inner = sum(stack.pop()) if len(stack) > 1 else 0
+            i += 1
+            size = max(inner, 1)
+        elif char == "|":
+            i += 1
+            continue
+        else:
+            i += 1
+            size = 1
+        quantifier = _QUANTIFIER.match(pattern, i)
+        if (
+            quantifier is not None
+            and quantifier.group(0)[0] == "{"
+            and not (quantifier.group(1) or quantifier.group(3))
+        ):
+            quantifier = None  # "{}" or "{,}" is literal text
+        if quantifier is not None:
+            counts = [int(c) for c in (quantifier.group(1), quantifier.group(3)) if c]
+            size *= max([1, *counts])
+            i = quantifier.end()
+        stack[-1].append(size)
+        if size > MAX_EXPANDED_SIZE:
+            return size
+    return sum(sum(level) for level in stack)
+
+
 @functools.lru_cache(maxsize=1024)
 def compile_regex(pattern: str) -> Any:
-    """The compiled pattern (cached); :class:`RegexError` when it does not compile."""
+    """The compiled pattern (cached); :class:`RegexError` when it does not compile, or when its
+    repetition counts multiply past ``MAX_EXPANDED_SIZE`` (compiling it would not finish)."""
     import regex
 
+    size = expanded_size(pattern)
+    if size > MAX_EXPANDED_SIZE:
+        raise RegexError(
+            f"its repetition counts multiply past {MAX_EXPANDED_SIZE:,}: "
+            "use + or * instead of large counts inside counted groups"
+        )
     try:
         return regex.compile(pattern)
     except (regex.error, ValueError, OverflowError, RecursionError, MemoryError) as exc:

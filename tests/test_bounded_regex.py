@@ -42,6 +42,16 @@ def test_ordinary_patterns_keep_python_re_meaning():
     assert bounded_regex.regex_problem(r"\w+") is None
 
 
+@pytest.mark.parametrize("pattern", ["(?:(?:a{1000}){1000}){1000}", "((a{100}){100}){100}", "a{4294967295}"])
+def test_patterns_whose_counts_multiply_past_the_bound_are_refused_quickly(pattern):
+    """The engine expands counted repetitions at compile time: these would take minutes and gigabytes."""
+    start = time.perf_counter()
+    problem = bounded_regex.regex_problem(pattern)
+    assert problem is not None and "repetition counts multiply past 100,000" in problem
+    assert time.perf_counter() - start < 1.0
+    assert bounded_regex.regex_problem("(?:a{1000}){100}") is None  # at the bound: still compiles
+
+
 def test_the_regex_matcher_fails_with_the_reason_in_bounded_time():
     outcome, elapsed = timed(match_value, {"regex": EVIL}, True, TEXT)
     assert not outcome.ok and "took longer than" in outcome.detail
