@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tool-eval-gate: unknown command {name!r}\n\n{USAGE}", file=sys.stderr)
         return EXIT_INVALID_INPUT
     module = importlib.import_module(f"gate.commands.{name}")
-    _tolerate_unencodable_output()
+    tolerate_unencodable_output()
     restore = _redact_stdio() if name != "validate" else None  # validate reads no keys: stays lean
     try:
         return int(module.main(rest))
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
             restore()
 
 
-def _tolerate_unencodable_output() -> None:
+def tolerate_unencodable_output() -> None:
     """Model text can hold what the console cannot encode (a lone surrogate, or any non-ASCII
     character on an ASCII console): print it as an escape instead of failing after the run."""
     for stream in (sys.stdout, sys.stderr):

@@ -440,6 +440,9 @@ def _publish(
 
 
 def main(argv: Sequence[str] | None = None, env: MutableMapping[str, str] | None = None) -> int:
+    from gate.cli import tolerate_unencodable_output
+
+    tolerate_unencodable_output()  # annotations quote model text, which may hold a lone surrogate
     env = os.environ if env is None else env
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("-h", "--help", "--version"):
