@@ -37,7 +37,7 @@ from workload import Workload, suite_text, write_suites  # noqa: E402
 SERVER = ROOT / "tests" / "support" / "model_server.py"
 SCRIPT = ROOT / "tests" / "support" / "scripts" / "bench.yaml"
 LATENCY = 0.3
-SECTIONS = ("throughput", "memory", "ratelimit", "cache", "validate", "scoring", "results_size")
+SECTIONS = ("throughput", "memory", "ratelimit", "cache", "validate", "scoring", "results_size", "hostile")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -461,6 +461,49 @@ def results_size(work: Path, quick: bool) -> dict[str, Any]:
         "run_max_rss_mb": run.max_rss_mb,
         "report_max_rss_mb": report.max_rss_mb,
         "identical": identical,
+    }
+
+
+def hostile(work: Path, quick: bool) -> dict[str, Any]:
+    """DESIGN 9: the bad-input corpus is refused cleanly (exit 2, a located error, no traceback), and
+    the worst user regex costs its time limit, not a hang."""
+    corpus = ROOT / "tests" / "bad_inputs"
+    repo = work / "hostile"
+    shutil.copytree(corpus, repo / "bad_inputs")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    rows = re.findall(r"^\| `([^`]+\.suite\.yaml)` \| `([^`]+)` \|", (corpus / "README.md").read_text(), re.M)
+    print(f"\n## Hostile input: {len(rows)} bad suite files of tests/bad_inputs, one validate each")
+    clean, slowest = 0, 0.0
+    for name, where in rows:
+        child = gate(["validate", f"bad_inputs/{name}"], dict(os.environ, PYTHONPATH=str(ROOT)), repo)
+        located = any(line.startswith(f"bad_inputs/{where}: ") for line in child.stderr.splitlines())
+        if child.returncode == 2 and located and "Traceback" not in child.stderr:
+            clean += 1
+        slowest = max(slowest, child.wall)
+    print(
+        f"- refused cleanly (exit 2, error at the expected line:column, no traceback): {clean} of {len(rows)}"
+    )
+    print(f"- slowest validate of one bad file: {slowest:.2f} s wall")
+    sys.path.insert(0, str(ROOT))
+    from gate import bounded_regex, limits
+
+    text = "a" * 40 + "b"
+    started = time.perf_counter()
+    try:
+        bounded_regex.search("^(a|aa)+$", text)
+        outcome = "finished"
+    except bounded_regex.RegexTimeout:
+        outcome = "timed out"
+    regex_s = time.perf_counter() - started
+    print(
+        f"- worst regex, ^(a|aa)+$ on 40 a's and a b: {regex_s:.3f} s ({outcome}; limit "
+        f"{limits.REGEX_TIMEOUT_SECONDS} s) {ratio(regex_s, limits.REGEX_TIMEOUT_SECONDS * 1.5)}"
+    )
+    return {
+        "corpus": len(rows),
+        "refused_cleanly": clean,
+        "slowest_validate_s": slowest,
+        "worst_regex_s": regex_s,
     }
 
 

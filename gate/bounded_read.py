@@ -1,6 +1,7 @@
 """Read a file whole, but never more than a size bound: checked with ``fstat`` before reading a
 regular file (a sparse 4 GiB file is refused at once) and by reading at most one byte more than the
-bound from anything without a size (``/dev/zero``, a pipe, ``/dev/stdin``)."""
+bound from anything without a size (``/dev/zero``, a pipe, ``/dev/stdin``); a FIFO that nobody
+writes to reads as empty instead of blocking."""
 
 from __future__ import annotations
 
@@ -22,7 +23,10 @@ class TooLarge(Exception):
 def read_bounded(path: str | Path, limit: int) -> bytes:
     """The bytes of ``path``; raises :class:`TooLarge` past ``limit`` bytes and ``OSError`` as
     ``open`` does (not found, a directory, no permission)."""
-    with open(path, "rb") as handle:
+    # Opened without blocking: a FIFO nobody writes to then reads as empty instead of hanging.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if stat.S_ISREG(info.st_mode) and info.st_size > limit:
             raise TooLarge(info.st_size, limit)

@@ -127,3 +127,15 @@ def test_a_model_sending_100000_deep_arguments_fails_the_case_with_invalid_argum
     assert "invalid_arguments" in reasons
     call = case["trials"][0]["record"]["calls"][0]
     assert call["arguments"] is None and "nested deeper than" in call["arguments_error"]
+
+
+def test_a_fifo_nobody_writes_to_is_an_empty_results_file_not_a_hang(tmp_path, capsys):
+    fifo = tmp_path / "results.fifo"
+    os.mkfifo(fifo)
+    assert cli_main(["report", str(fifo)]) == 2
+    assert "results file is empty" in capsys.readouterr().err
+
+
+def test_a_directory_as_results_is_an_input_error(tmp_path, capsys):
+    assert cli_main(["report", str(tmp_path)]) == 2
+    assert f"{tmp_path}: cannot read results file: Is a directory" in capsys.readouterr().err
