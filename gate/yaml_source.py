@@ -71,6 +71,13 @@ _SURPRISE_TYPES = {w: "boolean" for w in ("yes", "no", "on", "off", "y", "n", "t
 _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
+def _is_yaml_12_number(raw: str) -> bool:
+    """A plain scalar YAML 1.2 reads as a number but YAML 1.1 as text (``1e3``, ``0o17``, ``.5``)."""
+    return (_INT_12.fullmatch(raw) is not None or _FLOAT_12.fullmatch(raw) is not None) and (
+        _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False)) == _STR
+    )
+
+
 def _differs_in_yaml_12(tag: str, raw: str) -> bool:
     """Whether YAML 1.2's core schema would read the plain scalar ``raw`` other than as ``tag``."""
     if tag == "tag:yaml.org,2002:bool":
@@ -93,7 +100,8 @@ class YamlDocument:
     # path -> (line, column) of the mapping key that introduces the value at that path
     keys: dict[PathKey, tuple[int, int]] = field(default_factory=dict)
     # path -> the text of a plain scalar that YAML 1.1 (which we read) types differently from
-    # YAML 1.2: ``yes`` / ``no`` / ``on`` / ``off`` (booleans), ``010`` (octal 8), ``1:20`` (base 60)
+    # YAML 1.2: ``yes`` / ``no`` / ``on`` / ``off`` (booleans), ``010`` (octal 8), ``1:20`` (base 60),
+    # ``1e3`` (text to 1.1, a number to 1.2)
     surprises: dict[PathKey, str] = field(default_factory=dict)
 
     def quote_hint(self, path: PathKey) -> str:
@@ -102,6 +110,8 @@ class YamlDocument:
         raw = self.surprises.get(tuple(path))
         if raw is None:
             return ""
+        if _is_yaml_12_number(raw):
+            return f"YAML 1.1 reads {raw} as text, not a number: write the number as YAML 1.1 reads one (e.g. 1000 or 1.0e+3, 15 for 0o17)"
         return f'quote it: YAML reads {raw} as a {_SURPRISE_TYPES.get(raw.lower(), "number")}; write "{raw}" for the text'
 
     def position(self, path: PathKey) -> tuple[int, int]:
@@ -337,11 +347,11 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
                         if known is _DECLINE:
                             return None
                         value = known[1]
-                        if known[2]:
-                            surprises[where] = raw
                         if json_numbers and known[0] == _STR:
                             number = _json_number(raw)
                             value = raw if number is None else number
+                        elif known[2]:
+                            surprises[where] = raw
                 else:
                     if len(stack) >= MAX_DEPTH:
                         return None
@@ -379,7 +389,7 @@ def _plain_scalar(raw: str) -> Any:
     only :class:`_Composer` may read it (an unsupported type, a value that does not construct, NaN)."""
     tag = _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False))
     if tag == _STR or tag == _TIMESTAMP:  # dates stay the text written
-        return tag, raw, False
+        return tag, raw, tag == _STR and _is_yaml_12_number(raw)
     if tag not in _SCALAR_TAGS:
         return _DECLINE
     try:
@@ -675,6 +685,8 @@ class _Composer:
                 number = _json_number(event.value)
                 if number is not None:
                     return number
+            if event.tag is None and event.implicit[0] and _is_yaml_12_number(event.value):
+                self.surprises[path] = event.value
             return event.value
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         name = tag.rsplit(":", 1)[-1]

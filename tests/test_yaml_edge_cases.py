@@ -67,6 +67,13 @@ def test_yaml_1_1_surprises_are_recorded_for_a_quote_it_hint():
     assert doc.quote_hint(("input",)).startswith("quote it: YAML reads on as a boolean")
 
 
+def test_numbers_only_yaml_1_2_reads_get_a_hint():
+    doc = parse("t: 1e3\nu: 1.0e+3\nv: '1e3'\n", "f.yaml")
+    assert doc.data == {"t": "1e3", "u": 1000.0, "v": "1e3"}
+    assert doc.quote_hint(("t",)).startswith("YAML 1.1 reads 1e3 as text, not a number")
+    assert doc.quote_hint(("u",)) == doc.quote_hint(("v",)) == ""
+
+
 def test_escaped_surrogate_pairs_in_json_keep_every_position():
     text = '[\n  {"name": "t", "description": "sun \\ud83c\\udf24",\n   "x": 1}\n]\n'
     doc = parse(text, "t.json", json_fallback=True)
