@@ -131,10 +131,7 @@ def _value_score(
         options = argument if isinstance(argument, (list, tuple)) else [argument]
         return float(any(typed_equal(option, value) for option in options)), None
     if name == "matches":
-        try:
-            return float(bounded_regex.search(str(argument), value_text(value))), None
-        except bounded_regex.RegexTimeout:
-            return 0.0, None
+        return float(bounded_regex.search(str(argument), value_text(value))), None  # may raise RegexTimeout
     if name == "match":
         outcome = match_value(argument, True, value, verdicts)
         return float(outcome.ok), outcome.detail if outcome.reason == "judge_failed" else None
@@ -174,8 +171,12 @@ def evaluate_assertion(
             return PathEvaluation(CheckScore("path", 0.0, False, f"{label}: invalid regex pattern: {exc}"))
     scores: list[float] = []
     judge_error: str | None = None
+    timed_out = ""
     for value in values:
-        score, error = _value_score(name, argument, value, record, verdicts)
+        try:
+            score, error = _value_score(name, argument, value, record, verdicts)
+        except bounded_regex.RegexTimeout as exc:  # the suite's pattern, not the answer, is at fault
+            score, error, timed_out = 0.0, None, str(exc)
         judge_error = judge_error or error
         scores.append(score)
     aggregate = assertion.aggregate
@@ -190,7 +191,7 @@ def evaluate_assertion(
         summary = f"{sum(1 for s in scores if s >= 1.0)} of {len(scores)} values pass ({aggregate})"
     else:
         summary = f"{aggregate} {score:.2f} vs threshold {assertion.threshold:g}"
-    detail = f"{label}: {summary}; selected {show(values, 80)}"
+    detail = f"{label}: {summary}; selected {show(values, 80)}" + (f"; {timed_out}" if timed_out else "")
     if judge_error:
         passed = False
         detail += f"; {judge_error}"
