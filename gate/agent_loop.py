@@ -114,11 +114,15 @@ async def run_trial(
 
         if not reply.tool_calls:
             transcript.append({"role": "assistant", "content": reply.text})
-            sent.append({"role": "assistant", "content": reply.text})
+            sent.append({"role": "assistant", "content": sendable(reply.text)})
             break
 
-        call_dicts = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
-        sent.append({"role": "assistant", "content": reply.text, "tool_calls": call_dicts})
+        # The record keeps what the model sent; what goes back to it must be encodable (UTF-8).
+        call_dicts = [
+            {"id": sendable(c.id), "name": sendable(c.name), "arguments": sendable(c.arguments)}
+            for c in reply.tool_calls
+        ]
+        sent.append({"role": "assistant", "content": sendable(reply.text), "tool_calls": call_dicts})
         transcript.append(
             {"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls]}
         )
@@ -140,9 +144,9 @@ async def run_trial(
             )
             tool_message = {
                 "role": "tool",
-                "call_id": call.id,
-                "name": call.name,
-                "content": outcome.result,
+                "call_id": sendable(call.id),
+                "name": sendable(call.name),
+                "content": sendable(outcome.result),
                 "is_error": outcome.is_error,
             }
             sent.append(tool_message)
@@ -178,6 +182,27 @@ async def run_trial(
         extra=dict(prepared.extra),
     )
     return record, dict(prepared.extra)
+
+
+def sendable(value: Any) -> Any:
+    """``value`` with every lone UTF-16 surrogate (a model can send ``"\\ud800"`` in its JSON)
+    replaced by U+FFFD, so that the next request can be encoded; anything else unchanged."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, dict):
+        items = [(sendable(k), sendable(v)) for k, v in value.items()]
+        changed = any(a[0] is not k or a[1] is not v for a, (k, v) in zip(items, value.items(), strict=True))
+        return dict(items) if changed else value
+    if isinstance(value, list):
+        values = [sendable(v) for v in value]
+        return values if any(a is not b for a, b in zip(values, value, strict=True)) else value
+    return value
 
 
 def _as_text(value: Any) -> str:

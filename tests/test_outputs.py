@@ -266,3 +266,34 @@ def test_dash_is_standard_output(repo, model_server):
     document, _, summary = proc.stdout.partition("\n")
     assert json.loads(document)["suites"][0]["name"] == "weather"
     assert "PASSED" in summary and not (repo / "-").exists()
+
+
+def test_lone_surrogates_in_tool_calls_never_break_the_next_request(repo, model_server, monkeypatch, capsys):
+    """The model's call name and arguments hold lone surrogates: the record keeps them, the next
+    request carries U+FFFD instead (UTF-8 cannot hold them), and every output is written."""
+    script = {
+        "rules": [
+            {
+                "when": {"turn": 1},
+                "tool_calls": [
+                    {"name": "get\ud800weather", "arguments": {"city\ud800": "Paris \udfff"}},
+                    {"name": "get_weather", "raw_arguments": '{"city": "\\ud800"}'},
+                ],
+            }
+        ],
+        "default": {"text": "18 degrees"},
+    }
+    server = model_server(script)
+    point(monkeypatch, server)
+    out = repo / "o"
+    code = run(
+        repo, "--json", str(out / "r.json"), "--junit", str(out / "r.xml"), "--markdown", str(out / "r.md")
+    )
+    captured = capsys.readouterr()
+    assert code == 1 and "Traceback" not in captured.err
+    assert server.request_count == 4  # two turns per case, no retries of an unencodable request
+    trial = json.loads((out / "r.json").read_bytes())["suites"][0]["cases"][0]["trials"][0]
+    assert trial["status"] == "failed" and trial["record"]["error"] is None
+    assert trial["record"]["calls"][0]["name"] == "get\ud800weather"
+    assert trial["record"]["calls"][1]["arguments"] == {"city": "\ud800"}
+    assert "\ufffd" in json.dumps(server.requests[-1], ensure_ascii=False)
