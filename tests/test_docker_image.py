@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from gate.github.entrypoint import ActionInputs, read_inputs
+from gate.github.action_settings import ActionInputs, read_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -37,7 +37,7 @@ def test_every_action_input_is_read_by_the_entrypoint_and_vice_versa() -> None:
     # The documented defaults are the entrypoint's defaults.
     env = {f"INPUT_{name.upper()}": str(spec["default"]) for name, spec in ACTION["inputs"].items()}
     env["INPUT_GITHUB_TOKEN"] = ""
-    assert read_inputs(env) == ActionInputs()
+    assert read_inputs(env) == (ActionInputs(), ())
 
 
 def test_outputs_of_the_design_are_declared() -> None:

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from gate.github.entrypoint import main as entrypoint
-from gate.github.entrypoint import read_event, read_inputs, run_arguments
 from tests.support.fake_github import FakeGitHub
 
 SECRET = "sk-test-very-secret-key-123"
@@ -214,17 +213,20 @@ def read_outputs(path: Path) -> dict[str, str]:
 def test_pull_request_run_writes_outputs_summary_comment_and_review(
     workspace, github, model_server, capsys
 ) -> None:
+    import os
+
     server = model_server(SCRIPT)
     env = actions_env(workspace, github, server)
+    before, env_before = dict(os.environ), dict(env)
 
     code = entrypoint([], env)
 
     out = capsys.readouterr()
     assert code == 1  # 1 of 3 cases passed: below the 0.9 threshold
-    import os
-
-    assert os.environ["GIT_CONFIG_KEY_0"] == "safe.directory"
-    assert os.environ["GIT_CONFIG_VALUE_0"] == str(workspace["root"])
+    # The environment is read, never written (the run's provider and git variables are restored)...
+    assert dict(os.environ) == before and env == env_before
+    # ...and later steps trust the workspace through the job's global git config.
+    assert str(workspace["root"]) in (workspace["tmp"] / "home/.gitconfig").read_text()
     outputs = read_outputs(workspace["tmp"] / "output.txt")
     assert outputs["passed"] == "1" and outputs["failed"] == "2" and outputs["errors"] == "0"
     assert float(outputs["pass_rate"]) == pytest.approx(1 / 3, abs=1e-3)
@@ -287,6 +289,7 @@ def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_
     git(root, "checkout", "-q", "-b", "docs-only")
     (root / "README.md").write_text("only docs\n")
     git(root, "commit", "-q", "-am", "docs")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
     server = model_server(SCRIPT)
     env = actions_env(workspace, github, server, comment="false", review_comments="false")
 
@@ -295,6 +298,7 @@ def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_
     assert "No suite is affected" in capsys.readouterr().out
     outputs = read_outputs(workspace["tmp"] / "output.txt")
     assert outputs["verdict"] == "passed" and outputs["passed"] == "0"
+    assert outputs["pass_rate"] == ""  # no case evaluated: no rate (action.yml)
     assert github.comments_on(7) == []
 
 
@@ -337,49 +341,6 @@ def test_invalid_suite_gives_exit_2_and_file_annotations(workspace, github, mode
     assert server.request_count == 0
     assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "invalid"
     assert "Invalid input" in (workspace["tmp"] / "summary.md").read_text()
-
-
-def test_read_inputs_and_event_are_pure() -> None:
-    inputs = read_inputs(
-        {
-            "INPUT_SUITES": "evals/a.suite.yaml\n evals/b.suite.yaml",
-            "INPUT_CHANGED_ONLY": "false",
-            "INPUT_THRESHOLD": " 0.8 ",
-            "INPUT_SHARD": "2/3",
-        }
-    )
-    assert inputs.suites == ("evals/a.suite.yaml", "evals/b.suite.yaml")
-    assert inputs.changed_only is False and inputs.comment is True and inputs.threshold == "0.8"
-    with pytest.raises(Exception, match="changed_only"):
-        read_inputs({"INPUT_CHANGED_ONLY": "maybe"})
-
-    push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
-    assert push.pr_number is None and push.before_sha == "a" * 40
-    assert read_event("push", {"before": "0" * 40}).before_sha == ""
-    dependabot = read_event(
-        "pull_request",
-        {
-            "pull_request": {
-                "number": 3,
-                "base": {"repo": {"full_name": "o/r"}},
-                "head": {"repo": {"full_name": "o/r"}},
-            }
-        },
-        actor="dependabot[bot]",
-    )
-    assert dependabot.is_dependabot and not dependabot.is_fork
-    deleted_fork = read_event(
-        "pull_request",
-        {"pull_request": {"number": 3, "base": {"repo": {"full_name": "o/r"}}, "head": {"repo": None}}},
-    )
-    assert deleted_fork.is_fork
-
-    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
-    assert argv[:2] == ["/ws/evals/a.suite.yaml", "/ws/evals/b.suite.yaml"]
-    assert "--changed-since" not in argv  # changed_only is false
-    assert argv[argv.index("--shard") + 1] == "2/3" and argv[argv.index("--threshold") + 1] == "0.8"
-    argv = run_arguments(read_inputs({}), push, Path("/ws"), Path("/ws/out"))
-    assert argv[argv.index("--changed-since") + 1] == "a" * 40
 
 
 def test_help_is_a_no_op(capsys) -> None:
@@ -484,13 +445,118 @@ def test_pull_request_target_with_the_fork_checked_out_refuses_to_run(
     assert github.comments_on(7) == []
 
 
-def test_pull_request_target_on_the_base_checkout_runs(workspace, github, model_server, capsys) -> None:
+def test_pull_request_target_on_the_base_checkout_never_reports_a_pass(
+    workspace, github, model_server, capsys
+) -> None:
     server = model_server(SCRIPT)
-    git(workspace["root"], "checkout", "-q", workspace["base"])  # the default, safe checkout
-    env = actions_env(workspace, github, server, fork=True, openai_api_key=SECRET, changed_only="false")
-    env["GITHUB_EVENT_NAME"] = "pull_request_target"
+    git(workspace["root"], "checkout", "-q", workspace["base"])  # the default checkout: the base branch
+    for changed_only in ("true", "false"):
+        env = actions_env(
+            workspace, github, server, fork=True, openai_api_key=SECRET, changed_only=changed_only
+        )
+        env["GITHUB_EVENT_NAME"] = "pull_request_target"
+        (workspace["tmp"] / "output.txt").write_text("")
 
-    code = entrypoint([], env)
+        code = entrypoint([], env)
 
-    assert code in (0, 1)
+        out = capsys.readouterr().out
+        assert code == 2
+        assert "does not hold the pull request's head commit" in out and "passed" not in out
+        outputs = read_outputs(workspace["tmp"] / "output.txt")
+        assert outputs["verdict"] == "refused" and outputs["pass_rate"] == "" and outputs["exit_code"] == "2"
+    assert server.request_count == 0
+    assert github.comments_on(7) == []
+
+
+def test_a_foreign_bots_marked_comment_is_never_edited(workspace, github, model_server, capsys) -> None:
+    from gate.report_markdown import marker_line
+
+    foreign_body = marker_line("default") + "\nsome other bot's text"
+    foreign = github.add_issue_comment(7, foreign_body, {"login": "other-app[bot]", "id": 5, "type": "Bot"})
+    human = github.add_issue_comment(7, marker_line("default") + "\nquoted by a person")
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server)
+
+    for _ in range(2):  # the second run edits our own comment, still never the foreign one
+        assert entrypoint([], env) == 1
+
+    comments = github.comments_on(7)
+    assert next(c for c in comments if c["id"] == foreign["id"])["body"] == foreign_body
+    assert next(c for c in comments if c["id"] == human["id"])["body"].endswith("quoted by a person")
+    ours = [c for c in comments if c["user"]["login"] == "github-actions[bot]"]
+    assert len(ours) == 1 and "tool-eval-gate" in ours[0]["body"]
+    assert ("GET", "/user") in [(m, p.split("?")[0]) for m, p in github.requests]  # answered 403
+
+
+@pytest.mark.parametrize(
+    ("inputs", "named"),
+    [
+        ({"pr_number": "seven"}, "input pr_number"),
+        ({"threshold": "high"}, "input threshold"),
+        ({"fail_on": "always"}, "input fail_on"),
+    ],
+)
+def test_bad_inputs_write_every_output_and_name_the_input(
+    workspace, github, model_server, capsys, inputs, named
+) -> None:
+    import yaml
+
+    server = model_server(SCRIPT)
+    code = entrypoint([], actions_env(workspace, github, server, **inputs))
+
+    assert code == 2 and server.request_count == 0
+    out = capsys.readouterr().out
+    assert f"::error title=tool-eval-gate::{named}:" in out
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    declared = yaml.safe_load((Path(__file__).parent.parent / "action.yml").read_text())["outputs"]
+    assert set(outputs) == set(declared)
+    assert outputs["verdict"] == "invalid" and outputs["exit_code"] == "2" and outputs["pass_rate"] == ""
+    summary = (workspace["tmp"] / "summary.md").read_text()
+    assert (
+        named in summary and "problem(s) in the suite files" not in summary and "--threshold" not in summary
+    )
+    assert github.comments_on(7) == []
+
+
+def test_sticky_comment_is_not_created_when_nothing_was_evaluated_but_an_existing_one_is_updated(
+    workspace, github, model_server, capsys
+) -> None:
+    from gate.report_markdown import marker_line
+
+    root = workspace["root"]
+    git(root, "checkout", "-q", "main")
+    git(root, "checkout", "-q", "-b", "docs-only")
+    (root / "README.md").write_text("only docs\n")
+    git(root, "commit", "-q", "-am", "docs")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server)
+
+    assert entrypoint([], env) == 0
+    assert github.comments_on(7) == []  # no noise on an unrelated pull request
+
+    old = github.add_issue_comment(
+        7,
+        marker_line("default") + "\n❌ failed earlier",
+        {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"},
+    )
+    assert entrypoint([], env) == 0
+    (comment,) = github.comments_on(7)
+    assert comment["id"] == old["id"] and "failed earlier" not in comment["body"]
+
+
+def test_early_exits_and_runs_hand_the_workspace_back_to_its_owner(
+    workspace, github, model_server, capsys
+) -> None:
+    """The container runs as root over a workspace owned by the runner user (uid 1001)."""
+    import os
+
+    root = workspace["root"]
+    subprocess.run(["chown", "-R", "1001:1001", str(root)], check=True)
+    server = model_server(SCRIPT)
+    for inputs in ({"pr_number": "seven"}, {}):  # the refusal, then a full run with change detection
+        entrypoint([], actions_env(workspace, github, server, **inputs))
+        out_dir = root / "gate-out"
+        owned = [out_dir, *out_dir.rglob("*"), root / ".git/index"]
+        assert {(os.lstat(p).st_uid, os.lstat(p).st_gid) for p in owned} == {(1001, 1001)}, inputs
     assert server.request_count > 0

@@ -22,6 +22,8 @@ from gate.github.diff_hunks import commentable_lines, nearest_commentable
 MAX_COMMENT_CHARS = 65536
 DEFAULT_API_URL = "https://api.github.com"
 FINGERPRINT_PREFIX = "<!-- tool-eval-gate-fp:"
+# The login GitHub gives comments written with an Actions GITHUB_TOKEN.
+ACTIONS_BOT_LOGIN = "github-actions[bot]"
 
 
 class RecommendationLike(Protocol):
@@ -177,6 +179,7 @@ class Publisher:
         retries: int = 2,
         seconds_between_requests: float = 0.25,
         seconds_between_writes: float = 1.0,
+        fallback_login: str = ACTIONS_BOT_LOGIN,
     ) -> None:
         self.token = token
         self.repo_full_name = repo_full_name
@@ -191,7 +194,8 @@ class Publisher:
         self._pacing = (seconds_between_requests, seconds_between_writes)
         self._github: Any = None
         self._pull: Any = None
-        self._own_login: str | None | bool = False  # False: not looked up yet
+        self._own_login: str | None = None  # looked up once, on the first need
+        self._fallback_login = fallback_login
 
     # -- plumbing ------------------------------------------------------------------------
     def _client(self) -> Any:
@@ -215,22 +219,22 @@ class Publisher:
             self._pull = self._client().get_repo(self.repo_full_name).get_pull(self.pr_number)
         return self._pull
 
-    def _own_account(self) -> str | None:
-        """The login of the token's user, or None when the token cannot tell (an Actions token)."""
-        if self._own_login is False:
+    def _own_account(self) -> str:
+        """The login our comments are written under: the token's user when ``GET /user`` answers (a
+        personal token), else ``fallback_login``. An Actions ``GITHUB_TOKEN`` (and a GitHub App's
+        installation token) gets 403 there; ``GITHUB_TOKEN`` always writes as
+        ``github-actions[bot]``, an App as ``<app-slug>[bot]`` (the ``comment_author`` input)."""
+        if self._own_login is None:
             try:
-                self._own_login = self._client().get_user().login
-            except Exception:  # noqa: BLE001 - GITHUB_TOKEN answers 403 here; fall back to "a bot"
-                self._own_login = None
-        return self._own_login  # type: ignore[return-value]
+                self._own_login = str(self._client().get_user().login)
+            except Exception:  # noqa: BLE001 - 403 for installation tokens: the known bot identity
+                self._own_login = self._fallback_login
+        return self._own_login
 
     def _is_own(self, user: Any) -> bool:
-        if user is None:
-            return False
-        login = self._own_account()
-        if login:
-            return user.login == login
-        return getattr(user, "type", "") == "Bot"
+        """Only a comment written under our own login is ours: another bot's comment that carries
+        our marker (copied, forged or another tool's) is never edited."""
+        return user is not None and str(getattr(user, "login", "")) == self._own_account()
 
     def _warn(self, action: Literal["comment", "review"], exc: BaseException) -> PublishWarning:
         warning = PublishWarning(action, _explain(action, exc), _status(exc))
@@ -239,9 +243,10 @@ class Publisher:
         return warning
 
     # -- the sticky comment --------------------------------------------------------------
-    def upsert_comment(self, body: str, marker: str) -> str | PublishWarning:
+    def upsert_comment(self, body: str, marker: str, *, create: bool = True) -> str | PublishWarning:
         """Edit the comment carrying ``marker`` (ours, the first found over every page) in place, or
-        create it. Returns the comment's URL, or a ``PublishWarning``."""
+        create it (only when ``create``). Returns the comment's URL ("" when there was none to
+        update), or a ``PublishWarning``."""
         if marker not in body:
             body = f"{marker}\n{body}"
         body = fit_comment(body)
@@ -256,6 +261,8 @@ class Publisher:
                 if existing.body != body:
                     existing.edit(body)
                 return str(existing.html_url)
+            if not create:
+                return ""
             created = pull.create_issue_comment(body)
             return str(created.html_url)
         except Exception as exc:  # noqa: BLE001 - never let publishing change the verdict

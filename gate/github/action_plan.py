@@ -1,0 +1,214 @@
+"""What one action run will do, decided before anything is done: run, re-render saved results, skip
+or refuse; replay-only or live; which notices to give; whether to post to the pull request. Pure: the
+settings and the facts gathered from the workspace in, a ``Plan`` out (``plan``), and after the run
+how to treat the sticky comment (``comment_mode``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
+from gate.github.action_settings import ActionInputs, ActionSettings, EventContext
+
+Mode = Literal["run", "report", "skip", "refuse"]
+# What the action says it did (the ``verdict`` output) when it did not evaluate anything.
+RefusalVerdict = Literal["invalid", "refused"]
+CommentMode = Literal["upsert", "update-only", "none"]
+
+FORK_TARGET_REFUSAL = (
+    "Refusing to run: this pull_request_target workflow checked out the fork's commits, so "
+    "pull-request-controlled suites would run with the repository's secrets. Use the two-workflow "
+    "(workflow_run) pattern of docs/github-action.md, or let a maintainer approve a live evaluation "
+    "with the `fork_approval_label` input."
+)
+READ_ONLY_NOTICE = (
+    "The token of this pull request is read-only: no comment or review is posted; the results are in "
+    "the job summary and the output directory."
+)
+NOTHING_AFFECTED = "No suite is affected by the changes in this pull request: nothing to evaluate."
+
+
+@dataclass(frozen=True)
+class WorkspaceFacts:
+    """What only the workspace can tell (gathered with git before planning)."""
+
+    # Whether the commit the event is about (the PR's head) is the workspace's HEAD, one of its
+    # parents (a merge ref) or an ancestor; None when the event names no such commit.
+    holds_head: bool | None = None
+    # The saved results files the ``results`` input's patterns match (in order, globs expanded).
+    results_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    mode: Mode
+    argv: tuple[str, ...] = ()
+    replay: bool = False
+    notices: tuple[str, ...] = ()
+    # For mode "refuse": the error messages, the exit code and the verdict output.
+    errors: tuple[str, ...] = ()
+    exit_code: int = EXIT_PASSED
+    refusal_verdict: RefusalVerdict = "refused"
+    # Whether to post the comment/review to the pull request, and the notice when we may not.
+    publish: bool = False
+    read_only_notice: bool = False
+
+
+def _who(event: EventContext) -> str:
+    return "a Dependabot pull request" if event.is_dependabot else "a pull request from a fork"
+
+
+def _approved(settings: ActionSettings) -> bool:
+    """A maintainer added the approval label: this run (the ``labeled`` event, bound to the head
+    commit of that moment) may evaluate the fork's files live, as data."""
+    label = settings.inputs.fork_approval_label
+    event = settings.event
+    return (
+        bool(label)
+        and event.event_name == "pull_request_target"
+        and event.action == "labeled"
+        and (event.label == label)
+    )
+
+
+def _refusal(settings: ActionSettings, facts: WorkspaceFacts) -> tuple[str, ...]:
+    event, inputs = settings.event, settings.inputs
+    if inputs.results:
+        return ()  # re-rendering saved results evaluates nothing here
+    if event.event_name == "pull_request_target" and event.is_fork and facts.holds_head:
+        if not _approved(settings):
+            return (FORK_TARGET_REFUSAL,)
+        if not inputs.max_cost:
+            return (
+                "input max_cost: a maintainer-approved evaluation of a fork's pull request needs a cost cap "
+                "(a pull request can spend budget); set max_cost.",
+            )
+    if event.pr_number is not None and event.head_sha and facts.holds_head is False:
+        return (
+            f"The workspace does not hold the pull request's head commit {event.head_sha[:12]} (on "
+            f"{event.event_name or 'this event'} the default checkout is the base branch), so the pull "
+            "request's changes cannot be evaluated and no verdict is reported. Check out the pull request "
+            "(the pull_request event does), or use the workflows of docs/github-action.md.",
+        )
+    return ()
+
+
+def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
+    """The run this action performs. Pure."""
+    inputs, event = settings.inputs, settings.event
+    can_post = (
+        event.pr_number is not None
+        and bool(inputs.github_token)
+        and (inputs.comment or inputs.review_comments)
+    )
+    if settings.input_problems:
+        return Plan(
+            "refuse", errors=settings.input_problems, exit_code=EXIT_INVALID_INPUT, refusal_verdict="invalid"
+        )
+    refusal = _refusal(settings, facts)
+    if refusal:
+        return Plan("refuse", errors=refusal, exit_code=EXIT_INVALID_INPUT, refusal_verdict="refused")
+    restricted = (event.is_fork and event.event_name == "pull_request") or event.is_dependabot
+    read_only = can_post and restricted and event.event_name == "pull_request"
+    publish = can_post and not read_only
+    if inputs.results:
+        argv = report_arguments(inputs, settings.workspace, settings.output_dir, facts.results_files)
+        return Plan("report", argv=argv, publish=publish)
+    notices: tuple[str, ...] = ()
+    replay = inputs.replay
+    if restricted and not settings.has_key:
+        if not inputs.cache:
+            return Plan(
+                "skip",
+                notices=(
+                    f"This is {_who(event)}: GitHub gives it no secrets and a read-only token, so no model can "
+                    "be called and nothing can be posted. The evaluation was skipped. Use the two-workflow "
+                    "(`workflow_run`) pattern of docs/github-action.md, or commit a response cache and set "
+                    "the `cache` input to replay it.",
+                ),
+                read_only_notice=read_only,
+            )
+        replay = True
+        notices = (
+            f"This is {_who(event)}: GitHub gives it no secrets and a read-only token, so the gate runs "
+            "replay-only from the response cache (cases not in the cache are errors).",
+        )
+    argv = run_arguments(inputs, event, settings.workspace, settings.output_dir, replay=replay)
+    return Plan("run", argv=argv, replay=replay, notices=notices, publish=publish, read_only_notice=read_only)
+
+
+def comment_mode(plan: Plan, evaluated_cases: int, problems: int) -> CommentMode:
+    """How the sticky comment is treated once the run is over. Pure. When nothing was evaluated (no
+    suite affected) a new comment would be noise on every unrelated pull request, but an existing one
+    would go stale (an earlier failure still showing): it is updated, never created."""
+    if not plan.publish:
+        return "none"
+    return "upsert" if evaluated_cases or problems else "update-only"
+
+
+def run_arguments(
+    inputs: ActionInputs,
+    event: EventContext,
+    workspace: Path,
+    output_dir: Path,
+    *,
+    replay: bool = False,
+) -> tuple[str, ...]:
+    """The ``tool-eval-gate run`` arguments for these inputs and this event. Pure."""
+    argv = [str(workspace / path) for path in inputs.suites]
+    argv += ["--root", str(workspace)]
+    base = event.base_sha or event.before_sha
+    if inputs.changed_only and base:
+        argv += ["--changed-since", base]
+    for flag, value in (
+        ("--threshold", inputs.threshold),
+        ("--trials", inputs.trials),
+        ("--concurrency", inputs.concurrency),
+        ("--shard", inputs.shard),
+        ("--max-cost", inputs.max_cost),
+        ("--max-requests", inputs.max_requests),
+        ("--timeout", inputs.timeout),
+    ):
+        if value:
+            argv += [flag, value]
+    if inputs.baseline:
+        argv += ["--baseline", str(workspace / inputs.baseline)]
+    if inputs.cache:
+        argv += ["--cache", str(workspace / inputs.cache)]
+    if replay or inputs.replay:
+        argv.append("--replay")
+    argv += ["--errors", inputs.errors, "--fail-on", inputs.fail_on]
+    argv += _output_arguments(output_dir)
+    return tuple(argv)
+
+
+def report_arguments(
+    inputs: ActionInputs, workspace: Path, output_dir: Path, files: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The ``tool-eval-gate report`` arguments that merge and re-render saved results. Pure."""
+    argv = list(files)
+    for flag, value in (
+        ("--threshold", inputs.threshold),
+        ("--errors", inputs.errors),
+        ("--fail-on", inputs.fail_on),
+    ):
+        if value:
+            argv += [flag, value]
+    if inputs.baseline:
+        argv += ["--baseline", str(workspace / inputs.baseline)]
+    argv += ["--marker", inputs.marker, *_output_arguments(output_dir)]
+    return tuple(argv)
+
+
+def _output_arguments(output_dir: Path) -> list[str]:
+    return [
+        "--junit",
+        str(output_dir / "junit.xml"),
+        "--json",
+        str(output_dir / "results.json"),
+        "--markdown",
+        str(output_dir / "report.md"),
+    ]

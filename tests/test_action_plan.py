@@ -1,0 +1,339 @@
+"""The action's settings and plan, pure: no git, no fake GitHub, no model server."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.github.action_plan import WorkspaceFacts, comment_mode, plan, run_arguments
+from gate.github.action_settings import read_event, read_inputs, read_settings
+
+HEAD = "h" * 40
+BASE = "b" * 40
+
+
+def pull_payload(*, fork: bool = False, action: str = "opened", label: str = "") -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "action": action,
+        "pull_request": {
+            "number": 7,
+            "user": {"login": "someone"},
+            "base": {"sha": BASE, "repo": {"full_name": "acme/agents"}},
+            "head": {"sha": HEAD, "repo": {"full_name": "someone/agents" if fork else "acme/agents"}},
+        },
+    }
+    if label:
+        payload["label"] = {"name": label}
+    return payload
+
+
+def settings(event: str = "pull_request", payload: dict[str, Any] | None = None, **inputs: str) -> Any:
+    env = {
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_REPOSITORY": "acme/agents",
+        "GITHUB_WORKSPACE": "/ws",
+        "INPUT_GITHUB_TOKEN": "ghs_x",
+        "INPUT_OPENAI_API_KEY": "sk-x",
+    }
+    env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    return read_settings(env, pull_payload() if payload is None else payload, Path("/elsewhere"))
+
+
+HELD = WorkspaceFacts(holds_head=True)
+NOT_HELD = WorkspaceFacts(holds_head=False)
+
+# (name, settings, facts, mode, replay, publish, read-only notice, verdict when refused, text in a message)
+TABLE = [
+    ("pull request, head checked out", settings(), HELD, "run", False, True, False, None, None),
+    (
+        "workspace without the PR head",
+        settings(),
+        NOT_HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "head commit",
+    ),
+    (
+        "pull_request_target on the base checkout",
+        settings("pull_request_target", pull_payload(fork=True)),
+        NOT_HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "does not hold",
+    ),
+    (
+        "pull_request_target with the fork checked out",
+        settings("pull_request_target", pull_payload(fork=True)),
+        HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "fork's commits",
+    ),
+    (
+        "fork approved by label, without a cost cap",
+        settings(
+            "pull_request_target",
+            pull_payload(fork=True, action="labeled", label="eval-approved"),
+            fork_approval_label="eval-approved",
+        ),
+        HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "input max_cost",
+    ),
+    (
+        "fork approved by label, with a cost cap",
+        settings(
+            "pull_request_target",
+            pull_payload(fork=True, action="labeled", label="eval-approved"),
+            fork_approval_label="eval-approved",
+            max_cost="2",
+        ),
+        HELD,
+        "run",
+        False,
+        True,
+        False,
+        None,
+        None,
+    ),
+    (
+        "another label is no approval",
+        settings(
+            "pull_request_target",
+            pull_payload(fork=True, action="labeled", label="bug"),
+            fork_approval_label="eval-approved",
+            max_cost="2",
+        ),
+        HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "fork's commits",
+    ),
+    (
+        "a push after the approval (synchronize) is no approval",
+        settings(
+            "pull_request_target",
+            pull_payload(fork=True, action="synchronize", label="eval-approved"),
+            fork_approval_label="eval-approved",
+            max_cost="2",
+        ),
+        HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "fork's commits",
+    ),
+    (
+        "fork PR without keys, no cache",
+        settings(payload=pull_payload(fork=True), openai_api_key=""),
+        HELD,
+        "skip",
+        False,
+        False,
+        True,
+        None,
+        "skipped",
+    ),
+    (
+        "fork PR with only a (non-secret) base URL is secret-less",
+        settings(
+            payload=pull_payload(fork=True), openai_api_key="", openai_base_url="http://llm.internal/v1"
+        ),
+        HELD,
+        "skip",
+        False,
+        False,
+        True,
+        None,
+        "no secrets",
+    ),
+    (
+        "fork PR without keys, with a cache: replay-only",
+        settings(payload=pull_payload(fork=True), openai_api_key="", cache=".gate-cache"),
+        HELD,
+        "run",
+        True,
+        False,
+        True,
+        None,
+        "replay-only",
+    ),
+    (
+        "bad threshold",
+        settings(threshold="high"),
+        HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "invalid",
+        "input threshold",
+    ),
+    (
+        "bad fail_on",
+        settings(fail_on="always"),
+        HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "invalid",
+        "input fail_on",
+    ),
+    (
+        "bad pr_number",
+        settings(pr_number="seven"),
+        HELD,
+        "refuse",
+        False,
+        False,
+        False,
+        "invalid",
+        "input pr_number",
+    ),
+    ("bad flag", settings(comment="maybe"), HELD, "refuse", False, False, False, "invalid", "input comment"),
+    (
+        "publish saved results (workflow_run)",
+        settings(
+            "workflow_run", {"workflow_run": {"head_sha": HEAD}}, results="shards/*.json", pr_number="7"
+        ),
+        WorkspaceFacts(results_files=("/ws/shards/1.json",)),
+        "report",
+        False,
+        True,
+        False,
+        None,
+        None,
+    ),
+    (
+        "push",
+        settings("push", {"before": BASE, "after": HEAD}),
+        WorkspaceFacts(),
+        "run",
+        False,
+        False,
+        False,
+        None,
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "the_settings", "facts", "mode", "replay", "publish", "read_only", "verdict", "text"),
+    TABLE,
+    ids=[row[0] for row in TABLE],
+)
+def test_plan(
+    name: str,
+    the_settings: Any,
+    facts: WorkspaceFacts,
+    mode: str,
+    replay: bool,
+    publish: bool,
+    read_only: bool,
+    verdict: str | None,
+    text: str | None,
+) -> None:
+    result = plan(the_settings, facts)
+    assert (result.mode, result.replay, result.publish, result.read_only_notice) == (
+        mode,
+        replay,
+        publish,
+        read_only,
+    )
+    if verdict is not None:
+        assert result.refusal_verdict == verdict and result.exit_code == 2
+    if text is not None:
+        assert text in " ".join(result.errors + result.notices)
+    if mode == "run":
+        assert ("--replay" in result.argv) == replay
+    if mode == "report":
+        assert result.argv[0] == "/ws/shards/1.json"
+
+
+def test_bad_inputs_are_named_not_shown_as_cli_usage() -> None:
+    result = plan(settings(threshold="1.5x", fail_on="any-failures", trials="0"), HELD)
+    assert [e.split(":")[0] for e in result.errors] == ["input threshold", "input fail_on", "input trials"]
+    assert not any("--threshold" in e or "usage" in e for e in result.errors)
+    assert plan(settings(fail_on="any-failure"), HELD).mode == "run"  # the CLI's spelling is accepted too
+
+
+def test_sticky_comment_is_updated_but_not_created_when_nothing_was_evaluated() -> None:
+    run = plan(settings(), HELD)
+    assert comment_mode(run, evaluated_cases=3, problems=0) == "upsert"
+    assert comment_mode(run, evaluated_cases=0, problems=1) == "upsert"
+    assert comment_mode(run, evaluated_cases=0, problems=0) == "update-only"
+    assert comment_mode(plan(settings(comment="false", review_comments="false"), HELD), 3, 0) == "none"
+
+
+def test_read_inputs_and_event() -> None:
+    inputs, problems = read_inputs(
+        {
+            "INPUT_SUITES": "evals/a.suite.yaml\n evals/b.suite.yaml",
+            "INPUT_CHANGED_ONLY": "false",
+            "INPUT_THRESHOLD": " 0.8 ",
+            "INPUT_SHARD": "2/3",
+        }
+    )
+    assert problems == ()
+    assert inputs.suites == ("evals/a.suite.yaml", "evals/b.suite.yaml")
+    assert inputs.changed_only is False and inputs.comment is True and inputs.threshold == "0.8"
+    assert read_inputs({"INPUT_OUTPUT_DIR": "../out"})[1] == (
+        "input output_dir: a directory inside the repository, got '../out'",
+    )
+
+    push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
+    assert push.pr_number is None and push.before_sha == "a" * 40
+    assert read_event("push", {"before": "0" * 40}).before_sha == ""
+    dependabot = read_event(
+        "pull_request",
+        {
+            "pull_request": {
+                "number": 3,
+                "base": {"repo": {"full_name": "o/r"}},
+                "head": {"repo": {"full_name": "o/r"}},
+            }
+        },
+        actor="dependabot[bot]",
+    )
+    assert dependabot.is_dependabot and not dependabot.is_fork
+    deleted_fork = read_event(
+        "pull_request",
+        {"pull_request": {"number": 3, "base": {"repo": {"full_name": "o/r"}}, "head": {"repo": None}}},
+    )
+    assert deleted_fork.is_fork
+
+    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert argv[:2] == ("/ws/evals/a.suite.yaml", "/ws/evals/b.suite.yaml")
+    assert "--changed-since" not in argv  # changed_only is false
+    assert argv[argv.index("--shard") + 1] == "2/3" and argv[argv.index("--threshold") + 1] == "0.8"
+    argv = run_arguments(replace(inputs, changed_only=True), push, Path("/ws"), Path("/ws/out"))
+    assert argv[argv.index("--changed-since") + 1] == "a" * 40
+
+
+def test_keys_in_the_job_environment_count_as_secrets() -> None:
+    env = {"GITHUB_EVENT_NAME": "pull_request", "ANTHROPIC_API_KEY": "sk-ant"}
+    assert read_settings(env, pull_payload(fork=True), Path("/ws")).has_key
+    assert not read_settings({"OPENAI_BASE_URL": "http://x"}, pull_payload(fork=True), Path("/ws")).has_key
