@@ -125,3 +125,59 @@ def test_any_output_path_is_accepted_or_refused_before_the_run(
     else:
         target.close()
         assert target.mode in ("replace", "in_place", "stream")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    depth=st.integers(0, 3000),
+    opener=st.sampled_from(["[", '{"a":', '{"a": [']),
+    tail=st.sampled_from(["", "]", "}", "x", "1"]),
+)
+def test_any_nesting_of_tool_arguments_is_parsed_or_invalid_never_an_exception(
+    depth: int, opener: str, tail: str
+) -> None:
+    from gate.agent_loop import parse_arguments
+
+    closer = {"[": "]", '{"a":': "}", '{"a": [': "]}"}[opener]
+    raw = '{"k": ' + opener * depth + "1" + closer * depth + tail + "}"
+    arguments, error = parse_arguments(raw)
+    assert (arguments is None) != (error is None)
+    if arguments is not None:
+        assert not limits.nested_deeper_than(arguments)
+
+
+LINKISH = [
+    "#42",
+    "GH-7",
+    "org/repo#9",
+    "https://evil.example",
+    "http://x.y",
+    "www.evil.example",
+    "@octocat",
+    "WWW.X.Y",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.sampled_from(LINKISH) | st.text(max_size=6), max_size=8))
+def test_model_text_never_becomes_a_link_or_mention(parts: list[str]) -> None:
+    from gate.escape import html_text, md_text
+
+    text = " ".join(parts)
+    for escaped in (md_text(text), html_text(text)):
+        plain = escaped.replace("&#8203;", "\u200b")
+        assert re.search(r"#\d|(?i:\bgh)-\d|://|(?i:\bwww)\.|@[A-Za-z0-9]", plain) is None, escaped
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    prefix=st.sampled_from(["", "MY_", "AZURE_OPENAI_", "X_"]),
+    word=st.sampled_from(["KEY", "TOKEN", "SECRET", "PASSWORD", "DSN", "WEBHOOK_URL", "API_KEY", "PASSWD"]),
+    suffix=st.sampled_from(["", "_V2", "_PROD"]),
+    secret=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=8, max_size=30),
+)
+def test_a_secret_under_any_such_name_is_masked(prefix: str, word: str, suffix: str, secret: str) -> None:
+    from gate.redact import Redactor
+
+    redactor = Redactor.from_env({f"{prefix}{word}{suffix}": secret})
+    assert secret not in redactor.redact(f"the model said {secret} and {json.dumps(secret)}")
