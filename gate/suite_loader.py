@@ -93,7 +93,7 @@ def find_suite_files(root: Path, problems: list[Problem] | None = None) -> list[
 
     def unreadable(error: OSError) -> None:
         if problems is not None:
-            where = os.path.relpath(error.filename, root) if error.filename else str(root)
+            where = os.path.relpath(error.filename) if error.filename else str(root)
             problems.append(Problem(where, 0, 0, f"cannot read directory: {error.strerror or error}"))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
