@@ -168,7 +168,8 @@ def throughput(work: Path, quick: bool) -> dict[str, Any]:
     rows = []
     startup = run_child([sys.executable, "-c", "import openai"])
     print(
-        f"(a process that only imports openai costs {startup.cpu * 1000:.0f} ms CPU; 'net' figures subtract it)"
+        f"(a process that only imports openai costs {startup.cpu * 1000:.0f} ms CPU; 'net' figures "
+        "subtract it)"
     )
     with ModelServer() as server:
         env = gate_env(server)
@@ -223,13 +224,17 @@ def throughput(work: Path, quick: bool) -> dict[str, Any]:
             }
             rows.append(row)
             print(
-                f"- concurrency {level:>2}: gate {child.wall:6.2f} s, bare loop {bare.wall:6.2f} s, ideal {ideal:6.2f} s"
-                f" | gate/bare {row['gate_vs_bare']:.3f} {ratio(row['gate_vs_bare'], 1.15) if level == 32 else ''}"
+                f"- concurrency {level:>2}: gate {child.wall:6.2f} s, bare loop {bare.wall:6.2f} s, ideal "
+                f"{ideal:6.2f} s"
+                f" | gate/bare {row['gate_vs_bare']:.3f} "
+                f"{ratio(row['gate_vs_bare'], 1.15) if level == 32 else ''}"
                 f" gate/ideal {row['gate_vs_ideal']:.3f}"
             )
             print(
-                f"  CPU per request: gate {row['gate_cpu_ms_per_request']:.2f} ms {ratio(row['gate_cpu_ms_per_request'], 8)},"
-                f" bare {row['bare_cpu_ms_per_request']:.2f} ms; net gate {row['gate_net_cpu_ms_per_request']:.2f} ms,"
+                f"  CPU per request: gate {row['gate_cpu_ms_per_request']:.2f} ms "
+                f"{ratio(row['gate_cpu_ms_per_request'], 8)},"
+                f" bare {row['bare_cpu_ms_per_request']:.2f} ms; net gate "
+                f"{row['gate_net_cpu_ms_per_request']:.2f} ms,"
                 f" bare {row['bare_net_cpu_ms_per_request']:.2f} ms | requests gate {row['gate_requests']}"
                 f" bare {row['bare_requests']} | max in flight {row['gate_max_in_flight']}"
                 f" | cases {row['cases']} | gate peak RSS {child.max_rss_mb:.0f} MB"
@@ -289,7 +294,8 @@ def ratelimit(work: Path, quick: bool) -> dict[str, Any]:
         "ideal_wall_without_429": workload.requests * LATENCY / level,
     }
     print(
-        f"- cases {counts} (all passed: {row['completed']}); requests sent {sent} for {workload.requests} needed"
+        f"- cases {counts} (all passed: {row['completed']}); requests sent {sent} for {workload.requests} "
+        "needed"
         f" ({sent / workload.requests:.2f}x; 429s {row['answered_429']});"
         f" max in flight {row['max_in_flight']} {ratio(row['max_in_flight'], level)}; wall {child.wall:.2f} s"
     )
@@ -335,7 +341,8 @@ def cache(work: Path, quick: bool) -> dict[str, Any]:
         f" in {rows['identical second run']['wall']:.2f} s"
     )
     print(
-        f"- after changing suite 0's prompt: {rows[label]['requests']} requests (that suite alone needs {one_suite})"
+        f"- after changing suite 0's prompt: {rows[label]['requests']} requests (that suite alone needs "
+        f"{one_suite})"
     )
     return {"workload": workload.describe(), "runs": rows, "one_suite_requests": one_suite}
 
@@ -447,10 +454,12 @@ def results_size(work: Path, quick: bool) -> dict[str, Any]:
     expanded_mb = _expanded_size(results) / 1e6  # last: the children above never inherit its memory
     target = 5.0 * cases / 1000
     print(
-        f"- results JSON {size_mb:.2f} MB {ratio(size_mb, target)}; with the prompt in every trial: {expanded_mb:.1f} MB"
+        f"- results JSON {size_mb:.2f} MB {ratio(size_mb, target)}; with the prompt in every trial: "
+        f"{expanded_mb:.1f} MB"
     )
     print(
-        f"- run peak RSS {run.max_rss_mb:.1f} MB; report peak RSS {report.max_rss_mb:.1f} MB (wall {report.wall:.2f} s)"
+        f"- run peak RSS {run.max_rss_mb:.1f} MB; report peak RSS {report.max_rss_mb:.1f} MB (wall "
+        f"{report.wall:.2f} s)"
     )
     print(f"- report re-renders the results byte-identically: {identical}")
     return {

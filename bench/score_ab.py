@@ -5,8 +5,8 @@ shared machine hits both alike.
     python bench/score_ab.py /tmp/before . --rounds 5 --cases 10000
 
 Each round runs each tree's own ``bench/score_profile.py`` (copied from this checkout into a tree
-that lacks it), which imports ``gate`` from that tree (A then B, then B then A in the next round); prints per tree the median over rounds of each
-figure, and whether the digests of the scored results agree.
+that lacks it), which imports ``gate`` from that tree (A then B, then B then A in the next round); prints
+per tree the median over rounds of each figure, and whether the digests of the scored results agree.
 """
 
 from __future__ import annotations

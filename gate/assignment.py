@@ -37,9 +37,9 @@ def optimal_assignment(cost: Sequence[Sequence[float]]) -> list[int | None]:
     transposed = [[cost[r][c] for r in range(rows)] for c in range(cols)]
     column_to_row = _hungarian(transposed, cols, rows)
     result: list[int | None] = [None] * rows
-    for column, row in enumerate(column_to_row):
-        if row is not None:
-            result[row] = column
+    for column, picked in enumerate(column_to_row):
+        if picked is not None:
+            result[picked] = column
     return result
 
 

@@ -191,7 +191,8 @@ def bounded_validator(cls: Any) -> Any:
                 verb = "was" if len(extras) == 1 else "were"
                 yield ValidationError(f"Additional properties are not allowed ({shown} {verb} unexpected)")
 
-    return validators.extend(
+    # jsonschema's `extend` has no type annotations; it returns a validator class like `cls`.
+    return validators.extend(  # type: ignore[no-untyped-call]
         cls,
         {
             "pattern": pattern,

@@ -49,13 +49,14 @@ def _pointer(root: Any, ref: str) -> tuple[bool, PathKey]:
         return True, ()
     if not ref.startswith("#/"):
         return False, ()
-    node, path = root, ()
+    node: Any = root
+    path: tuple[str | int, ...] = ()
     for raw in ref[2:].split("/"):
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and part in node:
-            node, path = node[part], (*path, part)
+            node, path = node[part], path + (part,)
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node, path = node[int(part)], (*path, int(part))
+            node, path = node[int(part)], path + (int(part),)
         else:
             return False, ()
     return True, path

@@ -104,7 +104,7 @@ def _source_paths(items: Iterable[object]) -> set[str]:
     paths: set[str] = set()
     for item in items:
         source = getattr(item, "source", None)
-        if source is not None and getattr(source, "path", ""):
+        if source is not None and getattr(source, "path", None):
             paths.add(_normalise(source.path))
     return paths
 

@@ -74,8 +74,8 @@ def _redact_stdio() -> Callable[[], None]:
 
     redactor = Redactor.from_env(os.environ)
     saved = sys.stdout, sys.stderr
-    sys.stdout = RedactingStream(saved[0], redactor)  # type: ignore[assignment]
-    sys.stderr = RedactingStream(saved[1], redactor)  # type: ignore[assignment]
+    sys.stdout = RedactingStream(saved[0], redactor)
+    sys.stderr = RedactingStream(saved[1], redactor)
 
     def restore() -> None:
         for stream in (sys.stdout, sys.stderr):

@@ -8,9 +8,9 @@ a path that can never be written is an input error (exit 2) and not a failure af
   directory and renamed over it (a reader never sees half a report). A symlink is written through:
   the file it points at is replaced, the link stays. A regular file in a directory we may not write
   (no temporary file possible) is overwritten in place;
-- ``-`` (standard output), a character device, a FIFO or a pipe (``/dev/stdout``, ``/dev/null``, ``>(cat)`` process
-  substitution, a named pipe), and a descriptor's link under ``/dev/`` or ``/proc/`` whatever it
-  points at: opened for writing at check time and written through at the end, never replaced
+- ``-`` (standard output), a character device, a FIFO or a pipe (``/dev/stdout``, ``/dev/null``,
+  ``>(cat)`` process substitution, a named pipe), and a descriptor's link under ``/dev/`` or ``/proc/``
+  whatever it points at: opened for writing at check time and written through at the end, never replaced
   (``--json /dev/stdout > out.txt`` appends to ``out.txt``);
 - a directory, a block device, a socket, a symlink loop, a path with a NUL byte, a name too long,
   a parent that is not a directory or not writable, the same file for two outputs: refused.

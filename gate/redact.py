@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from html import escape as html_escape
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO, TypeVar, cast
 from urllib.parse import quote
 
 MASK = "***"
@@ -174,7 +174,7 @@ class Redactor:
         """``obj`` (frozen dataclasses and JSON-like data inside them) with every string redacted.
         Whatever holds no secret is returned as the very same object; only the path to a secret is
         rebuilt. For a whole ``RunResults`` use :meth:`redact_results`, which is much faster."""
-        return self._walk(obj)
+        return cast(T, self._walk(obj))
 
     def redact_results(self, results: R) -> R:
         """A ``gate.results.RunResults`` with every secret masked, in every trial's run record,

@@ -286,8 +286,9 @@ def results_schema() -> dict[str, Any]:
     """The JSON Schema of the results file, shipped inside the package."""
     from importlib import resources
 
-    text = resources.files("gate").joinpath("schemas", SCHEMA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    text = resources.files("gate").joinpath("schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def fast_valid(schema: dict[str, Any], data: Any) -> bool:

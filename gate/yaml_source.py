@@ -53,6 +53,14 @@ _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
+    """The tag YAML's resolver gives a plain scalar (PyYAML's resolver has no type annotations)."""
+    tag: str = _RESOLVER.resolve(yaml.ScalarNode, value, implicit)  # type: ignore[no-untyped-call]
+    return tag
+
+
 _SCALAR_TAGS = {
     "tag:yaml.org,2002:null",
     "tag:yaml.org,2002:bool",
@@ -74,7 +82,7 @@ _ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
 def _is_yaml_12_number(raw: str) -> bool:
     """A plain scalar YAML 1.2 reads as a number but YAML 1.1 as text (``1e3``, ``0o17``, ``.5``)."""
     return (_INT_12.fullmatch(raw) is not None or _FLOAT_12.fullmatch(raw) is not None) and (
-        _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False)) == _STR
+        _resolve(raw, (True, False)) == _STR
     )
 
 
@@ -111,8 +119,12 @@ class YamlDocument:
         if raw is None:
             return ""
         if _is_yaml_12_number(raw):
-            return f"YAML 1.1 reads {raw} as text, not a number: write the number as YAML 1.1 reads one (e.g. 1000 or 1.0e+3, 15 for 0o17)"
-        return f'quote it: YAML reads {raw} as a {_SURPRISE_TYPES.get(raw.lower(), "number")}; write "{raw}" for the text'
+            return (
+                f"YAML 1.1 reads {raw} as text, not a number: write the number as YAML 1.1 reads one"
+                " (e.g. 1000 or 1.0e+3, 15 for 0o17)"
+            )
+        kind = _SURPRISE_TYPES.get(raw.lower(), "number")
+        return f'quote it: YAML reads {raw} as a {kind}; write "{raw}" for the text'
 
     def position(self, path: PathKey) -> tuple[int, int]:
         """Line and column of the value at ``path``; the nearest known ancestor when the exact node
@@ -325,7 +337,7 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
                             if key in top[0] or (key == "<<" and event.implicit[0]):
                                 return None  # a duplicate (reported by _Composer) or a merge key
                             top[3] = key
-                            keys[(*top[1], key)] = pos
+                            keys[top[1] + (key,)] = pos
                             continue
                         top[3] = None
                     else:
@@ -387,7 +399,7 @@ _DECLINE: Any = object()
 def _plain_scalar(raw: str) -> Any:
     """(tag, value, YAML 1.2 reads it differently) of an untagged plain scalar, or ``_DECLINE`` when
     only :class:`_Composer` may read it (an unsupported type, a value that does not construct, NaN)."""
-    tag = _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False))
+    tag = _resolve(raw, (True, False))
     if tag == _STR or tag == _TIMESTAMP:  # dates stay the text written
         return tag, raw, tag == _STR and _is_yaml_12_number(raw)
     if tag not in _SCALAR_TAGS:
@@ -533,6 +545,7 @@ class _Composer:
                     if event.anchor is not None:
                         self.anchors[event.anchor] = (value, 1, 0)
                 else:
+                    assert isinstance(event, yaml.CollectionStartEvent)  # the only events left
                     kind = "map" if isinstance(event, yaml.MappingStartEvent) else "seq"
                     self._check_tag(event, pos, kind)
                     self.values[path] = pos
@@ -585,7 +598,8 @@ class _Composer:
                     first = frame.merge_pos
                     raise self.fail(
                         pos,
-                        f"a second merge key '<<' in one mapping (first at line {first[0]}, column {first[1]})",
+                        f"a second merge key '<<' in one mapping (first at line {first[0]}, column "
+                        f"{first[1]})",
                         "merge several mappings with one key: <<: [*first, *second]",
                     )
                 frame.merge_pos = pos
@@ -611,7 +625,7 @@ class _Composer:
         frame.key_lines[key] = pos
         frame.merged_keys.discard(key)
         frame.pending_key, frame.key_pos, frame.key_is_merge = key, pos, False
-        self.keys[(*frame.path, key)] = pos
+        self.keys[frame.path + (key,)] = pos
 
     def _put(self, frame: _Frame, value: Any) -> None:
         key, key_pos = frame.pending_key, frame.key_pos or frame.start
@@ -628,8 +642,8 @@ class _Composer:
                         frame.value[k] = v
                         frame.key_lines[k] = key_pos
                         frame.merged_keys.add(k)
-                        self.keys[(*frame.path, k)] = key_pos
-                        self.values[(*frame.path, k)] = key_pos
+                        self.keys[frame.path + (k,)] = key_pos
+                        self.values[frame.path + (k,)] = key_pos
         else:
             frame.value[key] = value
         frame.pending_key, frame.key_pos, frame.key_is_merge = None, None, False
@@ -671,7 +685,7 @@ class _Composer:
 
     def _scalar_tag(self, event: yaml.ScalarEvent) -> str:
         if event.tag in (None, "!"):
-            return _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+            return _resolve(event.value, event.implicit)
         return event.tag
 
     def _scalar(self, event: yaml.ScalarEvent, pos: tuple[int, int], path: PathKey) -> Any:
@@ -688,7 +702,9 @@ class _Composer:
             if event.tag is None and event.implicit[0] and _is_yaml_12_number(event.value):
                 self.surprises[path] = event.value
             return event.value
-        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        # The C parser's marks are another class than the pure one's; ScalarNode reads only their fields.
+        marks: tuple[Any, Any] = (event.start_mark, event.end_mark)
+        node = yaml.ScalarNode(tag, event.value, marks[0], marks[1], event.style)
         name = tag.rsplit(":", 1)[-1]
         try:
             value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, node)

@@ -96,7 +96,8 @@ def test_a_tool_pattern_and_an_output_regex_cannot_stall_a_run(repo, model_serve
             [
                 "version: 1",
                 "name: weather",
-                "agent: {provider: openai, model: m, system_prompt: hi, tools: [{file: ../tools/weather.json}]}",
+                "agent: "
+                "{provider: openai, model: m, system_prompt: hi, tools: [{file: ../tools/weather.json}]}",
                 "cases:",
                 "  - id: evil",
                 "    input: weather please",

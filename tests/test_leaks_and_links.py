@@ -47,7 +47,10 @@ def test_a_base_urls_credentials_are_secrets_but_its_host_is_not():
     url = f"https://proxy-user:{USER_PASSWORD}@llm.example/v1?api-key={QUERY_KEY}&deployment=gpt4o-main"
     assert set(url_credentials(url)) == {"proxy-user", USER_PASSWORD, QUERY_KEY, "gpt4o-main"}
     redactor = Redactor.from_env({"OPENAI_BASE_URL": url})
-    text = f"POST https://llm.example/v1/chat/completions?api-key={QUERY_KEY} said {QUERY_KEY} and {USER_PASSWORD}"
+    text = (
+        f"POST https://llm.example/v1/chat/completions?api-key={QUERY_KEY}"
+        f" said {QUERY_KEY} and {USER_PASSWORD}"
+    )
     out = redactor.redact(text)
     assert QUERY_KEY not in out and USER_PASSWORD not in out
     assert "llm.example" in out

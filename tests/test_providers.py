@@ -314,7 +314,8 @@ def test_creating_a_provider_imports_no_sdk_until_a_request():
     import sys
 
     code = (
-        "import sys; from gate.providers import make_provider; make_provider('openai'); make_provider('anthropic'); "
+        "import sys; from gate.providers import make_provider; make_provider('openai'); "
+        "make_provider('anthropic'); "
         "print('openai' in sys.modules, 'anthropic' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -18,7 +18,10 @@ from gate.github.publisher import (
 from tests.support.fake_github import BOT, HUMAN, FakeGitHub
 
 MARKER = "<!-- tool-eval-gate:default -->"
-TOOLS_PATCH = '@@ -1,6 +1,7 @@\n [\n   {\n     "name": "get_weather",\n-    "description": "Weather.",\n+    "description": "Current weather for a city.",\n+    "parameters": {\n       "type": "object"\n'
+TOOLS_PATCH = (
+    '@@ -1,6 +1,7 @@\n [\n   {\n     "name": "get_weather",\n-    "description": "Weather.",\n'
+    '+    "description": "Current weather for a city.",\n+    "parameters": {\n       "type": "object"\n'
+)
 PROMPT_PATCH = "@@ -10,2 +10,3 @@\n You are helpful.\n+Always use tools.\n Be brief."
 
 

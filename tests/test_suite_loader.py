@@ -185,7 +185,8 @@ def test_unreferenced_tool_file_is_validated_on_its_own(tmp_path):
     (repo / "tools" / "t.yaml").write_text("- name: ok\n  parameters: {type: object, required: [x]}\n")
     result = load_suites([repo / "tools" / "t.yaml"], root=repo)
     assert [p.render() for p in result.problems] == [
-        "tools/t.yaml:2:41: required parameter 'x' of tool 'ok' is not in properties (fix: declare it under properties)"
+        "tools/t.yaml:2:41: required parameter 'x' of tool 'ok' is not in properties (fix: declare it "
+        "under properties)"
     ]
     (repo / "mocks").mkdir()
     (repo / "mocks" / "m.yaml").write_text("tools: {t: [{retuns: 1}]}\n")
@@ -253,7 +254,8 @@ def test_any_of_errors_name_what_is_wrong_not_another_branch_s_type(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "a.suite.yaml").write_text(
         "version: 1\nname: t\nagent:\n  provider: openai\n  model: m\n  tools:\n"
-        "    - {type: function, function: {name: f, description: d, parameters: {type: object, properties: {}}}}\n"
+        "    - "
+        "{type: function, function: {name: f, description: d, parameters: {type: object, properties: {}}}}\n"
         "cases:\n"
         "  - {id: a, input: hi, expect: {output: {contains: ''}}}\n"
         "  - {id: b, input: hi, expect: {output: {contains: 5}}}\n"

@@ -129,7 +129,10 @@ def test_required_not_in_properties_suggests_the_declared_name():
 
 
 def test_duplicate_names_are_reported_at_the_second_definition():
-    text = "- {name: a, parameters: {type: object}}\n- {name: b, parameters: {type: object}}\n- {name: a, parameters: {type: object}}\n"
+    text = (
+        "- {name: a, parameters: {type: object}}\n- {name: b, parameters: {type: object}}\n"
+        "- {name: a, parameters: {type: object}}\n"
+    )
     tools, problems = _tools(text)
     assert [t.name for t in tools] == ["a", "b"]
     assert len(problems) == 1 and problems[0].line == 3 and "duplicate tool name 'a'" in problems[0].message

@@ -82,8 +82,10 @@ def test_validate_never_imports_provider_sdks_or_pygithub():
 
 def _imports_after_validate(path: Path) -> tuple[int, list[str]]:
     code = (
-        "import json, sys; from gate.cli import main; rc = main(['validate', '--root', sys.argv[1], sys.argv[1]]); "
-        "print(rc, json.dumps(sorted(m for m in ('jsonschema', 'referencing', 'openai', 'anthropic', 'github') "
+        "import json, sys; from gate.cli import main; rc = main(['validate', '--root', sys.argv[1], "
+        "sys.argv[1]]); "
+        "print(rc, json.dumps(sorted(m for m in ('jsonschema', 'referencing', 'openai', 'anthropic', "
+        "'github') "
         "if m in sys.modules)))"
     )
     run = subprocess.run(
