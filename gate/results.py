@@ -34,6 +34,7 @@ Reason = Literal[
     "output_check_failed",
     "judge_failed",
     "provider_error",
+    "below_pass_score",
 ]
 
 REASON_TITLES: dict[str, str] = {
@@ -52,6 +53,7 @@ REASON_TITLES: dict[str, str] = {
     "schema_violation": "schema violation",
     "over_call_budget": "over call budget",
     "latency_exceeded": "latency exceeded",
+    "below_pass_score": "below pass score",
     "output_check_failed": "output check failed",
     "judge_failed": "judge failed",
     "provider_error": "provider error",

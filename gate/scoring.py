@@ -31,6 +31,19 @@ MISS_OPTIONAL = 1.0
 EXTRA = 1.0  # an unpaired actual call
 BLOCKED = 1e6  # a pair that is not allowed (different tools)
 ARGUMENT_REASONS = frozenset({"missing_argument", "unexpected_argument", "type_error", "value_error"})
+# DESIGN section 3's hard conditions: a trial that broke one fails and scores 0 in every scoring mode
+# (an expected call missing is ``_CallEval.missing``; "over_call_budget" covers ``max_calls`` and the
+# case's ``max_tool_calls``).
+HARD_REASONS = frozenset(
+    {
+        "forbidden_call",
+        "extra_call",
+        "over_call_budget",
+        "hallucinated_tool",
+        "invalid_arguments",
+        "schema_violation",
+    }
+)
 OUTPUT_KINDS = ("output", "criteria", "semantic_contains", "ranking", "choice", "clarification", "path")
 
 
@@ -909,6 +922,9 @@ def score_trial(
             )
 
     weights = case.scoring.weights
+    automatic = _automatic_failures(suite, calls)
+    automatic_hard = any(f.reason in HARD_REASONS for f in automatic)
+    over_budget = len(calls) > case.max_tool_calls
     best: tuple[int | None, _CallEval, float] | None = None
     for alternative, expectation in _candidates(case):
         evaluation = _evaluate_calls(suite, expectation, calls, verdicts)
@@ -916,17 +932,19 @@ def score_trial(
             weights, evaluation.precision, evaluation.recall, evaluation.argument_accuracy, output_score
         )
         value = weighted if weighted is not None else float(evaluation.passed)
+        if _breaks_hard_condition(evaluation):
+            value = 0.0
         if evaluation.passed:
             best = (alternative, evaluation, value)
             break
         if best is None or (value, -len(evaluation.failures)) > (best[2], -len(best[1].failures)):
             best = (alternative, evaluation, value)
     assert best is not None
-    alternative, chosen, score = best
+    alternative, chosen, weighted_score = best
     if not case.expect.alternatives:
         alternative = None
 
-    failures = _automatic_failures(suite, calls) + chosen.failures + budget_failures + common.failures
+    failures = automatic + chosen.failures + budget_failures + common.failures
     calls_ok = arguments_ok = True
     if chosen.failures:
         reasons = {f.reason for f in chosen.failures}
@@ -941,10 +959,23 @@ def score_trial(
         checks.append(_check("arguments", chosen.argument_accuracy, arguments_ok, detail))
     checks += common.checks
 
+    hard = automatic_hard or over_budget or _breaks_hard_condition(chosen)
     if case.scoring.mode == "weighted":
-        status = "passed" if score >= case.scoring.pass_score - 1e-12 and not chosen.missing else "failed"
+        score = 0.0 if hard else weighted_score
+        pass_score = case.scoring.pass_score
+        status = "passed" if not hard and score >= pass_score - 1e-12 else "failed"
+        if not hard and status == "failed":
+            failures.append(
+                Failure(
+                    "below_pass_score",
+                    f"weighted score {score:.3f} is under the pass score {pass_score:g}",
+                    expected=pass_score,
+                    actual=round(score, 6),
+                )
+            )
     else:
         status = "failed" if failures else "passed"
+        score = 1.0 if status == "passed" else 0.0
     metrics = Metrics(
         precision=chosen.precision,
         recall=chosen.recall,
@@ -967,6 +998,11 @@ def score_trial(
         pairing=chosen.pairing,
         alternative=alternative,
     )
+
+
+def _breaks_hard_condition(evaluation: _CallEval) -> bool:
+    """Whether a call evaluation broke a hard condition (DESIGN.md section 3)."""
+    return evaluation.missing or any(f.reason in HARD_REASONS for f in evaluation.failures)
 
 
 # --- a readable expectation ---------------------------------------------------------------------------

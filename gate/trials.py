@@ -2,7 +2,8 @@
 
 Reducers: ``all`` (pass^k: every trial passes), ``any`` (pass@k), ``at_least`` (at least
 ``case.at_least`` trials pass), ``majority`` (more than half pass), ``mean`` (the mean score reaches
-``case.mean_pass_score``). Trials that errored (the provider failed) say nothing about the agent:
+``case.mean_pass_score`` and at least one trial passed). A trial's score is 1/0 in ``all`` scoring
+mode and its weighted score in ``weighted`` mode; a trial that broke a hard condition scores 0. Trials that errored (the provider failed) say nothing about the agent:
 they are left out of the reducer, and a case whose every trial errored is an error. A case whose
 counted trials disagree (some passed, some failed) is flaky.
 """
@@ -35,7 +36,8 @@ def reduce_passed(
     if reducer == "majority":
         return 2 * sum(passed) > len(passed)
     if reducer == "mean":
-        return sum(scores) / len(scores) >= mean_pass_score - 1e-12
+        # A case whose every trial failed never passes, whatever their partial scores average to.
+        return any(passed) and sum(scores) / len(scores) >= mean_pass_score - 1e-12
     raise ValueError(f"unknown reducer {reducer!r}")
 
 
