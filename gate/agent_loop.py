@@ -23,7 +23,7 @@ from typing import Any
 from gate import conversation, limits
 from gate.mocks import merged, resolve
 from gate.pricing import cost_usd
-from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError, reasoning_text
 from gate.run_record import RecordedCall, RunRecord, Usage
 from gate.suite_model import Case, Suite
 
@@ -90,6 +90,7 @@ async def run_trial(
             messages=tuple(sent),
             tools=agent.tools,
             params=agent.params,
+            api=agent.api,
         )
         call_started = clock()
         try:
@@ -110,11 +111,12 @@ async def run_trial(
         if cost is not None:
             step = cost_usd(agent.provider, agent.model, reply.usage)
             cost = None if step is None else cost + step
-        output = reply.text
+        output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
+        thought = _reasoning_fields(reply)
 
         if not reply.tool_calls:
-            transcript.append({"role": "assistant", "content": reply.text})
-            sent.append({"role": "assistant", "content": sendable(reply.text)})
+            transcript.append({"role": "assistant", "content": reply.text, **thought[0]})
+            sent.append({"role": "assistant", "content": sendable(reply.text), **thought[1]})
             break
 
         # The record keeps what the model sent; what goes back to it must be encodable (UTF-8).
@@ -122,9 +124,16 @@ async def run_trial(
             {"id": sendable(c.id), "name": sendable(c.name), "arguments": sendable(c.arguments)}
             for c in reply.tool_calls
         ]
-        sent.append({"role": "assistant", "content": sendable(reply.text), "tool_calls": call_dicts})
+        sent.append(
+            {"role": "assistant", "content": sendable(reply.text), "tool_calls": call_dicts, **thought[1]}
+        )
         transcript.append(
-            {"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls]}
+            {
+                "role": "assistant",
+                "content": reply.text,
+                "calls": [c.id for c in reply.tool_calls],
+                **thought[0],
+            }
         )
         for call in reply.tool_calls:
             arguments, arguments_error = parse_arguments(call.arguments)
@@ -182,6 +191,15 @@ async def run_trial(
         extra=dict(prepared.extra),
     )
     return record, dict(prepared.extra)
+
+
+def _reasoning_fields(reply: ModelReply) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a reply's reasoning adds to the transcript message (its readable text) and to the
+    message sent back (the provider's blocks, unchanged, as the APIs require)."""
+    if not reply.reasoning:
+        return {}, {}
+    text = reasoning_text(reply.reasoning)
+    return ({"thinking": text} if text else {}), {"reasoning": list(reply.reasoning)}
 
 
 def sendable(value: Any) -> Any:

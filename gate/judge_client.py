@@ -1,7 +1,7 @@
 """Asking the judge model: runs the judge requests of a trial and parses the verdicts.
 
 Each ``JudgeRequest`` (from ``gate.judging``) becomes one ``ModelRequest`` to the suite's judge
-model at temperature 0, with the verdict tool *forced*, so the answer is structured. Requests are
+model at temperature 0 (where its model family takes one: ``gate.model_family``), with the verdict tool *forced*, so the answer is structured. Requests are
 deduplicated by ``key`` across the whole run (the same question is asked once), and they go through
 the same ``call_model`` as the agent's requests: the same cache, limiter, retries and budgets.
 
@@ -18,8 +18,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from gate.judging import JudgeReplyError, JudgeRequest, Verdict, parse_verdict, prompt_for
+from gate.model_family import judge_params
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
-from gate.suite_model import ModelParams, Source, Suite, ToolDef
+from gate.suite_model import Source, Suite, ToolDef
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 JudgeAnswer = Verdict | str  # a verdict, or why there is none
@@ -42,8 +43,11 @@ def judge_request(suite: Suite, request: JudgeRequest) -> ModelRequest:
         system=prompt.system,
         messages=({"role": "user", "content": prompt.user},),
         tools=(tool,),
-        params=ModelParams(temperature=0.0, max_tokens=judge.max_tokens),
+        # Temperature 0 and the token limit as the judge's model family takes them (gpt-5 and the
+        # o-series refuse a temperature and want max_completion_tokens).
+        params=judge_params(judge.provider, judge.model, judge.max_tokens, judge.reasoning_effort),
         forced_tool=prompt.tool_name,
+        api=judge.api,
     )
 
 

@@ -107,6 +107,9 @@ def _trial_lines(t: TrialResult) -> list[str]:
             if ids:
                 shown.update(ids)
             continue  # shown with its call below
+        thinking = m.get("thinking")
+        if thinking:
+            lines.append(f"[{role} thinking] {_cut(str(thinking))}")
         content = m.get("content")
         if content:
             lines.append(f"[{role}] {_cut(str(content))}")

@@ -29,9 +29,11 @@ from typing import Any
 
 from gate import bounded_regex, cannot_work, schema_check, templating
 from gate.errors import Problem
+from gate.model_family import provider_problems
 from gate.suite_model import (
     MATCHER_KEYS,
     Agent,
+    Api,
     CallExpectation,
     Case,
     Choice,
@@ -649,6 +651,19 @@ def _declared_refs(repo: _Repo, file: Path, data: dict[str, Any]) -> list[str]:
     return refs
 
 
+def model_params(raw: dict[str, Any]) -> ModelParams:
+    """``agent.params`` (schema-valid) as ``ModelParams``: ``thinking: {budget_tokens}`` becomes the
+    budget, ``stop`` a tuple of sequences, ``extra_body`` kept as written."""
+    values = dict(raw)
+    thinking = values.pop("thinking", None)
+    stop = values.pop("stop", None)
+    return ModelParams(
+        **values,
+        thinking_budget=thinking["budget_tokens"] if isinstance(thinking, dict) else None,
+        stop=(stop,) if isinstance(stop, str) else tuple(stop or ()),
+    )
+
+
 class _SuiteBuilder:
     """Semantic checks and construction of one schema-valid suite document."""
 
@@ -704,7 +719,16 @@ class _SuiteBuilder:
         judge = None
         if "judge" in data:
             j = data["judge"]
-            judge = Judge(provider=j["provider"], model=j["model"], max_tokens=j.get("max_tokens", 1024))
+            judge = Judge(
+                provider=j["provider"],
+                model=j["model"],
+                max_tokens=j.get("max_tokens", 1024),
+                api=j.get("api", "chat"),
+                reasoning_effort=j.get("reasoning_effort"),
+            )
+            self.check_params(
+                judge.provider, judge.api, ModelParams(reasoning_effort=judge.reasoning_effort), ("judge",), j
+            )
         suite_vars = _vars(data.get("vars", {}))
         suite_mocks = self.mocks(data["mocks"], ("mocks",)) if "mocks" in data else Mocks()
         defaults = self.defaults(data.get("defaults", {}))
@@ -743,8 +767,24 @@ class _SuiteBuilder:
 
     # -- agent ----------------------------------------------------------------------------------
 
+    def check_params(self, provider: str, api: Api, params: ModelParams, at: PathKey, given: Any) -> None:
+        """Parameters the provider, the API or extended thinking refuse, each at its line (``given``
+        is the mapping the parameters were written in, under ``at``)."""
+        given = given if isinstance(given, dict) else {}
+        top = self.data.get(at[0], {})
+        for name, message in provider_problems(provider, api, params):
+            if name in given:
+                self.err((*at, name), message)
+            elif name in top:
+                self.err((at[0], name), message)
+            else:
+                self.err(at, message)
+
     def agent(self, raw: dict[str, Any]) -> Agent:
-        params = ModelParams(**raw.get("params", {}))
+        params = model_params(raw.get("params", {}))
+        api: Api = raw.get("api", "chat")
+        at: PathKey = ("agent", "params") if "params" in raw else ("agent",)
+        self.check_params(raw["provider"], api, params, at, raw.get("params", raw))
         prompt = None
         if "system_prompt" in raw:
             value = raw["system_prompt"]
@@ -805,6 +845,7 @@ class _SuiteBuilder:
             params=params,
             system_prompt=prompt,
             tools=tuple(tools),
+            api=api,
         )
 
     def read_prompt(self, path: Path, rel: str) -> Prompt | None:

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Provider = Literal["openai", "anthropic"]
+Api = Literal["chat", "responses"]  # OpenAI: Chat Completions or the Responses API
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+Verbosity = Literal["low", "medium", "high"]
 OrderMode = Literal["any", "in_order", "strict"]
 ExtraCalls = Literal["allow", "forbid"]
 Reducer = Literal["all", "any", "at_least", "majority", "mean"]
@@ -80,6 +83,15 @@ class ModelParams:
     parallel_tool_calls: bool | None = None
     seed: int | None = None
     top_p: float | None = None
+    # Reasoning controls and the rest of what current APIs take (see gate.model_family for what is
+    # sent to which model family). The three token limits are one setting under the API's names.
+    max_completion_tokens: int | None = None
+    max_output_tokens: int | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    verbosity: Verbosity | None = None
+    thinking_budget: int | None = None  # Anthropic extended thinking: budget_tokens
+    stop: tuple[str, ...] = ()
+    extra_body: dict[str, Any] = field(default_factory=dict)  # passed through untouched
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,7 @@ class Agent:
     params: ModelParams
     system_prompt: Prompt | None
     tools: tuple[ToolDef, ...]
+    api: Api = "chat"
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,8 @@ class Judge:
     provider: Provider
     model: str
     max_tokens: int = 1024
+    api: Api = "chat"
+    reasoning_effort: ReasoningEffort | None = None
 
 
 @dataclass(frozen=True)

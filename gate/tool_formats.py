@@ -1,12 +1,15 @@
-"""Tool definitions in the OpenAI and Anthropic formats: parse, validate, convert.
+"""Tool definitions in the OpenAI, Anthropic and MCP formats: parse, validate, convert.
 
 Accepted shapes of one tool (JSON or YAML):
 
 - OpenAI: ``{"type": "function", "function": {"name", "description", "parameters", "strict"?}}``
 - OpenAI, bare function: ``{"name", "description", "parameters"}``
 - Anthropic: ``{"name", "description", "input_schema", "type": "custom"?, "cache_control"?}``
+- MCP: ``{"name", "description", "inputSchema", "title"?, "outputSchema"?, "annotations"?, ...}``
 
-A tool file holds a list of tools or ``{"tools": [...]}``. Everything is turned into the
+A tool file holds a list of tools or ``{"tools": [...]}`` (also a saved MCP ``tools/list`` result,
+with its ``nextCursor``, and the whole JSON-RPC response around it: ``{"jsonrpc", "id", "result":
+{"tools": [...]}}``). Everything is turned into the
 provider-neutral :class:`gate.suite_model.ToolDef`, with the lines where the tool, its description and
 each of its parameters are written (the analysis points review comments at them), and converted back
 with :func:`to_openai` / :func:`to_anthropic` for whichever provider runs the suite.
@@ -31,6 +34,10 @@ NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 OPENAI_KEYS = ("type", "function")
 FUNCTION_KEYS = ("name", "description", "parameters", "strict")
 ANTHROPIC_KEYS = ("name", "description", "input_schema", "type", "cache_control")
+MCP_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta")
+# Beside "tools" in a saved MCP tools/list result, and around it in a JSON-RPC response.
+_LIST_RESULT_KEYS = ("tools", "nextCursor", "_meta")
+_JSONRPC_KEYS = ("jsonrpc", "id", "result")
 
 PathKey = tuple[Any, ...]
 
@@ -99,19 +106,25 @@ def tool_file_items(doc: Positions, data: Any) -> tuple[list[Any], PathKey, list
     """The tool items of a tool file (a list, or a mapping with a ``tools`` list) and their base path."""
     if isinstance(data, list):
         return data, (), []
+    base: PathKey = ()
+    problems: list[Problem] = []
+    result = data.get("result") if isinstance(data, dict) else None
+    if isinstance(data, dict) and "jsonrpc" in data and isinstance(result, dict):  # a JSON-RPC response
+        problems += _unknown_keys(data, _JSONRPC_KEYS, doc, (), "JSON-RPC response")
+        data, base = result, ("result",)
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
-        extra = [k for k in data if k != "tools"]
-        problems = [
+        problems += [
             _problem(
                 doc,
-                (k,),
+                (*base, k),
                 f"unknown key {k!r} in tool file",
-                "a tool file holds only 'tools: [...]'",
+                "a tool file holds only 'tools: [...]' (and an MCP tools/list result's nextCursor)",
                 at_key=True,
             )
-            for k in extra
+            for k in data
+            if k not in _LIST_RESULT_KEYS
         ]
-        return data["tools"], ("tools",), problems
+        return data["tools"], (*base, "tools"), problems
     return (
         [],
         (),
@@ -120,7 +133,7 @@ def tool_file_items(doc: Positions, data: Any) -> tuple[list[Any], PathKey, list
                 doc,
                 (),
                 "a tool file must hold a list of tools or a mapping {tools: [...]}",
-                "write a list of tool definitions (OpenAI or Anthropic format)",
+                "write a list of tool definitions (OpenAI, Anthropic or MCP format)",
             )
         ],
     )
@@ -205,6 +218,12 @@ def parse_tool(item: Any, doc: Positions, path: PathKey) -> tuple[ToolDef | None
                 )
             )
         return _finish(item, doc, path, path, "input_schema", problems)
+    if "inputSchema" in item:
+        problems += _unknown_keys(item, MCP_KEYS, doc, path, "MCP tool")
+        for key in ("annotations", "outputSchema"):
+            if key in item and not isinstance(item[key], dict):
+                problems.append(_problem(doc, (*path, key), f"the MCP tool's {key!r} must be a mapping"))
+        return _finish(item, doc, path, path, "inputSchema", problems)
     problems += _unknown_keys(item, FUNCTION_KEYS, doc, path, "tool")
     return _finish(item, doc, path, path, "parameters", problems)
 
@@ -239,7 +258,7 @@ def _finish(
     if schema_key in spec:
         parameters = spec[schema_key]
         problems += check_parameters(parameters, doc, schema_path, str(name))
-    elif schema_key == "input_schema":
+    elif schema_key in ("input_schema", "inputSchema"):
         parameters = None
     else:  # OpenAI allows a function without parameters
         parameters = {"type": "object", "properties": {}}

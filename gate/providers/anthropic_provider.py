@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gate.model_family import anthropic_max_tokens
 from gate.providers.base import (
     ModelReply,
     ModelRequest,
@@ -20,8 +21,6 @@ from gate.providers.base import (
 from gate.providers.sdk_provider import SdkProvider
 from gate.run_record import Usage
 from gate.suite_model import ToolDef
-
-DEFAULT_MAX_TOKENS = 1024
 
 
 def _input_object(raw: str) -> dict[str, Any]:
@@ -61,7 +60,13 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
                 block["is_error"] = True
             add("user", [block])
         elif role == "assistant":
-            blocks: list[dict[str, Any]] = []
+            # Thinking blocks go back first and unchanged (signatures included): with thinking on,
+            # the API refuses an assistant turn with tool use that does not start with them.
+            blocks: list[dict[str, Any]] = [
+                dict(b)
+                for b in message.get("reasoning") or ()
+                if b.get("type") in ("thinking", "redacted_thinking")
+            ]
             if message.get("content"):
                 blocks.append({"type": "text", "text": message["content"]})
             for call in message.get("tool_calls") or ():
@@ -123,9 +128,13 @@ class AnthropicProvider(SdkProvider):
         params = request.params
         kwargs: dict[str, Any] = {
             "model": request.model,
-            "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
+            "max_tokens": anthropic_max_tokens(params),
             "messages": anthropic_messages(request.messages),
         }
+        if params.thinking_budget is not None:
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": params.thinking_budget}
+        if params.stop:
+            kwargs["stop_sequences"] = list(params.stop)
         if request.system:
             kwargs["system"] = request.system
         if request.tools:
@@ -144,13 +153,15 @@ class AnthropicProvider(SdkProvider):
             extra["top_p"] = params.top_p
         if extra:
             kwargs["extra_body"] = extra
+        if params.extra_body:
+            kwargs["extra_body"] = {**extra, **params.extra_body}
         # The Messages API has no seed; it is part of the cache key but not sent.
         return kwargs
 
-    async def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+    async def _send(self, client: Any, request: ModelRequest, kwargs: dict[str, Any]) -> Any:
         return await client.messages.create(**kwargs)
 
-    def _parse(self, response: Any, latency_ms: float) -> ModelReply:
+    def _parse(self, request: ModelRequest, response: Any, latency_ms: float) -> ModelReply:
         return parse_message(response, latency_ms)
 
 
@@ -161,9 +172,20 @@ def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
         raise ProviderError("malformed", "the Anthropic response has no content", retryable=True)
     texts: list[str] = []
     calls: list[ToolCall] = []
+    reasoning: list[dict[str, Any]] = []
     for position, block in enumerate(content):
         kind = getattr(block, "type", None)
-        if kind == "text":
+        if kind == "thinking":
+            reasoning.append(
+                {
+                    "type": "thinking",
+                    "thinking": getattr(block, "thinking", "") or "",
+                    "signature": getattr(block, "signature", "") or "",
+                }
+            )
+        elif kind == "redacted_thinking":
+            reasoning.append({"type": "redacted_thinking", "data": getattr(block, "data", "") or ""})
+        elif kind == "text":
             texts.append(getattr(block, "text", "") or "")
         elif kind == "tool_use":
             raw_input = getattr(block, "input", None)
@@ -189,4 +211,5 @@ def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
         stop_reason=str(getattr(message, "stop_reason", "") or ""),
         request_id=getattr(message, "_request_id", None) or getattr(message, "id", None),
         latency_ms=latency_ms,
+        reasoning=tuple(reasoning),
     )

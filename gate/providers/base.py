@@ -7,8 +7,11 @@ from their SDK and are the only modules that import an SDK. This module imports 
 Neutral messages are plain dicts:
 
 - ``{"role": "user", "content": str}``
-- ``{"role": "assistant", "content": str, "tool_calls": [{"id", "name", "arguments"}]}`` where
-  ``arguments`` is the argument text exactly as the model produced it (``tool_calls`` may be absent)
+- ``{"role": "assistant", "content": str, "tool_calls": [{"id", "name", "arguments"}], "reasoning": [...]}``
+  where ``arguments`` is the argument text exactly as the model produced it (``tool_calls`` may be
+  absent) and ``reasoning`` the provider's own reasoning blocks of that turn (Anthropic thinking
+  blocks with their signatures, Responses API reasoning items), sent back unchanged as the APIs
+  require and never scored (may be absent)
 - ``{"role": "tool", "call_id": str, "name": str, "content": str, "is_error": bool}``
 """
 
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gate.errors import EXIT_INCOMPLETE, GateError
 from gate.run_record import Usage
-from gate.suite_model import ModelParams, ToolDef
+from gate.suite_model import Api, ModelParams, ToolDef
 
 if TYPE_CHECKING:  # pragma: no cover
     from gate.concurrency import Classified
@@ -72,7 +75,7 @@ def tool_material(tool: ToolDef) -> dict[str, Any]:
 
 
 def params_material(params: ModelParams) -> dict[str, Any]:
-    return {
+    material: dict[str, Any] = {
         "temperature": params.temperature,
         "max_tokens": params.max_tokens,
         "tool_choice": params.tool_choice,
@@ -80,6 +83,18 @@ def params_material(params: ModelParams) -> dict[str, Any]:
         "seed": params.seed,
         "top_p": params.top_p,
     }
+    # Newer settings only when set, so the keys of requests that do not use them stay as they were.
+    optional = {
+        "max_completion_tokens": params.max_completion_tokens,
+        "max_output_tokens": params.max_output_tokens,
+        "reasoning_effort": params.reasoning_effort,
+        "verbosity": params.verbosity,
+        "thinking_budget": params.thinking_budget,
+        "stop": list(params.stop) or None,
+        "extra_body": params.extra_body or None,
+    }
+    material.update({k: v for k, v in optional.items() if v is not None})
+    return material
 
 
 @dataclass(frozen=True)
@@ -94,10 +109,13 @@ class ModelRequest:
     params: ModelParams
     # A tool the model must call (judges answer through a forced tool call). Overrides tool_choice.
     forced_tool: str | None = None
+    api: Api = "chat"  # OpenAI only: Chat Completions or the Responses API
 
     def cache_key_material(self) -> dict[str, Any]:
         """Everything that changes the answer, and nothing else: never an API key or a base URL."""
+        api = {"api": self.api} if self.api != "chat" else {}
         return {
+            **api,
             "provider": self.provider,
             "model": self.model,
             "params": params_material(self.params),
@@ -124,9 +142,13 @@ class ModelReply:
     request_id: str | None = None
     # How long the provider took to answer (ms), kept in the cache so replays report real latency.
     latency_ms: float | None = None
+    # The provider's reasoning blocks (Anthropic thinking, Responses reasoning items), as received.
+    reasoning: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        reasoning = {"reasoning": list(self.reasoning)} if self.reasoning else {}
         return {
+            **reasoning,
             "text": self.text,
             "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls],
             "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
@@ -152,6 +174,7 @@ class ModelReply:
             stop_reason=str(data.get("stop_reason") or ""),
             request_id=data.get("request_id"),
             latency_ms=data.get("latency_ms"),
+            reasoning=tuple(b for b in data.get("reasoning") or () if isinstance(b, dict)),
         )
 
 
@@ -165,6 +188,19 @@ class Provider(Protocol):
     def classify(self, exc: BaseException) -> Classified: ...
 
     async def aclose(self) -> None: ...
+
+
+def reasoning_text(blocks: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> str:
+    """What of the reasoning blocks a reader can see: Anthropic thinking text, Responses summaries."""
+    parts: list[str] = []
+    for block in blocks:
+        if block.get("type") == "thinking":
+            parts.append(str(block.get("thinking") or ""))
+        elif block.get("type") == "redacted_thinking":
+            parts.append("(redacted thinking)")
+        elif block.get("type") == "reasoning":
+            parts.extend(str(s.get("text") or "") for s in block.get("summary") or () if isinstance(s, dict))
+    return "\n".join(p for p in parts if p)
 
 
 def tool_result_text(content: Any) -> str:

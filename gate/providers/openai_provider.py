@@ -18,12 +18,15 @@ from gate.providers.base import (
     ToolCall,
     tool_result_text,
 )
+from gate.providers.openai_responses import (
+    parse_response,
+    responses_arguments,
+    sampling_arguments,
+    to_responses_tool,
+)
 from gate.providers.sdk_provider import SdkProvider
 from gate.run_record import Usage
 from gate.suite_model import ToolDef
-
-# Model families that reject ``max_tokens`` and want ``max_completion_tokens`` instead.
-_COMPLETION_TOKENS_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
 def openai_messages(system: str | None, messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
@@ -70,8 +73,34 @@ def openai_tool_choice(choice: str | None, forced_tool: str | None) -> Any:
     return {"type": "function", "function": {"name": choice}}
 
 
+def chat_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for ``request``."""
+    params = request.params
+    kwargs: dict[str, Any] = {
+        "model": request.model,
+        "messages": openai_messages(request.system, request.messages),
+    }
+    if request.tools:
+        kwargs["tools"] = tools
+        choice = openai_tool_choice(params.tool_choice, request.forced_tool)
+        if choice is not None:
+            kwargs["tool_choice"] = choice
+        if params.parallel_tool_calls is not None and not request.forced_tool:
+            kwargs["parallel_tool_calls"] = params.parallel_tool_calls
+    kwargs.update(sampling_arguments(request))
+    if params.seed is not None:
+        kwargs["seed"] = params.seed
+    if params.stop:
+        kwargs["stop"] = list(params.stop)
+    if params.reasoning_effort is not None:
+        kwargs["reasoning_effort"] = params.reasoning_effort
+    if params.verbosity is not None:
+        kwargs["verbosity"] = params.verbosity
+    return kwargs
+
+
 class OpenAIProvider(SdkProvider):
-    """Chat completions through ``openai.AsyncOpenAI``."""
+    """Chat Completions or the Responses API (``request.api``) through ``openai.AsyncOpenAI``."""
 
     name = "openai"
     title = "OpenAI"
@@ -88,36 +117,19 @@ class OpenAIProvider(SdkProvider):
         return to_openai(tool)
 
     def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
-        """The keyword arguments of ``chat.completions.create`` for ``request``."""
-        params = request.params
-        kwargs: dict[str, Any] = {
-            "model": request.model,
-            "messages": openai_messages(request.system, request.messages),
-        }
-        if request.tools:
-            kwargs["tools"] = self._tools(request.tools)
-            choice = openai_tool_choice(params.tool_choice, request.forced_tool)
-            if choice is not None:
-                kwargs["tool_choice"] = choice
-            if params.parallel_tool_calls is not None and not request.forced_tool:
-                kwargs["parallel_tool_calls"] = params.parallel_tool_calls
-        if params.temperature is not None:
-            kwargs["temperature"] = params.temperature
-        if params.top_p is not None:
-            kwargs["top_p"] = params.top_p
-        if params.seed is not None:
-            kwargs["seed"] = params.seed
-        if params.max_tokens is not None:
-            if request.model.startswith(_COMPLETION_TOKENS_PREFIXES):
-                kwargs["max_completion_tokens"] = params.max_tokens
-            else:
-                kwargs["max_tokens"] = params.max_tokens
-        return kwargs
+        """The keyword arguments of the SDK call for ``request`` (the API chosen by ``request.api``)."""
+        if request.api == "responses":
+            return responses_arguments(request, [to_responses_tool(t) for t in self._tools(request.tools)])
+        return chat_arguments(request, self._tools(request.tools))
 
-    async def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+    async def _send(self, client: Any, request: ModelRequest, kwargs: dict[str, Any]) -> Any:
+        if request.api == "responses":
+            return await client.responses.create(**kwargs)
         return await client.chat.completions.create(**kwargs)
 
-    def _parse(self, response: Any, latency_ms: float) -> ModelReply:
+    def _parse(self, request: ModelRequest, response: Any, latency_ms: float) -> ModelReply:
+        if request.api == "responses":
+            return parse_response(response, latency_ms)
         return parse_completion(response, latency_ms)
 
 

@@ -64,11 +64,23 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
                 retry_after=retry_after,
                 status=status,
             )
-        return ProviderError("bad_request", f"{provider} rejected the request: {message}", status=status)
+        param = rejected_parameter(exc)
+        named = f" (parameter {param!r})" if param else ""
+        return ProviderError(
+            "bad_request", f"{provider} rejected the request{named}: {message}", status=status
+        )
     if isinstance(exc, TypeError) and "authentication" in str(exc).lower():
         # anthropic: no API key, auth token or credentials configured.
         return ProviderError("auth", f"no {provider} credentials configured: {message}", fatal=True)
     return ProviderError("malformed", f"{provider} call failed: {name}: {message}", retryable=True)
+
+
+def rejected_parameter(exc: BaseException) -> str | None:
+    """The request parameter an API error names (OpenAI's ``error.param``), if any."""
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else None
+    param = err.get("param") if isinstance(err, dict) else None
+    return str(param) if param else None
 
 
 def short_message(exc: BaseException) -> str:
@@ -112,11 +124,11 @@ class SdkProvider(ABC):
         """The keyword arguments of the SDK call for ``request``."""
 
     @abstractmethod
-    async def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+    async def _send(self, client: Any, request: ModelRequest, kwargs: dict[str, Any]) -> Any:
         """Send one request through the SDK."""
 
     @abstractmethod
-    def _parse(self, response: Any, latency_ms: float) -> ModelReply:
+    def _parse(self, request: ModelRequest, response: Any, latency_ms: float) -> ModelReply:
         """The neutral reply; malformed responses raise ``ProviderError``."""
 
     def _get_client(self) -> Any:
@@ -145,12 +157,12 @@ class SdkProvider(ABC):
         kwargs = self.build_arguments(request)
         started = time.perf_counter()
         try:
-            response = await self._send(client, kwargs)
+            response = await self._send(client, request, kwargs)
         except ProviderError:
             raise
         except Exception as exc:
             raise error_from_exception(exc, self.name) from None
-        return self._parse(response, (time.perf_counter() - started) * 1000.0)
+        return self._parse(request, response, (time.perf_counter() - started) * 1000.0)
 
     def classify(self, exc: BaseException) -> Any:
         return classify_error(exc)

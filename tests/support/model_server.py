@@ -1,7 +1,17 @@
 """A scripted OpenAI- and Anthropic-compatible model server on 127.0.0.1, for tests and the benchmark.
 
 The real ``openai`` and ``anthropic`` SDKs talk to it: ``POST /v1/chat/completions`` (OpenAI chat
-completions) and ``POST /v1/messages`` (Anthropic messages), non-streaming JSON. What it answers is
+completions), ``POST /v1/responses`` (the OpenAI Responses API: input items, ``function_call`` /
+``function_call_output``, reasoning items) and ``POST /v1/messages`` (Anthropic messages),
+non-streaming JSON.
+
+It refuses, with the status and error body the real APIs send, the parameters they refuse (see
+``refused_parameter``): ``temperature``/``top_p`` other than 1 and ``max_tokens`` for OpenAI reasoning
+models (o-series, gpt-5), reasoning controls for models without reasoning, ``max_tokens``/``stop`` on
+the Responses API, and for Anthropic extended thinking a temperature other than 1, ``top_k``, a
+budget under 1,024 or not below ``max_tokens``, a forced tool, and a tool-use turn sent back without
+its (signed, unaltered) thinking block. With thinking on, Anthropic answers start with a thinking
+block; OpenAI reasoning models on the Responses API start with a reasoning item. What it answers is
 decided by a *script*: rules tried in order against a provider-neutral view of the request.
 
 Script (a dict, JSON or YAML; or built in Python with :class:`Rule` / :class:`Script`)::
@@ -73,7 +83,7 @@ FaultKind = Literal[
     "unknown_tool",
     "huge_text",
 ]
-Api = Literal["openai", "anthropic"]
+Api = Literal["openai", "anthropic", "responses"]
 
 _HIDDEN_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie"}
 _REASONS = {
@@ -342,6 +352,46 @@ def view_openai(body: Mapping[str, Any]) -> RequestView:
     )
 
 
+def view_responses(body: Mapping[str, Any]) -> RequestView:
+    raw_input = body.get("input")
+    items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else list(raw_input or [])
+    call_names: dict[str, str] = {}
+    last_user = ""
+    turns = 0
+    in_assistant = False
+    for item in items:
+        kind = item.get("type", "message")
+        assistant_like = kind in ("function_call", "reasoning") or item.get("role") == "assistant"
+        if assistant_like and not in_assistant:
+            turns += 1
+        in_assistant = assistant_like
+        if kind == "function_call":
+            call_names[item.get("call_id", "")] = item.get("name", "")
+        elif item.get("role") == "user":
+            last_user = _text_of(item.get("content"))
+    results: list[ToolResult] = []
+    for item in reversed(items):
+        if item.get("type") != "function_call_output":
+            break
+        content = _text_of(item.get("output"))
+        name = call_names.get(item.get("call_id", ""), "")
+        results.insert(0, ToolResult(name=name, content=content, value=_parse_value(content)))
+    tools = tuple(str(t.get("name", "")) for t in body.get("tools") or [] if isinstance(t, Mapping))
+    choice = body.get("tool_choice")
+    forced = choice.get("name") if isinstance(choice, Mapping) and choice.get("type") == "function" else None
+    return RequestView(
+        api="responses",
+        model=str(body.get("model", "")),
+        system=_text_of(body.get("instructions")),
+        messages=tuple(items),
+        last_user=last_user,
+        tool_results=tuple(results),
+        tools=tools,
+        forced_tool=forced,
+        turn=turns + 1,
+    )
+
+
 def view_anthropic(body: Mapping[str, Any]) -> RequestView:
     messages = list(body.get("messages") or [])
     system = _text_of(body.get("system"))
@@ -584,12 +634,182 @@ def anthropic_response(reply: Reply, view: RequestView, number: int, body_size: 
     }
 
 
-def error_body(api: Api, status: int, message: str) -> dict[str, Any]:
+def _thinking_signature(text: str) -> str:
+    import hashlib
+
+    return "sig_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def thinking_block(view: RequestView) -> dict[str, Any]:
+    text = f"The user asks: {view.last_user[:80]}. I should decide which tool fits."
+    return {"type": "thinking", "thinking": text, "signature": _thinking_signature(text)}
+
+
+def responses_response(reply: Reply, view: RequestView, number: int, body_size: int) -> dict[str, Any]:
+    input_tokens, output_tokens = _usage_numbers(body_size, reply)
+    output: list[dict[str, Any]] = []
+    reasoning_tokens = 0
+    if is_openai_reasoning(view.model):
+        reasoning_tokens = 8
+        output.append(
+            {
+                "type": "reasoning",
+                "id": f"rs_scripted_{number}",
+                "summary": [{"type": "summary_text", "text": "Deciding which tool answers the request."}],
+            }
+        )
+    if reply.text:
+        output.append(
+            {
+                "type": "message",
+                "id": f"msg_scripted_{number}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+            }
+        )
+    for i, (name, raw, _) in enumerate(reply.calls):
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_scripted_{number}_{i}",
+                "call_id": f"call_{number}_{i}",
+                "name": name,
+                "arguments": raw,
+                "status": "completed",
+            }
+        )
+    return {
+        "id": f"resp_scripted_{number}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "completed",
+        "error": None,
+        "incomplete_details": None,
+        "instructions": view.system or None,
+        "model": view.model or "scripted-model",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "metadata": {},
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": output_tokens + reasoning_tokens,
+            "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            "total_tokens": input_tokens + output_tokens + reasoning_tokens,
+        },
+    }
+
+
+_OPENAI_REASONING = re.compile(r"^(o\d+(?![a-z])|gpt-5(?!-chat))")
+
+
+def is_openai_reasoning(model: str) -> bool:
+    """o-series and gpt-5 models (not gpt-5-chat): the models that refuse sampling parameters."""
+    return bool(_OPENAI_REASONING.match(model.rsplit("/", 1)[-1].lower()))
+
+
+def _unsupported(param: str, detail: str = "is not supported with this model.") -> tuple[str, str]:
+    return param, f"Unsupported parameter: '{param}' {detail}"
+
+
+def _refused_openai(api: Api, body: Mapping[str, Any]) -> tuple[str, str] | None:
+    reasoning = is_openai_reasoning(str(body.get("model", "")))
+    if reasoning:
+        for name in ("temperature", "top_p"):
+            if name in body and body[name] != 1:
+                value = body[name]
+                return name, (
+                    f"Unsupported value: '{name}' does not support {value} with this model. "
+                    "Only the default (1) value is supported."
+                )
+    if api == "responses":
+        for name in ("max_tokens", "max_completion_tokens"):
+            if name in body:
+                return _unsupported(
+                    name, "In the Responses API, this parameter has moved to 'max_output_tokens'."
+                )
+        for name in ("stop", "seed", "reasoning_effort", "verbosity", "messages"):
+            if name in body:
+                return name, f"Unknown parameter: '{name}'."
+        if not reasoning and isinstance(body.get("reasoning"), Mapping) and body["reasoning"].get("effort"):
+            return _unsupported("reasoning.effort")
+        text = body.get("text")
+        if (
+            isinstance(text, Mapping)
+            and "verbosity" in text
+            and not str(body.get("model", "")).startswith("gpt-5")
+        ):
+            return _unsupported("text.verbosity")
+        return None
+    if reasoning and "max_tokens" in body:
+        return _unsupported(
+            "max_tokens", "is not supported with this model. Use 'max_completion_tokens' instead."
+        )
+    if not reasoning and "reasoning_effort" in body:
+        return _unsupported("reasoning_effort")
+    if "verbosity" in body and not str(body.get("model", "")).startswith("gpt-5"):
+        return _unsupported("verbosity")
+    return None
+
+
+def _refused_anthropic(body: Mapping[str, Any]) -> tuple[str, str] | None:
+    thinking = body.get("thinking")
+    if not isinstance(thinking, Mapping) or thinking.get("type") != "enabled":
+        return None
+    budget = thinking.get("budget_tokens")
+    if not isinstance(budget, int) or budget < 1024:
+        return "thinking", "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+    if int(body.get("max_tokens") or 0) <= budget:
+        return "max_tokens", "`max_tokens` must be greater than `thinking.budget_tokens`."
+    if "temperature" in body and body["temperature"] != 1:
+        return "temperature", "`temperature` may only be set to 1 when thinking is enabled."
+    if "top_k" in body:
+        return "top_k", "`top_k` cannot be set when thinking is enabled."
+    if "top_p" in body and body["top_p"] < 0.95:
+        return "top_p", "`top_p` must be greater than or equal to 0.95 when thinking is enabled."
+    choice = body.get("tool_choice")
+    if isinstance(choice, Mapping) and choice.get("type") in ("any", "tool"):
+        return "tool_choice", "Thinking may not be enabled when tool_choice forces tool use."
+    return _refused_thinking_history(list(body.get("messages") or []))
+
+
+def _refused_thinking_history(messages: list[Any]) -> tuple[str, str] | None:
+    for index, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if message.get("role") != "assistant" or not isinstance(content, list) or not content:
+            continue
+        for block in content:
+            if isinstance(block, Mapping) and block.get("type") == "thinking":
+                if block.get("signature") != _thinking_signature(str(block.get("thinking", ""))):
+                    return "messages", f"messages.{index}.content: Invalid `signature` in `thinking` block"
+        uses_tools = any(isinstance(b, Mapping) and b.get("type") == "tool_use" for b in content)
+        first = content[0].get("type") if isinstance(content[0], Mapping) else None
+        if uses_tools and first not in ("thinking", "redacted_thinking"):
+            return "messages", (
+                f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+                f"`{first}`. When `thinking` is enabled, a final `assistant` message must start with a "
+                "thinking block."
+            )
+    return None
+
+
+def refused_parameter(api: Api, body: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(parameter, message) when the real API would refuse this request with a 400, else None."""
+    return _refused_anthropic(body) if api == "anthropic" else _refused_openai(api, body)
+
+
+def error_body(api: Api, status: int, message: str, param: str | None = None) -> dict[str, Any]:
     kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
     message = message or f"scripted {status} {_REASONS.get(status, '')}".strip()
     if api == "anthropic":
         return {"type": "error", "error": {"type": kind, "message": message}}
-    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+    code = "unsupported_parameter" if param else kind
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -832,6 +1052,8 @@ class ScriptedModelServer:
             return 200, b"{}", {}
         if method == "POST" and route in ("/v1/chat/completions", "/chat/completions"):
             return await self._model_request("openai", route, headers, body)
+        if method == "POST" and route in ("/v1/responses", "/responses"):
+            return await self._model_request("responses", route, headers, body)
         if method == "POST" and route in ("/v1/messages", "/messages"):
             return await self._model_request("anthropic", route, headers, body)
         return 404, json.dumps({"error": {"message": f"no route {method} {route}"}}).encode(), {}
@@ -871,7 +1093,11 @@ class ScriptedModelServer:
             shown = {k: v for k, v in headers.items() if k not in _HIDDEN_HEADERS}
             with self._lock:
                 self._stats.requests.append({"path": route, "headers": shown, "body": body})
-        view = view_openai(body) if api == "openai" else view_anthropic(body)
+        refused = refused_parameter(api, body)
+        if refused is not None:
+            await asyncio.sleep(self.latency)
+            return 400, json.dumps(error_body(api, 400, refused[1], refused[0])).encode(), {}
+        view = {"openai": view_openai, "anthropic": view_anthropic, "responses": view_responses}[api](body)
         rule, values = self._choose(view)
         fault = rule.fault
         for schedule in self.faults:
@@ -898,8 +1124,14 @@ class ScriptedModelServer:
                 return 200, b"", {}
             elif fault.kind in ("invalid_arguments", "unknown_tool", "huge_text"):
                 reply = apply_content_fault(reply, fault, view)
-        make = openai_response if api == "openai" else anthropic_response
-        payload = json.dumps(make(reply, view, number, len(raw))).encode()
+        make = {"openai": openai_response, "anthropic": anthropic_response, "responses": responses_response}[
+            api
+        ]
+        answer = make(reply, view, number, len(raw))
+        thinking = body.get("thinking")
+        if api == "anthropic" and isinstance(thinking, Mapping) and thinking.get("type") == "enabled":
+            answer["content"].insert(0, thinking_block(view))
+        payload = json.dumps(answer).encode()
         if fault is not None and fault.kind == "truncated_json":
             payload = payload[: max(1, len(payload) // 2)]
         return 200, payload, {"x-request-id": f"req_scripted_{number}"}
