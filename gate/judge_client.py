@@ -1,7 +1,8 @@
 """Asking the judge model: runs the judge requests of a trial and parses the verdicts.
 
 Each ``JudgeRequest`` (from ``gate.judging``) becomes one ``ModelRequest`` to the suite's judge
-model at temperature 0 (where its model family takes one: ``gate.model_family``), with the verdict tool *forced*, so the answer is structured. Requests are
+model at temperature 0 (where its model family takes one: ``gate.model_family``), with the verdict
+tool *forced*, so the answer is structured. Requests are
 deduplicated by ``key`` across the whole run (the same question is asked once), and they go through
 the same ``call_model`` as the agent's requests: the same cache, limiter, retries and budgets.
 

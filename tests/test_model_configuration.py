@@ -113,7 +113,10 @@ def test_one_suite_gives_the_same_verdicts_through_chat_and_responses(repo, mode
     server = model_server(SCRIPT, record=True)
     results = {}
     for api in ("chat", "responses"):
-        agent = f"  provider: openai\n  model: gpt-4o\n  api: {api}\n  params: {{temperature: 0, max_tokens: 300}}"
+        agent = (
+            f"  provider: openai\n  model: gpt-4o\n  api: {api}\n"
+            "  params: {temperature: 0, max_tokens: 300}"
+        )
         judge = f"{{provider: openai, model: gpt-4o-mini, api: {api}}}"
         code, data = run(repo, server, monkeypatch, agent, judge, forecast_for_rome=True)
         assert code == 1
@@ -225,12 +228,14 @@ def test_a_thinking_turn_sent_back_without_its_thinking_block_is_refused(model_s
     ("agent", "message", "line"),
     [
         (
-            "  provider: anthropic\n  model: m\n  params:\n    max_tokens: 2000\n    thinking: {budget_tokens: 4000}",
+            "  provider: anthropic\n  model: m\n  params:\n    max_tokens: 2000\n"
+            "    thinking: {budget_tokens: 4000}",
             "budget_tokens (4000) must be below max_tokens (2000)",
             8,
         ),
         (
-            "  provider: anthropic\n  model: m\n  params:\n    thinking: {budget_tokens: 2048}\n    temperature: 0",
+            "  provider: anthropic\n  model: m\n  params:\n    thinking: {budget_tokens: 2048}\n"
+            "    temperature: 0",
             "with thinking, temperature may only be 1",
             8,
         ),
@@ -268,7 +273,8 @@ def test_every_new_parameter_validates_and_reaches_the_request(repo, model_serve
     server = model_server(SCRIPT, record=True)
     agent = (
         "  provider: openai\n  model: qwen3\n  params:\n    top_p: 0.9\n    stop: ['###']\n"
-        "    max_completion_tokens: 400\n    extra_body: {top_k: 20, chat_template_kwargs: {enable_thinking: false}}"
+        "    max_completion_tokens: 400\n"
+        "    extra_body: {top_k: 20, chat_template_kwargs: {enable_thinking: false}}"
     )
     code, _ = run(repo, server, monkeypatch, agent, "{provider: openai, model: gpt-4o-mini}")
     assert code == 0

@@ -138,7 +138,8 @@ class SdkProvider(ABC):
             except Exception as exc:  # a missing API key and similar
                 raise ProviderError(
                     "auth",
-                    f"cannot create the {self.title} client (is {self.key_variable} set?): {short_message(exc)}",
+                    f"cannot create the {self.title} client (is {self.key_variable} set?): "
+                    + short_message(exc),
                     fatal=True,
                 ) from None
         return self._client
