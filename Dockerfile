@@ -22,7 +22,7 @@ RUN apt-get update \
 COPY --from=build /wheels /wheels
 # Installing compiles every module to bytecode once, here, so that each action run starts from
 # ready .pyc files; then nothing may write bytecode at run time (the workspace stays clean).
-RUN python -m pip install --no-cache-dir --compile /wheels/*.whl \
+RUN python -m pip install --no-cache-dir --compile "$(echo /wheels/*.whl)[all]" \
  && rm -rf /wheels \
  && python -m compileall -q "$(python -c 'import gate, os; print(os.path.dirname(gate.__file__))')" \
  && python -c "import gate.github.entrypoint, gate.commands.run, openai, anthropic, github, yaml, jsonschema"

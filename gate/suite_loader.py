@@ -473,9 +473,13 @@ def _resolve_ref(repo: _Repo, doc: YamlDocument, suite_dir: Path, ref: str, at: 
 # loading
 
 
-def load_suites(paths: Sequence[str | Path], root: Path | None = None) -> LoadResult:
+def load_suites(
+    paths: Sequence[str | Path], root: Path | None = None, *, skip_unreferenced: bool = False
+) -> LoadResult:
     """Load and check the suites named by ``paths`` (suite files, directories searched for suites, or
-    prompt / tool / mock files: then the suites under ``root`` that use them). See the module doc."""
+    prompt / tool / mock files: then the suites under ``root`` that use them). A file that no suite
+    references is checked on its own, or, with ``skip_unreferenced`` (the pre-commit hook, which is
+    handed every staged file), passed over silently. See the module doc."""
     root = Path(os.path.abspath(root if root is not None else default_root(paths)))
     repo = _Repo(root, root.resolve())
     problems: list[Problem] = []
@@ -517,7 +521,7 @@ def load_suites(paths: Sequence[str | Path], root: Path | None = None) -> LoadRe
             users = [f for f, (_, _, deps) in everything.items() if rel in deps]
             for f in users:
                 loaded.setdefault(f, everything[f])
-            if not users:
+            if not users and not skip_unreferenced:
                 problems.extend(_check_standalone(repo, path, rel))
 
     suites: list[Suite] = []
@@ -565,6 +569,15 @@ def _check_standalone(repo: _Repo, path: Path, rel: str) -> list[Problem]:
                 if not isinstance(doc.data, dict):
                     return [doc.problem((), "a mock file must hold a mapping {tools: ..., unmocked: ...}")]
                 return schema_problems(doc, doc.data, "mocksInline")
+            looks = load_file(path, rel)
+            if isinstance(looks.data, dict) and {"cases", "agent"} & set(looks.data):
+                return [
+                    looks.problem(
+                        (),
+                        "this looks like a suite, but suite files are named *.suite.yaml",
+                        f"rename it to {Path(rel).stem}.suite.yaml",
+                    )
+                ]
             _, problems = _read_tool_file(repo, path, rel)
             return problems
         read_text(path, rel)

@@ -4,6 +4,7 @@ virtualenv and runs ``tool-eval-gate-validate`` on a scratch repository."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -99,25 +100,43 @@ def _try_repo(repo: Path, hook_repo: Path, home: Path, *args: str) -> subprocess
 def test_hook_definitions():
     hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     validate, run = hooks["tool-eval-gate-validate"], hooks["tool-eval-gate-run"]
-    assert validate["entry"] == "tool-eval-gate validate" and validate["language"] == "python"
-    assert (
-        run["entry"] == "tool-eval-gate run" and run["stages"] == ["manual"] and run["require_serial"] is True
-    )
-    import re
+    assert validate["entry"].startswith("tool-eval-gate validate --skip-unreferenced")
+    assert validate["language"] == "python" and "files" not in validate
+    assert run["entry"] == "tool-eval-gate run --skip-unreferenced"
+    assert run["stages"] == ["manual"] and run["require_serial"] is True
+    # the base package has no SDK: the live hook brings the ones `run` needs
+    assert {d.split(">")[0] for d in run["additional_dependencies"]} == {"openai", "anthropic"}
 
-    pattern = re.compile(validate["files"])
-    for path in (
-        "a.suite.yaml",
-        "x/b.suite.yml",
-        "prompts/p.md",
-        "agents/tools/t.json",
-        "mocks/m.yaml",
-        "x/prompts/q.txt",
-    ):
-        assert pattern.search(path), path
-    for path in ("README.md", "config.yaml", "src/tools.py", "tools.json"):
-        assert not pattern.search(path), path
-    assert run["files"] == validate["files"]
+
+def test_the_validate_hook_environment_has_no_sdk_and_no_pygithub():
+    text = (ROOT / "pyproject.toml").read_text()
+    block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M)
+    assert block, "pyproject.toml lost its dependencies"
+    base = {re.split(r"[<>=\[ ]", d)[0].lower() for d in re.findall(r'"([^"]+)"', block.group(1))}
+    assert base and base.isdisjoint({"openai", "anthropic", "pygithub"}), base
+    assert re.search(r'^all = \["tool-eval-gate\[openai,anthropic,github\]"\]', text, re.M)
+
+
+def test_hook_decides_by_the_reference_graph(scratch_repo, hook_repo, pre_commit_home):
+    """An unrelated JSON under some tools/ folder is never refused; a broken tool file that a suite
+    references from an unusual folder is."""
+    (scratch_repo / "bad.suite.yaml").unlink()
+    (scratch_repo / "build" / "tools").mkdir(parents=True)
+    (scratch_repo / "build" / "tools" / "package.json").write_text('{"name": "not-a-tool-file"}')
+    (scratch_repo / "defs").mkdir()
+    (scratch_repo / "defs" / "broken.json").write_text('[{"name": "ping", "parameters": {"type": "objet"}}]')
+    (scratch_repo / "uses-defs.suite.yaml").write_text(
+        GOOD.replace("name: good", "name: uses-defs").replace("tools/t.json", "defs/broken.json")
+    )
+    _git(scratch_repo, "add", "-A")
+
+    unrelated = _try_repo(scratch_repo, hook_repo, pre_commit_home, "--files", "build/tools/package.json")
+    assert unrelated.returncode == 0, unrelated.stdout + unrelated.stderr
+
+    broken = _try_repo(scratch_repo, hook_repo, pre_commit_home, "--files", "defs/broken.json")
+    output = broken.stdout + broken.stderr
+    assert broken.returncode == 1, output
+    assert "defs/broken.json:1:" in output and "package.json" not in output
 
 
 def test_try_repo_fails_on_the_bad_suite_with_a_line_numbered_message(

@@ -325,3 +325,46 @@ def test_sigterm_writes_partial_outputs_and_exits_3(repo, model_server):
 def test_no_suites_at_all_is_invalid_input_not_a_silent_pass(repo, capsys):
     assert gate_run(repo) == 2
     assert "no suite files" in capsys.readouterr().err
+
+
+def test_a_missing_provider_sdk_is_refused_before_any_request_naming_the_extra(tmp_path):
+    """The base package has no SDK (the pre-commit validate hook stays light): `run` says which extra
+    to install, exit 2, instead of failing on the first request."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    hide_openai = (
+        "import sys, importlib.abc\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'openai' or name.startswith('openai.'):\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        "import importlib.util\n"
+        "_find = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda n, *a: None if n == 'openai' else _find(n, *a)\n"
+        "from gate.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", hide_openai, "run", str(root / "examples" / "weather"), "--replay"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "pip install 'tool-eval-gate[openai]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_skip_unreferenced_with_nothing_relevant_is_a_pass_with_no_request(tmp_path, capsys):
+    from pathlib import Path
+
+    from gate.cli import main as cli
+
+    root = Path(__file__).resolve().parents[1]
+    assert cli(["run", "--skip-unreferenced", "--root", str(root), str(root / "README.md")]) == 0
+    assert "nothing to run" in capsys.readouterr().out

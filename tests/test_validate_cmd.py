@@ -148,3 +148,38 @@ def test_one_hundred_suites_validate_quickly_in_a_cold_process(tmp_path):
     # A regression guard against pathological slowdowns (quadratic work, per-file validator builds),
     # with headroom for loaded CI runners; the measured numbers are reported in the README.
     assert best < 6.0
+
+
+def test_a_directory_without_suites_is_an_input_error_not_a_pass(tmp_path, capsys):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "sutes").mkdir()  # a typo'd directory must not pass CI silently
+    (tmp_path / "sutes" / "notes.md").write_text("nothing here\n")
+    assert main(["--root", str(tmp_path), str(tmp_path / "sutes")]) == EXIT_INVALID_INPUT
+    assert "no suite files (*.suite.yaml) found in" in capsys.readouterr().err
+
+
+def test_a_suite_without_the_suite_suffix_is_told_to_rename_not_called_a_bad_tool_file(tmp_path, capsys):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "calendar.yaml").write_text((VALID / "minimal.suite.yaml").read_text())
+    assert main(["--root", str(tmp_path), str(tmp_path / "calendar.yaml")]) == EXIT_INVALID_INPUT
+    err = capsys.readouterr().err
+    assert "calendar.yaml:1:1: this looks like a suite, but suite files are named *.suite.yaml" in err
+    assert "rename it to calendar.suite.yaml" in err and "tool" not in err
+
+
+def test_skip_unreferenced_checks_only_suites_and_the_files_they_use(tmp_path, capsys):
+    shutil.copytree(VALID, tmp_path / "suites")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "build" / "tools").mkdir(parents=True)
+    unrelated = tmp_path / "build" / "tools" / "package.json"
+    unrelated.write_text('{"name": "not a tool file"}')
+    args = ["--root", str(tmp_path), str(unrelated)]
+    assert main(args) == EXIT_INVALID_INPUT  # checked alone, it is a bad tool file
+    capsys.readouterr()
+    assert main(["--skip-unreferenced", *args]) == EXIT_PASSED
+    assert "nothing to check" in capsys.readouterr().out
+    used = sorted((tmp_path / "suites" / "tools").iterdir())[0]
+    used.write_text("[not json")
+    assert main(["--skip-unreferenced", "--root", str(tmp_path), str(unrelated), str(used)]) == 2
+    err = capsys.readouterr().err
+    assert used.name in err and "package.json" not in err

@@ -140,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="what fails the gate (default threshold)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--skip-unreferenced",
+        action="store_true",
+        help="pass over PATHs that are neither suites nor used by one; nothing left to run is a pass "
+        "(the manual pre-commit hook hands over every staged file)",
+    )
     return parser
 
 
@@ -185,6 +191,26 @@ class _StopOnSignal:
             loop.call_soon_threadsafe(self.control.stop, name)
 
 
+def _require_sdks(suites: Sequence[Any]) -> None:
+    """Refuse before any request when a suite's provider SDK is not installed (the base package is
+    light so that the pre-commit validate hook stays small; the SDKs come with extras)."""
+    from gate.providers import missing_sdks
+
+    providers: set[str] = set()
+    for suite in suites:
+        providers.add(suite.agent.provider)
+        for model in (getattr(suite, "judge", None), getattr(suite, "user_simulator", None)):
+            if model is not None:
+                providers.add(model.provider)
+    missing = missing_sdks(providers)
+    if missing:
+        extras = ",".join(missing)
+        raise InputError(
+            f"the suites need the {' and '.join(missing)} package(s), which are not installed "
+            f"(fix: pip install 'tool-eval-gate[{extras}]', or 'tool-eval-gate[all]' for every provider)"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from gate.outputs import check_outputs
@@ -212,7 +238,7 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
 
         shard = parse_shard(args.shard)
 
-    loaded = load_suites(args.paths or [root], root=root)
+    loaded = load_suites(args.paths or [root], root=root, skip_unreferenced=args.skip_unreferenced)
     if loaded.problems:
         problems = sorted(loaded.problems, key=lambda p: (p.path, p.line, p.column, p.message))
         for problem in problems:
@@ -222,10 +248,14 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
         )
         return EXIT_INVALID_INPUT
     suites = list(loaded.suites)
+    if not suites and args.skip_unreferenced:
+        print("tool-eval-gate run: no suite uses these files; nothing to run")
+        return EXIT_PASSED
     if not suites:
         where = ", ".join(args.paths) if args.paths else str(root)
         raise InputError(f"no suite files (*.suite.yaml) found in {where}; nothing to run")
 
+    _require_sdks(suites)
     triggered: dict[str, dict[str, str]] = {}
     if args.changed_since:
         from gate.changes import affected_suites, changed_files

@@ -30,6 +30,12 @@ def _parser() -> argparse.ArgumentParser:
         "--root", metavar="DIR", help="repository root (default: nearest directory with .git)"
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print problems only, no summary line")
+    parser.add_argument(
+        "--skip-unreferenced",
+        action="store_true",
+        help="pass over files that are neither suites nor referenced by one (the pre-commit hook hands "
+        "over every staged file; only suites and the files they use are checked)",
+    )
     return parser
 
 
@@ -50,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         root = default_root(args.paths)
     paths = args.paths or [root]
-    result = load_suites(paths, root=root)
+    result = load_suites(paths, root=root, skip_unreferenced=args.skip_unreferenced)
 
     problems = sorted(result.problems, key=lambda p: (p.path, p.line, p.column, p.message))
     out = sys.stderr
@@ -65,8 +71,15 @@ def main(argv: list[str] | None = None) -> int:
             cases = sum(len(s.cases) for s in result.suites)
             if suite_count:
                 print(f"{_plural(suite_count, 'suite file')}, {_plural(cases, 'case')}: OK")
-            else:
-                print(f"no suite files found; {_plural(len(result.checked_files), 'file')} checked: OK")
+            elif args.skip_unreferenced:
+                print("no suite, and no file a suite uses, among these files: nothing to check")
+            elif result.checked_files:
+                print(f"no suite uses them; {_plural(len(result.checked_files), 'file')} checked alone: OK")
+    if not problems and not result.suites and not result.checked_files and not args.skip_unreferenced:
+        # A typo'd directory must not pass CI silently: validating nothing is an input error.
+        where = ", ".join(args.paths) if args.paths else str(root)
+        print(f"tool-eval-gate validate: no suite files (*.suite.yaml) found in {where}", file=out)
+        return EXIT_INVALID_INPUT
     return EXIT_INVALID_INPUT if problems else EXIT_PASSED
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError, ToolCall
 from gate.providers.sdk_provider import DEFAULT_TIMEOUT
 
@@ -13,7 +15,21 @@ __all__ = [
     "ProviderError",
     "ToolCall",
     "make_provider",
+    "missing_sdks",
 ]
+
+
+# The package each provider's adapter needs, and the extra of tool-eval-gate that installs it.
+SDK_PACKAGES = {"openai": "openai", "anthropic": "anthropic"}
+
+
+def missing_sdks(providers: Iterable[str]) -> list[str]:
+    """The SDK packages that ``providers`` need and that are not installed (without importing them:
+    ``validate`` and the pre-commit hook install tool-eval-gate without the SDKs)."""
+    from importlib.util import find_spec
+
+    needed = sorted({SDK_PACKAGES[p] for p in providers if p in SDK_PACKAGES})
+    return [package for package in needed if find_spec(package) is None]
 
 
 def make_provider(name: str, *, timeout: float = DEFAULT_TIMEOUT) -> Provider:
