@@ -184,7 +184,8 @@ class _StopOnSignal:
             signal.signal(signum, previous)
 
     def _handle(self, signum: int, frame: Any) -> None:
-        name = dict(self.SIGNALS).get(signum, f"signal {signum}")
+        names: dict[int, str] = {int(number): text for number, text in self.SIGNALS}
+        name = names.get(signum, f"signal {signum}")
         self.received.append(name)
         loop = self.loop
         if loop is not None and not loop.is_closed():
@@ -373,7 +374,8 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
         out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
         if cache.store_errors:
             out.append(
-                f"cache: {len(cache.store_errors)} answer(s) could not be stored, e.g. {cache.store_errors[0]}"
+                f"cache: {len(cache.store_errors)} answer(s) could not be stored,"
+                f" e.g. {cache.store_errors[0]}"
             )
     for reason in verdict.reasons:
         out.append(f"  - {reason}")
