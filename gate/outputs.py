@@ -138,13 +138,16 @@ def _refused(path: str, message: str, hint: str = "") -> InputError:
 
 def _new_file(path: str, file: Path) -> OutputTarget:
     name_max = 255
-    if len(file.name.encode("utf-8", "surrogateescape")) > name_max:
+    if any(len(part.encode("utf-8", "surrogateescape")) > name_max for part in file.parts):
         raise _refused(path, "the file name is too long", f"choose a name of at most {name_max} bytes")
     ancestor = file.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        if ancestor.is_symlink():
-            raise _refused(path, f"{ancestor} is a broken symlink")
-        ancestor = ancestor.parent
+    try:
+        while not ancestor.exists() and ancestor != ancestor.parent:
+            if ancestor.is_symlink():
+                raise _refused(path, f"{ancestor} is a broken symlink")
+            ancestor = ancestor.parent
+    except OSError as exc:  # e.g. a path the system refuses to look at
+        raise _refused(path, exc.strerror or str(exc)) from None
     if not ancestor.is_dir():
         raise _refused(path, f"{ancestor} is not a directory")
     if not os.access(ancestor, os.W_OK | os.X_OK):

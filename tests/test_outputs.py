@@ -297,3 +297,13 @@ def test_lone_surrogates_in_tool_calls_never_break_the_next_request(repo, model_
     assert trial["record"]["calls"][0]["name"] == "get\ud800weather"
     assert trial["record"]["calls"][1]["arguments"] == {"city": "\ud800"}
     assert "\ufffd" in json.dumps(server.requests[-1], ensure_ascii=False)
+
+
+def test_an_overlong_directory_name_after_a_missing_one_is_refused_not_a_crash(tmp_path):
+    """Found by the output-path fuzzer: a missing directory, '..', then a 300-byte name."""
+    from gate.errors import InputError
+    from gate.outputs import check_output
+
+    path = f"{tmp_path}/missing/../{'a' * 300}/x"
+    with pytest.raises(InputError, match="too long"):
+        check_output(path)
