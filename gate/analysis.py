@@ -329,7 +329,8 @@ def _recommendations(
             )
             advice = (
                 f"say in the description of {_c(c.expected)} when to use it instead of {_c(c.called)} "
-                f'(and in {_c(c.called)}\'s when not to), e.g. "Use {c.expected} for …; for … use {c.called}."'
+                f"(and in {_c(c.called)}'s when not to), "
+                f'e.g. "Use {c.expected} for …; for … use {c.called}."'
             )
             if overlap >= 0.5:
                 advice += ", and make the two descriptions differ in what they are for"
@@ -415,11 +416,12 @@ def _recommendations(
         ),
     }
     prompt_patterns = {
-        "order_violation": "The calls came in the wrong order in {n}: state the required order of steps in the system prompt.",
-        "over_call_budget": "The agent exceeded the call budget in {n}: tell it in the system prompt to stop calling "
-        "tools once it has what it needs, and to batch requests where a tool allows it.",
-        "output_check_failed": "The final answer failed its checks in {n}: say in the system prompt what the answer "
-        "must contain and in what form.",
+        "order_violation": "The calls came in the wrong order in {n}: state the required order of steps "
+        "in the system prompt.",
+        "over_call_budget": "The agent exceeded the call budget in {n}: tell it in the system prompt "
+        "to stop calling tools once it has what it needs, and to batch requests where a tool allows it.",
+        "output_check_failed": "The final answer failed its checks in {n}: say in the system prompt "
+        "what the answer must contain and in what form.",
     }
     by_reason: dict[str, dict[str | None, list[str]]] = defaultdict(dict)
     for (reason, tool), refs in pattern_refs.items():

@@ -346,8 +346,9 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
         parts += [
             "The options the assistant was offered:\n" + b("OPTIONS", listed),
             "The assistant's answer:\n" + b("ANSWER", request.text),
-            'Question: which single option does the answer choose? Answer "none" if it chooses none, several, '
-            "or is undecided. Do not judge whether the choice is correct.",
+            "Question: which single option does the answer choose? "
+            'Answer "none" if it chooses none, several, or is undecided. '
+            "Do not judge whether the choice is correct.",
         ]
         tool, description = "submit_choice", "Submit the letter of the option the answer chose."
         parameters = {

@@ -134,10 +134,12 @@ class CaseResult:
 
     @property
     def failures(self) -> tuple[Failure, ...]:
-        """Failures of the first failing trial (what the reports show first)."""
-        for trial in self.trials:
-            if trial.status == "failed":
-                return trial.failures
+        """Failures of the first failing trial, else of the first errored one (what the reports show
+        first: why the agent failed, or why the case could not be evaluated)."""
+        for status in ("failed", "error"):
+            for trial in self.trials:
+                if trial.status == status:
+                    return trial.failures
         return ()
 
 

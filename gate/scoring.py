@@ -22,7 +22,7 @@ from gate import bounded_regex, conversation, judging, paths, schema_check
 from gate.assignment import optimal_assignment
 from gate.judging import Verdict
 from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
-from gate.results import CheckScore, Failure, Metrics, TrialResult
+from gate.results import CaseStatus, CheckScore, Failure, Metrics, TrialResult
 from gate.run_record import RecordedCall, RunRecord
 from gate.suite_model import CallExpectation, Case, ExpectedCall, OutputChecks, Suite, Times
 
@@ -247,7 +247,8 @@ def _automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fai
             failures.append(
                 Failure(
                     "invalid_arguments",
-                    f"{where}: {call.name} arguments are not a JSON object ({call.arguments_error or 'unparseable'}): {_clip(call.raw_arguments, 120)}",
+                    f"{where}: {call.name} arguments are not a JSON object "
+                    f"({call.arguments_error or 'unparseable'}): {_clip(call.raw_arguments, 120)}",
                     tool=call.name,
                     actual=_clip(call.raw_arguments),
                 )
@@ -283,7 +284,7 @@ def _schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, wher
     try:
         errors = sorted(validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
     except Unresolvable:
-        return []  # a "$ref" that cannot be resolved (never fetched): the tool file is at fault, not the agent
+        return []  # an unresolvable "$ref" (never fetched): the tool file is at fault, not the agent
     failures = []
     for error in errors:
         location = list(error.absolute_path)
@@ -296,7 +297,8 @@ def _schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, wher
         failures.append(
             Failure(
                 "schema_violation",
-                f"{where}: {tool} arguments violate the tool's schema{' at ' + pointer if pointer else ''}: {error.message}",
+                f"{where}: {tool} arguments violate the tool's schema"
+                f"{' at ' + pointer if pointer else ''}: {error.message}",
                 tool=tool,
                 argument=argument,
                 expected=f"{error.validator}: {show(error.validator_value, 80)}",
@@ -525,7 +527,8 @@ def _evaluate_by_assignment(
             failures.append(
                 Failure(
                     "wrong_tool",
-                    f"expected a call to {expected.tool}, but the agent called {calls[j].name} (call {j + 1})",
+                    f"expected a call to {expected.tool}, but the agent called {calls[j].name} "
+                    f"(call {j + 1})",
                     tool=calls[j].name,
                     expected=expected.tool,
                     actual=calls[j].name,
@@ -536,7 +539,8 @@ def _evaluate_by_assignment(
             failures.append(
                 Failure(
                     "wrong_count",
-                    f"{expected.tool}: expected {times_text(expected.times)} call(s) matching this expectation; "
+                    f"{expected.tool}: expected {times_text(expected.times)} call(s) "
+                    "matching this expectation; "
                     f"the {_calls_text(named.get(expected.tool, 0))} made matched other expectations better",
                     tool=expected.tool,
                     expected=times_text(expected.times),
@@ -801,7 +805,8 @@ def _output_checks(
             verdicts,
         )
         if verdict is not None:
-            label = f"asks for clarification: expected {'yes' if want else 'no'}, judge: {'yes' if verdict.passed else 'no'}"
+            said = "yes" if verdict.passed else "no"
+            label = f"asks for clarification: expected {'yes' if want else 'no'}, judge: {said}"
             passed = verdict.passed == want
             judged_result("clarification", label, verdict, passed, float(passed), want)
 
@@ -960,11 +965,16 @@ def score_trial(
     checks += common.checks
 
     hard = automatic_hard or over_budget or _breaks_hard_condition(chosen)
+    judge_failed = any(f.reason == "judge_failed" for f in failures)
+    status: CaseStatus
     if case.scoring.mode == "weighted":
         score = 0.0 if hard else weighted_score
         pass_score = case.scoring.pass_score
         status = "passed" if not hard and score >= pass_score - 1e-12 else "failed"
-        if not hard and status == "failed":
+        if not hard and judge_failed:
+            # The score depends on a verdict the judge did not give: the trial could not be evaluated.
+            status, score = "error", 0.0
+        elif not hard and status == "failed":
             failures.append(
                 Failure(
                     "below_pass_score",
@@ -975,6 +985,8 @@ def score_trial(
             )
     else:
         status = "failed" if failures else "passed"
+        if judge_failed and all(f.reason == "judge_failed" for f in failures):
+            status = "error"  # only the judge's missing verdict stands between the trial and a verdict
         score = 1.0 if status == "passed" else 0.0
     metrics = Metrics(
         precision=chosen.precision,

@@ -3,7 +3,8 @@
 Reducers: ``all`` (pass^k: every trial passes), ``any`` (pass@k), ``at_least`` (at least
 ``case.at_least`` trials pass), ``majority`` (more than half pass), ``mean`` (the mean score reaches
 ``case.mean_pass_score`` and at least one trial passed). A trial's score is 1/0 in ``all`` scoring
-mode and its weighted score in ``weighted`` mode; a trial that broke a hard condition scores 0. Trials that errored (the provider failed) say nothing about the agent:
+mode and its weighted score in ``weighted`` mode; a trial that broke a hard condition scores 0.
+Trials that errored (the provider or the judge failed) say nothing about the agent:
 they are left out of the reducer, and a case whose every trial errored is an error. A case whose
 counted trials disagree (some passed, some failed) is flaky.
 """
@@ -71,7 +72,7 @@ def excluded_note(result: CaseResult) -> str:
     if not errored or errored == len(result.trials):
         return ""
     return (
-        f"{errored} of {len(result.trials)} trials errored (provider failure) and were excluded; "
+        f"{errored} of {len(result.trials)} trials errored (provider or judge failure) and were excluded; "
         f"the verdict is over the other {len(result.trials) - errored}"
     )
 

@@ -209,7 +209,7 @@ def test_judge_verdicts_are_fetched_once_and_failures_carry_the_reason(model_ser
     assert good.status == "passed"
     criteria = [c for c in good.trials[0].checks if c.kind == "criteria"]
     assert criteria and criteria[0].rationale == "It states the temperature."
-    assert bad.status == "failed"
+    assert bad.status == "error"  # no valid verdict after retries: could not evaluate, not the agent's fault
     (failure,) = [f for f in bad.failures if f.reason == "judge_failed"]
     assert "verdict" in failure.message  # why the judge's answer was unusable
     judge_calls = [
@@ -219,6 +219,71 @@ def test_judge_verdicts_are_fetched_once_and_failures_carry_the_reason(model_ser
         and isinstance(r["body"].get("tool_choice"), dict)
     ]
     assert len(judge_calls) == 2  # one per distinct question, not one per trial
+
+
+def judged_case(id: str, criterion: str, **kw):
+    return dataclasses.replace(
+        weather_case(1, **kw),
+        id=id,
+        expect=builders.expectation(
+            builders.ecall("get_weather", {"city": "Paris"}), output=OutputChecks(criteria=(criterion,))
+        ),
+    )
+
+
+def test_a_judge_answering_http_400_makes_the_case_an_error_and_not_met_a_failure(model_server, monkeypatch):
+    script = dict(
+        SCRIPT,
+        rules=[
+            {
+                "when": {"forced_tool": "submit_verdict", "last_user": "Says goodbye"},
+                "fault": {"kind": "status", "status": 400},
+            },
+            {
+                "when": {"forced_tool": "submit_verdict", "last_user": "Names the wind"},
+                "tool_calls": [{"arguments": {"verdict": "no", "rationale": "No wind is named."}}],
+            },
+            *SCRIPT["rules"],
+        ],
+    )
+    server = model_server(script)
+    weighted = builders.Scoring(mode="weighted", pass_score=0.5)
+    suite = make_suite(
+        judged_case("judge-400", "Says goodbye."),
+        judged_case("judge-400-weighted", "Says goodbye.", scoring=weighted),
+        judged_case("not-met", "Names the wind."),
+        judged_case("met", "States the temperature."),
+    )
+    results = run(server, monkeypatch, [suite], concurrency=2)
+    assert statuses(results) == [
+        ("judge-400", "error"),
+        ("judge-400-weighted", "error"),
+        ("not-met", "failed"),
+        ("met", "passed"),
+    ]
+    broken = results.suites[0].cases[0]
+    assert [f.reason for f in broken.failures] == ["judge_failed"]
+    assert "400" in broken.failures[0].message
+
+
+def test_a_missed_call_fails_the_case_even_when_the_judge_fails(model_server, monkeypatch):
+    script = dict(
+        SCRIPT,
+        rules=[
+            {"when": {"forced_tool": "submit_verdict"}, "fault": {"kind": "status", "status": 400}},
+            *SCRIPT["rules"],
+        ],
+    )
+    server = model_server(script)
+    wrong = dataclasses.replace(
+        judged_case("wrong-and-judge-400", "Says goodbye."),
+        expect=builders.expectation(
+            builders.ecall("get_forecast", {"city": "Paris"}),
+            output=OutputChecks(criteria=("Says goodbye.",)),
+        ),
+    )
+    results = run(server, monkeypatch, [make_suite(wrong)], concurrency=1)
+    assert statuses(results) == [("wrong-and-judge-400", "failed")]
 
 
 def test_stop_cancels_in_flight_trials_and_returns_partial_results(model_server, monkeypatch):
