@@ -22,7 +22,7 @@ from typing import Any
 
 from gate import conversation, limits
 from gate.mocks import merged, resolve
-from gate.pricing import cost_usd
+from gate.pricing import BUILT_IN, PriceTable
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError, reasoning_text
 from gate.run_record import RecordedCall, RunRecord, Usage
 from gate.suite_model import Case, Suite
@@ -57,6 +57,7 @@ async def run_trial(
     call_model: CallModel,
     *,
     clock: Callable[[], float] = time.perf_counter,
+    prices: PriceTable = BUILT_IN,
 ) -> tuple[RunRecord, dict[str, Any]]:
     """Run trial ``index`` of ``case``; returns the run record and the prepared ``extra`` (e.g. the
     multiple-choice order shown), which judged checks need."""
@@ -109,7 +110,7 @@ async def run_trial(
         turns += 1
         usage = usage + reply.usage
         if cost is not None:
-            step = cost_usd(agent.provider, agent.model, reply.usage)
+            step = prices.cost(agent.provider, agent.model, reply.usage)
             cost = None if step is None else cost + step
         output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
         thought = _reasoning_fields(reply)

@@ -65,11 +65,23 @@ class RecordedCall:
 
 @dataclass(frozen=True)
 class Usage:
-    input_tokens: int = 0
+    input_tokens: int = 0  # every input token, cached ones included
     output_tokens: int = 0
+    cached_input_tokens: int = 0  # of input_tokens, those read from the provider's prompt cache
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        """Plain data; ``cached_input_tokens`` only when there were any (older files have none)."""
+        data = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        if self.cached_input_tokens:
+            data["cached_input_tokens"] = self.cached_input_tokens
+        return data
 
 
 @dataclass(frozen=True)
@@ -118,7 +130,7 @@ class RunRecord:
             "output": self.output,
             "turns": self.turns,
             "latency_ms": self.latency_ms,
-            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+            "usage": self.usage.to_dict(),
             "cost_usd": self.cost_usd,
             "error": self.error,
             "stop_reason": self.stop_reason,
@@ -164,7 +176,7 @@ class RunRecord:
             "output": self.output,
             "turns": self.turns,
             "latency_ms": self.latency_ms,
-            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+            "usage": self.usage.to_dict(),
             "cost_usd": self.cost_usd,
             "error": self.error,
         }

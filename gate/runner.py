@@ -26,7 +26,7 @@ from gate.cache import ResponseCache
 from gate.concurrency import AdaptiveLimiter, AttemptTimeout, RetryPolicy, call_with_retries
 from gate.judge_client import JudgeClient
 from gate.judging import Verdict, collect_requests
-from gate.pricing import cost_usd
+from gate.pricing import BUILT_IN, PriceTable
 from gate.progress import Progress
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
 from gate.results import CaseResult, RunResults, SourceRef, SuiteResult, ToolInfo, TrialResult
@@ -77,6 +77,7 @@ class RunOptions:
     trials: int | None = None  # overrides every case's trial count
     max_requests: int | None = None  # model requests (cache hits are free)
     max_cost_usd: float | None = None  # estimated cost; requests in flight may overshoot a little
+    prices: PriceTable = BUILT_IN  # the built-in table, extended and overridden by --prices
     cache: ResponseCache | None = None
     retry: RetryPolicy | None = None
     # Suite path -> {file: reason} from change detection, copied into the results.
@@ -164,7 +165,7 @@ class _Run:
             raise ProviderError(
                 "timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)"
             ) from None
-        step = cost_usd(request.provider, request.model, reply.usage)
+        step = self.options.prices.cost(request.provider, request.model, reply.usage)
         if step is None:
             self.unpriced = True
         else:
@@ -193,7 +194,9 @@ class _Run:
         if self.fatal is not None:
             raise asyncio.CancelledError  # the run is stopping: this trial is "not run"
         try:
-            record, extra = await run_trial(suite, case, index, lambda req: self.call_model(req, index))
+            record, extra = await run_trial(
+                suite, case, index, lambda req: self.call_model(req, index), prices=self.options.prices
+            )
         except ProviderError as exc:  # fatal: stop everything, keep what completed
             self._fail(exc)
             record, extra = not_run_record(suite, case, str(exc)), {}

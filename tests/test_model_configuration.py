@@ -281,3 +281,117 @@ def test_every_new_parameter_validates_and_reaches_the_request(repo, model_serve
     body = next(r["body"] for r in server.requests if r["body"]["model"] == "qwen3")
     assert body["top_p"] == 0.9 and body["stop"] == ["###"] and body["max_completion_tokens"] == 400
     assert body["top_k"] == 20 and body["chat_template_kwargs"] == {"enable_thinking": False}
+
+
+def test_max_cost_with_an_unpriced_model_exits_2_before_any_request(repo, model_server, monkeypatch, capsys):
+    server = model_server(SCRIPT)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    agent = "  provider: openai\n  model: my-azure-deployment"
+    (repo / "suites" / "weather.suite.yaml").write_text(
+        suite_text(agent, "{provider: openai, model: gpt-4o}")
+    )
+    assert cli_main(["run", "--root", str(repo), "--max-cost", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "the agent model 'my-azure-deployment' (openai) has no known price" in err
+    assert "--prices FILE" in err
+    assert server.request_count == 0
+    # Given its price, the run goes ahead and the reports say where each price came from.
+    (repo / "prices.yaml").write_text("my-azure-deployment: {input: 2.5, output: 10}\n")
+    out = repo / "r.json"
+    code = cli_main(
+        [
+            "run",
+            "--root",
+            str(repo),
+            "--max-cost",
+            "1",
+            "--prices",
+            str(repo / "prices.yaml"),
+            "--json",
+            str(out),
+        ]
+    )
+    assert code == 0
+    assert server.request_count > 0
+    prices = json.loads(out.read_text())["settings"]["prices"]
+    assert prices["openai/my-azure-deployment"]["source"].endswith("prices.yaml:1")
+    assert prices["openai/gpt-4o"]["source"] == "built-in table"
+    assert "prices from: " in capsys.readouterr().out
+
+
+def test_a_bad_prices_file_exits_2_naming_its_line(repo, capsys):
+    (repo / "suites" / "weather.suite.yaml").write_text(
+        suite_text("  provider: openai\n  model: gpt-4o", "{provider: openai, model: gpt-4o}")
+    )
+    (repo / "prices.yaml").write_text("gpt-4o: {input: cheap, output: 1}\n")
+    assert cli_main(["run", "--root", str(repo), "--prices", str(repo / "prices.yaml")]) == 2
+    assert "prices.yaml:1" in capsys.readouterr().err
+
+
+MCP_TOOLS_LIST = """{
+  "jsonrpc": "2.0",
+  "id": 2,
+  "result": {
+    "tools": [
+      {
+        "name": "get_weather",
+        "title": "Weather",
+        "description": "Current weather for a city.",
+        "inputSchema": {
+          "type": "object",
+          "properties": {
+            "city": {"type": "string"}
+          },
+          "required": ["city"]
+        },
+        "annotations": {"readOnlyHint": true}
+      }
+    ],
+    "nextCursor": null
+  }
+}
+"""
+
+
+def test_an_mcp_tools_list_file_validates_runs_and_gets_advice_on_its_lines(
+    repo, model_server, monkeypatch, capsys
+):
+    from gate.analysis import analyse
+    from gate.report_json import load_results
+
+    (repo / "tools" / "mcp.json").write_text(MCP_TOOLS_LIST)
+    script = {
+        "rules": [
+            {
+                "when": {"last_user": "(?i)weather in (?P<city>[A-Za-z]+)", "turn": 1},
+                "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}, Europe"}}],
+            },
+            {"when": {"after_tool": "get_weather"}, "text": "It is {result.temp_c} degrees."},
+        ]
+    }
+    server = model_server(script)
+    suite = suite_text(
+        "  provider: anthropic\n  model: claude-haiku-4-5", "{provider: openai, model: gpt-4o}"
+    )
+    suite = suite.replace("../tools/weather.json", "../tools/mcp.json").replace("get_forecast", "get_weather")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    (repo / "suites" / "weather.suite.yaml").write_text(suite)
+    assert cli_main(["validate", str(repo / "tools" / "mcp.json"), str(repo / "suites")]) == 0
+    out = repo / "r.json"
+    assert cli_main(["run", "--root", str(repo), "--json", str(out)]) == 1
+    body = next(r["body"] for r in server.requests)
+    assert body["tools"][0]["input_schema"]["properties"] == {"city": {"type": "string"}}
+    assert set(body["tools"][0]) == {"name", "description", "input_schema"}  # annotations are not sent
+    recommendations = analyse(load_results(str(out))).recommendations
+    city = [r for r in recommendations if r.argument == "city"]
+    assert city and city[0].file.endswith("tools/mcp.json") and city[0].line == 13
+
+
+def test_mcp_tool_problems_are_located(repo, capsys):
+    (repo / "tools" / "mcp.json").write_text(
+        '{"tools": [{"name": "t", "inputSchema": {"type": "object"}, "annotations": [1], "hint": 2}]}'
+    )
+    assert cli_main(["validate", str(repo / "tools" / "mcp.json")]) == 2
+    err = capsys.readouterr()
+    text = err.out + err.err
+    assert "'annotations' must be a mapping" in text and "unknown key 'hint' in MCP tool" in text

@@ -42,3 +42,56 @@ def test_cost_is_tokens_times_price_per_million():
         (2000 * 0.15 + 500 * 0.60) / 1e6
     )
     assert cost_usd("anthropic", "claude-3-haiku-20240307", Usage(0, 0)) == 0.0
+
+
+def _table(text: str, name: str = "prices.yaml"):
+    from gate.pricing import price_table
+    from gate.yaml_source import parse
+
+    doc = parse(text, name)
+    return price_table(doc.data, name, lambda at: doc.position(at)[0])
+
+
+def test_a_prices_file_extends_and_overrides_the_built_in_table_and_says_where_each_price_came_from():
+    from gate.pricing import BUILT_IN_SOURCE
+
+    table, problems = _table(
+        "# negotiated\n"
+        "gpt-4o: {input: 2.0, output: 8.0, cached_input: 1.0}\n"
+        "my-azure-deployment: {input: 2.5, output: 10}\n"
+        "llama3*: {input: 0, output: 0}\n"
+        "openai/gpt-oss-20b: {input: 0.1, output: 0.5}\n"
+    )
+    assert problems == []
+    override = table.lookup("openai", "gpt-4o")
+    assert (override.input, override.output, override.cached_input, override.source) == (
+        2.0,
+        8.0,
+        1.0,
+        "prices.yaml:2",
+    )
+    assert table.lookup("openai", "gpt-4o-2024-08-06").source == BUILT_IN_SOURCE  # exact names only
+    assert table.lookup("openai", "my-azure-deployment").source == "prices.yaml:3"
+    assert table.lookup("openai", "llama3.1:8b").input == 0.0
+    assert table.lookup("openai", "gpt-oss-20b").source == "prices.yaml:5"
+    assert table.lookup("openai", "openai/gpt-oss-20b").source == "prices.yaml:5"  # a served model's name
+    assert table.lookup("anthropic", "gpt-oss-20b") is None
+    assert table.lookup("openai", "gpt-4o-mini").source == BUILT_IN_SOURCE
+    # Cached input tokens at their own price.
+    assert table.cost("openai", "gpt-4o", Usage(1_000_000, 0, 400_000)) == pytest.approx(
+        0.6 * 2.0 + 0.4 * 1.0
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("m: {input: 1}\n", "needs 'output'", 1),
+        ("a: {input: 1, output: 1}\nm: {input: 1, output: -2}\n", "m.output must be a number", 2),
+        ("m: {input: 1, output: 1, cache: 2}\n", "unknown key 'cache'", 1),
+        ("- m\n", "maps model names to prices", 1),
+    ],
+)
+def test_a_bad_prices_file_is_located(text, message, line):
+    _, problems = _table(text)
+    assert any(message in p.message and p.line == line for p in problems), problems

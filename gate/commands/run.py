@@ -127,6 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop starting model requests once the estimated cost reaches USD (exit 3)",
     )
     parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="model prices in USD per million tokens (YAML/JSON: 'MODEL: {input, output, cached_input}'), "
+        "extending and overriding the built-in table; with --max-cost every model needs a price",
+    )
+    parser.add_argument(
         "--errors",
         choices=("count", "ignore"),
         default="count",
@@ -212,6 +218,24 @@ def _require_sdks(suites: Sequence[Any]) -> None:
         )
 
 
+def _load_prices(path: str | None, root: Path) -> Any:
+    """The price table: built in, extended by ``--prices FILE`` (its problems: exit 2)."""
+    from gate.pricing import BUILT_IN, price_table
+
+    if not path:
+        return BUILT_IN
+    from gate.yaml_source import YamlError, load_file
+
+    try:
+        doc = load_file(Path(path), path)
+    except YamlError as exc:
+        raise InputError(exc.problems) from None
+    table, problems = price_table(doc.data, path, lambda at: doc.position(at)[0])
+    if problems:
+        raise InputError(problems)
+    return table
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from gate.outputs import check_outputs
@@ -275,6 +299,20 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
 
         baseline = load_results(args.baseline)
 
+    prices = _load_prices(args.prices, root)
+    if args.max_cost is not None and not args.replay:
+        from gate.pricing import unpriced_models
+
+        refused = unpriced_models(suites, prices)
+        if refused:
+            for line in refused:
+                print(line, file=sys.stderr)
+            print(
+                "tool-eval-gate run: --max-cost needs a price for every model; nothing was run",
+                file=sys.stderr,
+            )
+            return EXIT_INVALID_INPUT
+
     from gate.cache import ResponseCache
     from gate.concurrency import RetryPolicy
     from gate.progress import Progress
@@ -294,12 +332,16 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
         settings["threshold"] = args.threshold
     if args.changed_since:
         settings["changed_since"] = args.changed_since
+    from gate.pricing import prices_used
+
+    settings["prices"] = prices_used(suites, prices)
     control = RunControl()
     options = RunOptions(
         concurrency=args.concurrency,
         trials=args.trials,
         max_requests=args.max_requests,
         max_cost_usd=args.max_cost,
+        prices=prices,
         cache=cache,
         retry=RetryPolicy(timeout=args.timeout + 5.0),  # the SDK enforces --timeout; this is a backstop
         triggered_by=triggered,
@@ -365,11 +407,18 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
     requests = settings.get("requests", 0)
     cost = settings.get("estimated_cost_usd")
     line = f"model requests: {requests}"
+    prices = settings.get("prices") or {}
     if cost is not None and requests:
+        unknown = [name for name, p in prices.items() if "input" not in p]
         line += f", estimated cost ${cost:.4f}" + (
-            " (some models have no known price)" if settings.get("cost_incomplete") else ""
+            f" (no price for {', '.join(unknown) or 'some models'}: give it with --prices FILE)"
+            if settings.get("cost_incomplete")
+            else ""
         )
     out.append(line)
+    sources = sorted({str(p.get("source")) for p in prices.values() if "input" in p})
+    if sources and requests:
+        out.append("prices from: " + ", ".join(sources))
     if cache is not None:
         out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
         if cache.store_errors:

@@ -205,11 +205,17 @@ def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
     return ModelReply(
         text="".join(texts),
         tool_calls=tuple(calls),
-        usage=Usage(
-            int(getattr(usage, "input_tokens", 0) or 0), int(getattr(usage, "output_tokens", 0) or 0)
-        ),
+        usage=anthropic_usage(usage),
         stop_reason=str(getattr(message, "stop_reason", "") or ""),
         request_id=getattr(message, "_request_id", None) or getattr(message, "id", None),
         latency_ms=latency_ms,
         reasoning=tuple(reasoning),
     )
+
+
+def anthropic_usage(usage: Any) -> Usage:
+    """Anthropic counts cache reads and writes apart from ``input_tokens``: all are input here."""
+    cached = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+    written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
+    fresh = int(getattr(usage, "input_tokens", 0) or 0)
+    return Usage(fresh + cached + written, int(getattr(usage, "output_tokens", 0) or 0), cached)

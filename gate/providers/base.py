@@ -151,7 +151,7 @@ class ModelReply:
             **reasoning,
             "text": self.text,
             "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls],
-            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+            "usage": self.usage.to_dict(),
             "stop_reason": self.stop_reason,
             "request_id": self.request_id,
             "latency_ms": self.latency_ms,
@@ -170,7 +170,11 @@ class ModelReply:
                 )
                 for c in data.get("tool_calls") or ()
             ),
-            usage=Usage(int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)),
+            usage=Usage(
+                int(usage.get("input_tokens", 0) or 0),
+                int(usage.get("output_tokens", 0) or 0),
+                int(usage.get("cached_input_tokens", 0) or 0),
+            ),
             stop_reason=str(data.get("stop_reason") or ""),
             request_id=data.get("request_id"),
             latency_ms=data.get("latency_ms"),
