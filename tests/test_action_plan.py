@@ -337,3 +337,11 @@ def test_keys_in_the_job_environment_count_as_secrets() -> None:
     env = {"GITHUB_EVENT_NAME": "pull_request", "ANTHROPIC_API_KEY": "sk-ant"}
     assert read_settings(env, pull_payload(fork=True), Path("/ws")).has_key
     assert not read_settings({"OPENAI_BASE_URL": "http://x"}, pull_payload(fork=True), Path("/ws")).has_key
+
+
+def test_the_prices_input_reaches_the_run_as_a_workspace_file() -> None:
+    inputs, problems = read_inputs({"INPUT_PRICES": "evals/prices.yaml", "INPUT_MAX_COST": "2"})
+    assert problems == ()
+    argv = run_arguments(inputs, read_event("push", {"after": "b" * 40}), Path("/ws"), Path("/ws/out"))
+    assert argv[argv.index("--prices") + 1] == "/ws/evals/prices.yaml"
+    assert argv[argv.index("--max-cost") + 1] == "2"

@@ -178,6 +178,8 @@ def run_arguments(
         argv += ["--baseline", str(workspace / inputs.baseline)]
     if inputs.cache:
         argv += ["--cache", str(workspace / inputs.cache)]
+    if inputs.prices:
+        argv += ["--prices", str(workspace / inputs.prices)]
     if replay or inputs.replay:
         argv.append("--replay")
     argv += ["--errors", inputs.errors, "--fail-on", inputs.fail_on]

@@ -46,6 +46,7 @@ class ActionInputs:
     results: tuple[str, ...] = ()
     pr_number: str = ""
     max_cost: str = ""
+    prices: str = ""
     max_requests: str = ""
     timeout: str = ""
     comment_author: str = "github-actions[bot]"
@@ -153,6 +154,7 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         results=_list(get("results")),
         pr_number=get("pr_number"),
         max_cost=get("max_cost"),
+        prices=get("prices"),
         max_requests=get("max_requests"),
         timeout=get("timeout"),
         comment_author=get("comment_author", defaults.comment_author),
