@@ -110,7 +110,7 @@ async def run_trial(
         turns += 1
         usage = usage + reply.usage
         if cost is not None:
-            step = prices.cost(agent.provider, agent.model, reply.usage)
+            step = prices.cost(agent.provider, agent.model, reply.usage, reply.cached_input_tokens)
             cost = None if step is None else cost + step
         output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
         thought = _reasoning_fields(reply)

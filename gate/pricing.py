@@ -64,8 +64,8 @@ class Price:
     cached_input: float | None = None  # None: cached input tokens cost as much as the others
     source: str = BUILT_IN_SOURCE
 
-    def cost(self, usage: Usage) -> float:
-        cached = min(usage.cached_input_tokens, usage.input_tokens)
+    def cost(self, usage: Usage, cached_input_tokens: int = 0) -> float:
+        cached = min(cached_input_tokens, usage.input_tokens)
         cached_rate = self.input if self.cached_input is None else self.cached_input
         fresh = usage.input_tokens - cached
         return (fresh * self.input + cached * cached_rate + usage.output_tokens * self.output) / 1_000_000
@@ -110,10 +110,11 @@ class PriceTable:
         rates = price(provider, model)
         return None if rates is None else Price(rates[0], rates[1])
 
-    def cost(self, provider: str, model: str, usage: Usage) -> float | None:
-        """Estimated cost of ``usage`` on ``model``; None when the model has no price."""
+    def cost(self, provider: str, model: str, usage: Usage, cached_input_tokens: int = 0) -> float | None:
+        """Estimated cost of ``usage`` on ``model`` (``cached_input_tokens`` of its input read from
+        the provider's prompt cache); None when the model has no price."""
         found = self.lookup(provider, model)
-        return None if found is None else found.cost(usage)
+        return None if found is None else found.cost(usage, cached_input_tokens)
 
 
 BUILT_IN = PriceTable()

@@ -65,23 +65,11 @@ class RecordedCall:
 
 @dataclass(frozen=True)
 class Usage:
-    input_tokens: int = 0  # every input token, cached ones included
+    input_tokens: int = 0
     output_tokens: int = 0
-    cached_input_tokens: int = 0  # of input_tokens, those read from the provider's prompt cache
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cached_input_tokens + other.cached_input_tokens,
-        )
-
-    def to_dict(self) -> dict[str, int]:
-        """Plain data; ``cached_input_tokens`` only when there were any (older files have none)."""
-        data = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
-        if self.cached_input_tokens:
-            data["cached_input_tokens"] = self.cached_input_tokens
-        return data
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
 
 
 @dataclass(frozen=True)
@@ -130,7 +118,7 @@ class RunRecord:
             "output": self.output,
             "turns": self.turns,
             "latency_ms": self.latency_ms,
-            "usage": self.usage.to_dict(),
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
             "cost_usd": self.cost_usd,
             "error": self.error,
             "stop_reason": self.stop_reason,
@@ -176,7 +164,7 @@ class RunRecord:
             "output": self.output,
             "turns": self.turns,
             "latency_ms": self.latency_ms,
-            "usage": self.usage.to_dict(),
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
             "cost_usd": self.cost_usd,
             "error": self.error,
         }

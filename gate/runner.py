@@ -165,7 +165,9 @@ class _Run:
             raise ProviderError(
                 "timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)"
             ) from None
-        step = self.options.prices.cost(request.provider, request.model, reply.usage)
+        step = self.options.prices.cost(
+            request.provider, request.model, reply.usage, reply.cached_input_tokens
+        )
         if step is None:
             self.unpriced = True
         else:

@@ -395,3 +395,23 @@ def test_mcp_tool_problems_are_located(repo, capsys):
     err = capsys.readouterr()
     text = err.out + err.err
     assert "'annotations' must be a mapping" in text and "unknown key 'hint' in MCP tool" in text
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ("{reasoning_effort: high}", "parameter 'reasoning_effort'"),
+        ("{temperature: 0.5}", None),  # a chat model takes a temperature
+    ],
+)
+def test_reasoning_controls_on_a_chat_model_are_refused_by_name(
+    repo, model_server, monkeypatch, params, named
+):
+    server = model_server(SCRIPT)
+    agent = f"  provider: openai\n  model: gpt-4o\n  params: {params}"
+    code, data = run(repo, server, monkeypatch, agent, "{provider: openai, model: gpt-4o-mini}")
+    error = data["suites"][0]["cases"][0]["trials"][0]["record"]["error"]
+    if named:
+        assert code == 3 and named in error
+    else:
+        assert code == 0 and error is None

@@ -78,7 +78,7 @@ def test_a_prices_file_extends_and_overrides_the_built_in_table_and_says_where_e
     assert table.lookup("anthropic", "gpt-oss-20b") is None
     assert table.lookup("openai", "gpt-4o-mini").source == BUILT_IN_SOURCE
     # Cached input tokens at their own price.
-    assert table.cost("openai", "gpt-4o", Usage(1_000_000, 0, 400_000)) == pytest.approx(
+    assert table.cost("openai", "gpt-4o", Usage(1_000_000, 0), 400_000) == pytest.approx(
         0.6 * 2.0 + 0.4 * 1.0
     )
 

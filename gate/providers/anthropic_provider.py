@@ -206,6 +206,7 @@ def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
         text="".join(texts),
         tool_calls=tuple(calls),
         usage=anthropic_usage(usage),
+        cached_input_tokens=int(getattr(usage, "cache_read_input_tokens", 0) or 0),
         stop_reason=str(getattr(message, "stop_reason", "") or ""),
         request_id=getattr(message, "_request_id", None) or getattr(message, "id", None),
         latency_ms=latency_ms,
@@ -218,4 +219,4 @@ def anthropic_usage(usage: Any) -> Usage:
     cached = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
     written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
     fresh = int(getattr(usage, "input_tokens", 0) or 0)
-    return Usage(fresh + cached + written, int(getattr(usage, "output_tokens", 0) or 0), cached)
+    return Usage(fresh + cached + written, int(getattr(usage, "output_tokens", 0) or 0))

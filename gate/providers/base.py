@@ -144,6 +144,8 @@ class ModelReply:
     latency_ms: float | None = None
     # The provider's reasoning blocks (Anthropic thinking, Responses reasoning items), as received.
     reasoning: tuple[dict[str, Any], ...] = ()
+    # Of usage.input_tokens, those read from the provider's prompt cache (priced at cached_input).
+    cached_input_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         reasoning = {"reasoning": list(self.reasoning)} if self.reasoning else {}
@@ -151,7 +153,11 @@ class ModelReply:
             **reasoning,
             "text": self.text,
             "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls],
-            "usage": self.usage.to_dict(),
+            "usage": {
+                "input_tokens": self.usage.input_tokens,
+                "output_tokens": self.usage.output_tokens,
+                **({"cached_input_tokens": self.cached_input_tokens} if self.cached_input_tokens else {}),
+            },
             "stop_reason": self.stop_reason,
             "request_id": self.request_id,
             "latency_ms": self.latency_ms,
@@ -170,11 +176,8 @@ class ModelReply:
                 )
                 for c in data.get("tool_calls") or ()
             ),
-            usage=Usage(
-                int(usage.get("input_tokens", 0) or 0),
-                int(usage.get("output_tokens", 0) or 0),
-                int(usage.get("cached_input_tokens", 0) or 0),
-            ),
+            usage=Usage(int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)),
+            cached_input_tokens=int(usage.get("cached_input_tokens", 0) or 0),
             stop_reason=str(data.get("stop_reason") or ""),
             request_id=data.get("request_id"),
             latency_ms=data.get("latency_ms"),

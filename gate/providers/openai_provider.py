@@ -161,7 +161,9 @@ def parse_completion(completion: Any, latency_ms: float | None = None) -> ModelR
         usage=Usage(
             int(getattr(usage, "prompt_tokens", 0) or 0),
             int(getattr(usage, "completion_tokens", 0) or 0),
-            int(getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0) or 0),
+        ),
+        cached_input_tokens=int(
+            getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", 0) or 0
         ),
         stop_reason=str(getattr(choice, "finish_reason", "") or ""),
         request_id=getattr(completion, "_request_id", None) or getattr(completion, "id", None),

@@ -719,6 +719,9 @@ def _unsupported(param: str, detail: str = "is not supported with this model.") 
 
 def _refused_openai(api: Api, body: Mapping[str, Any]) -> tuple[str, str] | None:
     reasoning = is_openai_reasoning(str(body.get("model", "")))
+    # OpenAI's own chat models (gpt-4o, gpt-4.1...) refuse reasoning controls; other servers'
+    # models behind an OpenAI-compatible endpoint (Gemini, vLLM) may take them.
+    chat_model = not reasoning and str(body.get("model", "")).startswith("gpt-")
     if reasoning:
         for name in ("temperature", "top_p"):
             if name in body and body[name] != 1:
@@ -736,7 +739,7 @@ def _refused_openai(api: Api, body: Mapping[str, Any]) -> tuple[str, str] | None
         for name in ("stop", "seed", "reasoning_effort", "verbosity", "messages"):
             if name in body:
                 return name, f"Unknown parameter: '{name}'."
-        if not reasoning and isinstance(body.get("reasoning"), Mapping) and body["reasoning"].get("effort"):
+        if chat_model and isinstance(body.get("reasoning"), Mapping) and body["reasoning"].get("effort"):
             return _unsupported("reasoning.effort")
         text = body.get("text")
         if (
@@ -750,7 +753,7 @@ def _refused_openai(api: Api, body: Mapping[str, Any]) -> tuple[str, str] | None
         return _unsupported(
             "max_tokens", "is not supported with this model. Use 'max_completion_tokens' instead."
         )
-    if not reasoning and "reasoning_effort" in body:
+    if chat_model and "reasoning_effort" in body:
         return _unsupported("reasoning_effort")
     if "verbosity" in body and not str(body.get("model", "")).startswith("gpt-5"):
         return _unsupported("verbosity")
@@ -1050,11 +1053,12 @@ class ScriptedModelServer:
         if method == "POST" and route == "/_reset":
             self.reset_stats()
             return 200, b"{}", {}
-        if method == "POST" and route in ("/v1/chat/completions", "/chat/completions"):
+        # Any prefix, as OpenAI-compatible endpoints have (Azure /openai/v1, Gemini /v1beta/openai).
+        if method == "POST" and route.endswith("/chat/completions"):
             return await self._model_request("openai", route, headers, body)
-        if method == "POST" and route in ("/v1/responses", "/responses"):
+        if method == "POST" and route.endswith("/responses"):
             return await self._model_request("responses", route, headers, body)
-        if method == "POST" and route in ("/v1/messages", "/messages"):
+        if method == "POST" and route.endswith("/messages"):
             return await self._model_request("anthropic", route, headers, body)
         return 404, json.dumps({"error": {"message": f"no route {method} {route}"}}).encode(), {}
 
