@@ -251,7 +251,7 @@ def test_openai_invalid_arguments_fault_never_crashes(model_server, monkeypatch)
         json.loads(reply.tool_calls[0].arguments)
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "openai-responses"])
 @pytest.mark.parametrize(
     "fault, kind, fatal, retryable",
     [
@@ -269,8 +269,13 @@ def test_http_failures_become_provider_errors(
 ):
     server = model_server(PARALLEL, faults=[{"fault": fault, "every": 1}])
     _point(monkeypatch, server)
+    name, _, api = provider.partition("-")
+    request = dataclasses.replace(
+        _request(name, [{"role": "user", "content": "hi"}]), api="responses" if api else "chat"
+    )
     with pytest.raises(ProviderError) as info:
-        _complete(provider, _request(provider, [{"role": "user", "content": "hi"}]))
+        _complete(name, request)
+    assert server.requests[0]["path"] == ("/v1/responses" if api else server.requests[0]["path"])
     err = info.value
     assert (err.kind, err.fatal, err.retryable) == (kind, fatal, retryable)
     if fault.get("retry_after"):
@@ -335,3 +340,44 @@ def test_openai_token_limit_field_follows_the_model(model, field, model_server, 
     _complete("openai", request)
     body = server.requests[-1]["body"]
     assert body[field] == 64 and len({"max_tokens", "max_completion_tokens"} & set(body)) == 1
+
+
+def test_responses_api_parallel_calls_and_results_round_trip(model_server, monkeypatch):
+    server = model_server(PARALLEL)
+    _point(monkeypatch, server)
+    ask = dataclasses.replace(
+        _request("openai", [{"role": "user", "content": "both please"}], max_tokens=50), api="responses"
+    )
+    first = _complete("openai", ask)
+    assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_forecast", {"city": "Rome", "days": 3}),
+    ]
+    assert first.usage.input_tokens > 0 and first.stop_reason == "tool_calls"
+    calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in first.tool_calls]
+    follow = dataclasses.replace(
+        ask,
+        messages=(
+            *ask.messages,
+            {"role": "assistant", "content": "", "tool_calls": calls},
+            {"role": "tool", "call_id": calls[0]["id"], "name": "get_weather", "content": {"temp": 20}},
+            {"role": "tool", "call_id": calls[1]["id"], "name": "get_forecast", "content": "sunny"},
+        ),
+    )
+    second = _complete("openai", follow)
+    assert second.text == 'Weather result seen: {"temp": 20}'
+    body = server.requests[-1]["body"]
+    assert body["max_output_tokens"] == 50 and body["instructions"] == "You are a weather assistant."
+    assert [i["type"] for i in body["input"][1:]] == [
+        "function_call",
+        "function_call",
+        "function_call_output",
+        "function_call_output",
+    ]
+    assert body["tools"][0] == {
+        "type": "function",
+        "name": "get_weather",
+        "description": body["tools"][0]["description"],
+        "parameters": body["tools"][0]["parameters"],
+        "strict": False,
+    }
