@@ -21,10 +21,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from gate import conversation, limits
-from gate.mocks import merged, resolve
+from gate.mocks import MockSession, merged
 from gate.pricing import BUILT_IN, PriceTable
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError, reasoning_text
-from gate.run_record import RecordedCall, RunRecord, Usage
+from gate.run_record import RecordedCall, RunRecord, Usage, copy_value
 from gate.suite_model import Case, Suite
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
@@ -64,7 +64,7 @@ async def run_trial(
     started = clock()
     prepared = conversation.build(suite, case, index)
     agent = suite.agent
-    mocks = merged(case.mocks, suite.mocks)
+    mocks = MockSession(merged(case.mocks, suite.mocks), case.state)
     system = prepared.system or None
 
     sent: list[dict[str, Any]] = [dict(m) for m in prepared.messages]  # neutral request messages
@@ -138,7 +138,7 @@ async def run_trial(
         )
         for call in reply.tool_calls:
             arguments, arguments_error = parse_arguments(call.arguments)
-            outcome = resolve(mocks, call.name, arguments)
+            outcome = mocks.call(call.name, arguments)
             calls.append(
                 RecordedCall(
                     id=call.id,
@@ -150,6 +150,7 @@ async def run_trial(
                     result=outcome.result,
                     mock=outcome.kind,
                     is_error=outcome.is_error,
+                    state=copy_value(mocks.state) if case.state is not None else None,
                 )
             )
             tool_message = {
@@ -167,6 +168,7 @@ async def run_trial(
                     "name": call.name,
                     "content": _as_text(outcome.result),
                     "is_error": outcome.is_error,
+                    **({"state": _as_text(mocks.state)} if case.state is not None else {}),
                 }
             )
         if len(calls) >= case.max_tool_calls:
@@ -190,6 +192,7 @@ async def run_trial(
         stop_reason=stop_reason,
         model=agent.model,
         extra=dict(prepared.extra),
+        state=mocks.state,
     )
     return record, dict(prepared.extra)
 

@@ -5,6 +5,13 @@ constrains the arguments it names (other arguments are ignored). A rule without 
 applies (a fallback). Tools without a matching rule get ``unmocked``, or the built-in default: an
 error result explaining that nothing was configured, so the agent sees a failure rather than
 invented data, and the report shows the call as unmocked.
+
+Stateful rules (``state_when``, ``set``, ``append``, ``remove``, templates in results; see
+``gate.mock_state``) need a :class:`MockSession`, which keeps one trial's state and how often each rule
+and tool was used (for ``sequence`` and ``{{ call.count }}``). A rule applies when its ``when`` and its
+``state_when`` both hold; its changes are made in the order set, append, remove, and its result is
+rendered from the changed state. An error result changes nothing. A change the state cannot take is
+answered as a tool error naming the rule's line, with the state unchanged.
 """
 
 from __future__ import annotations
@@ -13,7 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gate.matchers import match_arguments
+from gate import mock_state
+from gate.matchers import match_arguments, match_value
 from gate.run_record import MockKind
 from gate.suite_model import MockRule, Mocks
 
@@ -41,16 +49,68 @@ def rule_applies(rule: MockRule, arguments: Mapping[str, Any] | None) -> bool:
     return all(outcome.ok for outcome in match_arguments(rule.when, arguments, allow_extra=True))
 
 
-def resolve(mocks: Mocks, tool: str, arguments: dict[str, Any] | None) -> MockOutcome:
-    """The result of calling ``tool`` with ``arguments`` under ``mocks``."""
-    for rule in mocks.tools.get(tool, ()):
-        if not rule_applies(rule, arguments):
-            continue
-        if rule.error is not None:
-            return MockOutcome(kind="error", result=rule.error, is_error=True)
-        return MockOutcome(
-            kind="matched" if rule.when is not None else "fallback", result=rule.returns, is_error=False
-        )
+def state_applies(rule: MockRule, context: mock_state.CallContext) -> bool:
+    """Whether the state satisfies every matcher of ``rule.state_when`` (paths rendered for the call)."""
+    for path, matcher in (rule.state_when or {}).items():
+        present, value = mock_state.lookup(context.state, mock_state.render_path(path, context))
+        if not match_value(matcher, present, value).ok:
+            return False
+    return True
+
+
+class MockSession:
+    """The mocks as one trial sees them: the state and the use counts that successive calls change."""
+
+    def __init__(self, mocks: Mocks, state: Any = None):
+        self.mocks = mocks
+        self.state = state
+        self.calls = 0
+        self.tool_calls: dict[str, int] = {}
+        self.rule_uses: dict[int, int] = {}
+
+    def call(self, tool: str, arguments: dict[str, Any] | None) -> MockOutcome:
+        """The result of calling ``tool`` with ``arguments``; the state changes as the rule says."""
+        self.calls += 1
+        self.tool_calls[tool] = self.tool_calls.get(tool, 0) + 1
+        context = mock_state.CallContext(arguments or {}, self.state, self.calls, self.tool_calls[tool])
+        for rule in self.mocks.tools.get(tool, ()):
+            if rule_applies(rule, arguments) and state_applies(rule, context):
+                return self._use(rule, context)
+        return unmocked_outcome(self.mocks, tool)
+
+    def _use(self, rule: MockRule, context: mock_state.CallContext) -> MockOutcome:
+        uses = self.rule_uses[id(rule)] = self.rule_uses.get(id(rule), 0) + 1
+        returns, error = rule.returns, rule.error
+        if rule.sequence:
+            step = rule.sequence[min(uses, len(rule.sequence)) - 1]
+            returns, error = step.returns, step.error
+        if error is not None:
+            return MockOutcome(kind="error", result=mock_state.render_text(error, context), is_error=True)
+        try:
+            state = self._changed(rule, context)
+        except mock_state.StateError as exc:
+            where = f" (rule at {rule.source.path}:{rule.source.line})" if rule.source else ""
+            return MockOutcome(kind="error", result=f"mock state error{where}: {exc}", is_error=True)
+        self.state = state
+        after = mock_state.CallContext(context.args, state, context.index, context.count)
+        kind: MockKind = "matched" if rule.when is not None or rule.state_when is not None else "fallback"
+        return MockOutcome(kind=kind, result=mock_state.render(returns, after), is_error=False)
+
+    def _changed(self, rule: MockRule, context: mock_state.CallContext) -> Any:
+        state = self.state
+        for path, value in rule.set:
+            rendered = mock_state.render_path(path, context)
+            state = mock_state.set_value(state, rendered, mock_state.render(value, context))
+        for path, value in rule.append:
+            rendered = mock_state.render_path(path, context)
+            state = mock_state.append_value(state, rendered, mock_state.render(value, context))
+        for path in rule.remove:
+            state = mock_state.remove_value(state, mock_state.render_path(path, context))
+        return state
+
+
+def unmocked_outcome(mocks: Mocks, tool: str) -> MockOutcome:
+    """What a call no rule answers returns: the configured ``unmocked`` result or the built-in error."""
     if mocks.unmocked is not None:
         if mocks.unmocked.error is not None:
             return MockOutcome(kind="unmocked", result=mocks.unmocked.error, is_error=True)

@@ -35,6 +35,8 @@ Reason = Literal[
     "judge_failed",
     "provider_error",
     "below_pass_score",
+    "state_mismatch",
+    "trajectory_failed",
 ]
 
 REASON_TITLES: dict[str, str] = {
@@ -57,6 +59,8 @@ REASON_TITLES: dict[str, str] = {
     "output_check_failed": "output check failed",
     "judge_failed": "judge failed",
     "provider_error": "provider error",
+    "state_mismatch": "final state mismatch",
+    "trajectory_failed": "trajectory judged unreasonable",
 }
 
 CaseStatus = Literal["passed", "failed", "error", "skipped"]
@@ -80,7 +84,8 @@ class Failure:
 @dataclass(frozen=True)
 class CheckScore:
     """The score of one check (kinds: "calls", "arguments", "output", "criteria",
-    "semantic_contains", "ranking", "choice", "clarification", "path", "latency")."""
+    "semantic_contains", "ranking", "choice", "clarification", "path", "latency", "final_state",
+    "trajectory")."""
 
     kind: str
     score: float

@@ -61,6 +61,8 @@ class RecordedCall:
     result: Any = None
     mock: MockKind = "none"
     is_error: bool = False
+    # The mock backend's state after this call (None when the case's mocks are stateless).
+    state: Any = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class RunRecord:
     stop_reason: str = "final_answer"  # final_answer | max_turns | max_tool_calls | provider_error | budget
     model: str = ""
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
+    state: Any = None  # the mock backend's state after the episode (None: stateless mocks)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data: what ``dataclasses.asdict`` gives (values copied), with ``messages`` and
@@ -112,6 +115,7 @@ class RunRecord:
                     "result": copy_value(c.result),
                     "mock": c.mock,
                     "is_error": c.is_error,
+                    **({"state": copy_value(c.state)} if c.state is not None else {}),
                 }
                 for c in self.calls
             ],
@@ -124,6 +128,7 @@ class RunRecord:
             "stop_reason": self.stop_reason,
             "model": self.model,
             "extra": copy_value(self.extra),
+            **({"state": copy_value(self.state)} if self.state is not None else {}),
         }
 
     @classmethod
@@ -143,6 +148,7 @@ class RunRecord:
             stop_reason=data.get("stop_reason", "final_answer"),
             model=data.get("model", ""),
             extra=dict(data.get("extra", {})),
+            state=data.get("state"),
         )
 
     def as_path_root(self) -> dict[str, Any]:
@@ -158,6 +164,7 @@ class RunRecord:
                     "raw_args": c.raw_arguments,
                     "result": c.result,
                     "turn": c.turn,
+                    "state": c.state,
                 }
                 for c in self.calls
             ],
@@ -167,4 +174,5 @@ class RunRecord:
             "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
             "cost_usd": self.cost_usd,
             "error": self.error,
+            "state": self.state,
         }

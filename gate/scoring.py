@@ -22,6 +22,7 @@ from gate import bounded_regex, conversation, judging, paths, schema_check
 from gate.assignment import optimal_assignment
 from gate.judging import Verdict
 from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
+from gate.final_state import final_state_check, final_state_failures
 from gate.results import CaseStatus, CheckScore, Failure, Metrics, TrialResult
 from gate.run_record import RecordedCall, RunRecord
 from gate.suite_model import CallExpectation, Case, ExpectedCall, OutputChecks, Suite, Times
@@ -884,6 +885,11 @@ def score_trial(
                     argument=assertion.path,
                 )
             )
+    state_failures: list[Failure] = []
+    if case.expect.final_state:
+        state_failures = final_state_failures(case.expect.final_state, record.state)
+        common.checks.append(final_state_check(case.expect.final_state, state_failures))
+        common.failures.extend(state_failures)
     output_scores = [c.score for c in common.checks if c.kind in OUTPUT_KINDS]
     output_score = sum(output_scores) / len(output_scores) if output_scores else 1.0
 
@@ -964,7 +970,8 @@ def score_trial(
         checks.append(_check("arguments", chosen.argument_accuracy, arguments_ok, detail))
     checks += common.checks
 
-    hard = automatic_hard or over_budget or _breaks_hard_condition(chosen)
+    # A final state other than expected is a hard condition, as an expected call missing is.
+    hard = automatic_hard or over_budget or _breaks_hard_condition(chosen) or bool(state_failures)
     judge_failed = any(f.reason == "judge_failed" for f in failures)
     status: CaseStatus
     if case.scoring.mode == "weighted":

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from gate import bounded_regex, cannot_work, schema_check, templating
+from gate import bounded_regex, cannot_work, mock_state, schema_check, state_checks, templating
 from gate.errors import Problem
 from gate.model_family import provider_problems
 from gate.suite_model import (
@@ -44,6 +44,7 @@ from gate.suite_model import (
     Message,
     MockRule,
     Mocks,
+    MockStep,
     ModelParams,
     OutputChecks,
     PathAssertion,
@@ -688,6 +689,8 @@ class _SuiteBuilder:
         self.tool_names: set[str] = set()
         self.tools: dict[str, ToolDef] = {}
         self.tools_ok = True
+        # The state keys mock rules may refer to where they are being read (None: no state declared).
+        self.state_keys: frozenset[str] | None = None
 
     def err(
         self,
@@ -743,11 +746,14 @@ class _SuiteBuilder:
                 judge.provider, judge.api, ModelParams(reasoning_effort=judge.reasoning_effort), ("judge",), j
             )
         suite_vars = _vars(data.get("vars", {}))
+        suite_state = data.get("state")
+        self.state_keys = _state_keys(suite_state, *(c.get("state") for c in data["cases"]))
         suite_mocks = self.mocks(data["mocks"], ("mocks",)) if "mocks" in data else Mocks()
         defaults = self.defaults(data.get("defaults", {}))
         cases = []
         seen: dict[str, int] = {}
         for index, raw in enumerate(data["cases"]):
+            self.state_keys = _state_keys(suite_state, raw.get("state"))
             case = self.case(raw, index, agent, suite_vars, suite_mocks, defaults, judge is not None)
             if case.id in seen:
                 self.err(
@@ -1009,6 +1015,8 @@ class _SuiteBuilder:
             mocks=mocks,
             source=self.source(at),
             skip=raw.get("skip"),
+            state=mock_state.initial_state(self.data.get("state"), raw.get("state")),
+            non_gating=raw.get("non_gating"),
         )
 
     def check_prompt_vars(self, agent: Agent, suite_vars: dict[str, str]) -> None:
@@ -1053,12 +1061,17 @@ class _SuiteBuilder:
         asserts = tuple(
             self.path_assertion(a, (*at, "assert", i), has_judge) for i, a in enumerate(raw.get("assert", ()))
         )
+        final_state = raw.get("final_state")
+        if final_state is not None:
+            self.check_matchers(final_state, (*at, "final_state"), has_judge)
+            self.report(state_checks.final_state_findings(final_state, (*at, "final_state"), self.state_keys))
         return Expectation(
             calls=calls,
             alternatives=alternatives,
             output=output,
             latency_ms=raw.get("latency_ms", defaults.latency_ms),
             asserts=asserts,
+            final_state=final_state,
         )
 
     def call_expectation(self, raw: dict[str, Any], at: PathKey, has_judge: bool) -> CallExpectation:
@@ -1254,6 +1267,12 @@ class _MockReader:
                 )
             tools[name] = tuple(self.rule(rule, (*at, "tools", name, i)) for i, rule in enumerate(rules))
             tool = self.builder.tools.get(name)
+            parameters = None if tool is None else tuple(tool.parameters.get("properties", {}))
+            for i, rule in enumerate(rules):
+                found = state_checks.rule_findings(
+                    rule, (*at, "tools", name, i), parameters, self.builder.state_keys
+                )
+                self.builder.report(found, self.doc)
             for i, rule in enumerate(rules):
                 if tool is not None and isinstance(rule.get("when"), dict):
                     found = cannot_work.unknown_when_parameters(
@@ -1269,12 +1288,26 @@ class _MockReader:
         if when is not None:
             self.builder.check_matchers(when, (*at, "when"), True, self.doc)
         line, column = self.doc.position(at)
+        state_when = raw.get("state_when")
+        if state_when is not None:
+            self.builder.check_matchers(state_when, (*at, "state_when"), True, self.doc)
         return MockRule(
             when=when,
             returns=raw.get("returns"),
             error=raw.get("error"),
             source=Source(self.doc.path, line, column),
+            state_when=state_when,
+            set=tuple(raw.get("set", {}).items()),
+            append=tuple(raw.get("append", {}).items()),
+            remove=tuple(raw.get("remove", ())),
+            sequence=tuple(MockStep(s.get("returns"), s.get("error")) for s in raw.get("sequence", ())),
         )
+
+
+def _state_keys(*states: Any) -> frozenset[str] | None:
+    """The top-level keys of the declared states (None when none is declared)."""
+    declared = [s for s in states if isinstance(s, dict)]
+    return frozenset(k for s in declared for k in s) if declared else None
 
 
 def _merge_mocks(case: Mocks, suite: Mocks) -> Mocks:

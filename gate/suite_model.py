@@ -134,6 +134,22 @@ class MockRule:
     returns: Any = None
     error: str | None = None
     source: Source | None = None
+    # Stateful rules (see gate.mock_state): state path -> matcher the state must satisfy; the changes
+    # made when the rule applies (set / append: path -> value, remove: paths), in that order; and
+    # results used in turn over successive uses of the rule (the last one repeats).
+    state_when: dict[str, Any] | None = None
+    set: tuple[tuple[str, Any], ...] = ()
+    append: tuple[tuple[str, Any], ...] = ()
+    remove: tuple[str, ...] = ()
+    sequence: tuple[MockStep, ...] = ()
+
+
+@dataclass(frozen=True)
+class MockStep:
+    """One result of a rule's ``sequence``: ``returns`` (any JSON value) or ``error`` (a tool error)."""
+
+    returns: Any = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -239,6 +255,8 @@ class Expectation:
     output: OutputChecks = OutputChecks()
     latency_ms: int | None = None
     asserts: tuple[PathAssertion, ...] = ()
+    # State path -> argument matcher the mock backend's state must satisfy after the episode.
+    final_state: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -285,6 +303,10 @@ class Case:
     mocks: Mocks
     source: Source
     skip: str | None = None  # reason, when the case is skipped
+    # The mock backend's state at the start (the suite's state with the case's keys); None: stateless.
+    state: dict[str, Any] | None = None
+    # Why the case is known to be flaky: it runs and is reported, never counted in the pass rate.
+    non_gating: str | None = None
 
 
 @dataclass(frozen=True)
