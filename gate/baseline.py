@@ -71,6 +71,9 @@ def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
         line=head.line,
     )
     hs, bs = head.status, base.status
+    non_gating = head.non_gating or base.non_gating
+    if non_gating:
+        return CaseChange(status="unchanged", note=f"not compared: non-gating ({non_gating})", **common)  # type: ignore[arg-type]
     if hs in ("error", "skipped") or bs in ("error", "skipped"):
         side = "head" if hs in ("error", "skipped") else "base"
         what = hs if side == "head" else bs
@@ -96,7 +99,7 @@ def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
 
 
 def _rate(cases: list[CaseResult]) -> float:
-    evaluated = [c for c in cases if c.status in ("passed", "failed")]
+    evaluated = [c for c in cases if c.status in ("passed", "failed") and c.non_gating is None]
     return sum(1 for c in evaluated if c.status == "passed") / len(evaluated) if evaluated else 1.0
 
 

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from gate.run_record import RunRecord
     from gate.suite_model import Case, Suite
 
-JudgeKind = Literal["criteria", "semantic_contains", "ranking", "choice", "clarification", "argument"]
+JudgeKind = Literal[
+    "criteria", "semantic_contains", "ranking", "choice", "clarification", "argument", "trajectory"
+]
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ RANKING_SCORES: dict[tuple[str, str, str], float] = {
 }
 DEFAULT_RANKING_THRESHOLD = 0.75
 
-YES_NO_KINDS = frozenset({"criteria", "semantic_contains", "clarification", "argument"})
+YES_NO_KINDS = frozenset({"criteria", "semantic_contains", "clarification", "argument", "trajectory"})
 
 
 # --- building requests -----------------------------------------------------------------------------
@@ -209,6 +211,10 @@ def collect_requests(
                     requests += judge_requests_for_arguments(expected.args, call.arguments)
     for assertion in case.expect.asserts:
         requests += paths.judge_requests(assertion, record)
+    if case.expect.trajectory is not None:
+        from gate.trajectory import trajectory_request
+
+        requests.append(trajectory_request(suite, record, case.expect.trajectory))
     unique: dict[str, JudgeRequest] = {}
     for request in requests:
         unique.setdefault(request.key, request)
@@ -265,9 +271,22 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
     """The judge prompt and the forced verdict tool for ``request``."""
     b = lambda name, text: _block(request, name, text)  # noqa: E731
     parts: list[str] = []
-    if request.context and request.kind != "argument":
+    if request.context and request.kind not in ("argument", "trajectory"):
         parts.append("The user's request to the assistant:\n" + b("REQUEST", request.context))
-    if request.kind == "criteria":
+    if request.kind == "trajectory":
+        parts += [
+            "The user's goal:\n" + b("GOAL", request.context),
+            "What the assistant could use and did:\n" + b("TRAJECTORY", request.text),
+            "The criteria:\n" + b("CRITERIA", request.criterion),
+            "Question: did the assistant reach the user's goal by reasonable steps that meet the criteria? "
+            "Judge the steps and their order, not only the final answer.",
+        ]
+        tool, description, parameters = (
+            "submit_verdict",
+            "Submit whether the trajectory reaches the goal by reasonable steps meeting the criteria.",
+            _YES_NO_TOOL,
+        )
+    elif request.kind == "criteria":
         parts += [
             "The assistant's answer:\n" + b("ANSWER", request.text),
             "The criterion:\n" + b("CRITERION", request.criterion),

@@ -94,6 +94,7 @@ def _call(c: RecordedCall) -> dict[str, Any]:
         "raw_arguments": c.raw_arguments,
         "result": c.result,
         "turn": c.turn,
+        **({"state": c.state} if c.state is not None else {}),
     }
 
 
@@ -127,6 +128,7 @@ def _record(r: RunRecord, prompts: dict[str, int]) -> dict[str, Any]:
         "stop_reason": r.stop_reason,
         "turns": r.turns,
         "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+        **({"state": r.state} if r.state is not None else {}),
     }
 
 
@@ -180,6 +182,7 @@ def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
         "suite": c.suite,
         "tags": c.tags,
         "trials": [_trial(t, prompts) for t in c.trials],
+        **({"non_gating": c.non_gating} if c.non_gating is not None else {}),
     }
 
 

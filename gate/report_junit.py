@@ -220,9 +220,16 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
         props += '\n    <property name="flaky" value="true" />'
     if case.tags:
         props += f'\n    <property name="tags" value="{_attr(",".join(case.tags))}" />'
+    if case.non_gating is not None:
+        props += f'\n    <property name="non_gating" value="{_attr(case.non_gating)}" />'
     status = case.status
     outcome = ""
-    if status == "failed":
+    if case.non_gating is not None and status in ("failed", "error"):
+        # Known flaky: shown as skipped (it never fails the check) with what happened and the transcript.
+        happened = "; ".join(f.message for f in case.failures) or status
+        message = f"non-gating ({case.non_gating}): {status}: {happened}"
+        outcome = "\n   " + _tag("skipped", (("message", _attr(truncate(message, MAX_MESSAGE_CHARS))),))
+    elif status == "failed":
         failures = case.failures or next((t.failures for t in trials if t.failures), ())
         message = "; ".join(f.message for f in failures) or "the case failed"
         kind = failures[0].reason if failures else "failed"
@@ -246,7 +253,7 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
     # has none (it would be most of the file's size and time); the JSON results keep every transcript.
     out = (
         ""
-        if status in ("passed", "skipped") and not case.flaky
+        if status in ("passed", "skipped") and not case.flaky and case.non_gating is None
         else (f"\n   <system-out>{_cdata(transcript(case))}</system-out>")
     )
     return (
@@ -263,7 +270,9 @@ def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, floa
         counts["tests"] += 1
         ms = _case_time_ms(case)
         counts["time"] += ms
-        if case.status == "failed":
+        if case.non_gating is not None and case.status in ("failed", "error"):
+            counts["skipped"] += 1
+        elif case.status == "failed":
             counts["failures"] += 1
         elif case.status == "error":
             counts["errors"] += 1

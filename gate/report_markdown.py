@@ -21,6 +21,7 @@ from typing import Any
 from gate.analysis import Analysis
 from gate.baseline import CaseChange, Comparison
 from gate.escape import html_text, md_cell, md_code_block, md_inline_code, md_text, truncate
+from gate.pass_hat_k import suite_pass_hat_k
 from gate.report_junit import transcript
 from gate.results import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.verdict import Verdict, pct
@@ -192,7 +193,21 @@ def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
     ]
     out += [_suite_row(s, verdict) for s in results.suites]
     out.append("")
+    out += _pass_hat_k_section(results)
     return out
+
+
+def _pass_hat_k_section(results: RunResults) -> list[str]:
+    """pass^k per suite that ran several trials per case (tau-bench's estimator, mean over cases)."""
+    rows = []
+    for suite in results.suites:
+        view = suite_pass_hat_k(suite.cases)
+        if view:
+            cells = " · ".join(f"k={k}: {value:.3f} ({n} cases)" for k, (value, n) in view.items())
+            rows.append(f"- {md_text(suite.name)}: {cells}")
+    if not rows:
+        return []
+    return ["pass^k (all of k trials pass; C(c,k)/C(n,k) per case, mean over cases):", "", *rows, ""]
 
 
 # --- analysis -------------------------------------------------------------------------------------
@@ -343,6 +358,8 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
         titles = list(dict.fromkeys(REASON_TITLES.get(f.reason, f.reason) for f in failures))
         headline = ", ".join(titles) or "failed"
     flaky = " · flaky" if case.flaky else ""
+    if case.non_gating is not None:
+        flaky += f" · non-gating: {truncate(case.non_gating, 120)}"
     trials = ""
     if len(case.trials) > 1:
         trials = f" · {sum(1 for t in case.trials if t.status == 'passed')}/{len(case.trials)} trials passed"

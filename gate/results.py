@@ -136,6 +136,8 @@ class CaseResult:
     # A readable form of the expectation (expected calls with matchers), for "expected vs actual".
     expected: dict[str, Any] = field(default_factory=dict)
     skip_reason: str | None = None
+    # Why the case is known flaky: reported, never counted in the pass rate or the baseline verdict.
+    non_gating: str | None = None
 
     @property
     def failures(self) -> tuple[Failure, ...]:
@@ -241,6 +243,7 @@ class RunResults:
                 tags=tuple(d.get("tags", ())),
                 expected=dict(d.get("expected", {})),
                 skip_reason=d.get("skip_reason"),
+                non_gating=d.get("non_gating"),
             )
 
         def suite(d: dict[str, Any]) -> SuiteResult:
@@ -332,6 +335,7 @@ def _case_dict(c: CaseResult) -> dict[str, Any]:
         "tags": tuple(c.tags),
         "expected": copy_value(c.expected),
         "skip_reason": c.skip_reason,
+        **({"non_gating": c.non_gating} if c.non_gating is not None else {}),
     }
 
 

@@ -20,12 +20,13 @@ from typing import Any
 
 from gate import bounded_regex, conversation, judging, paths, schema_check
 from gate.assignment import optimal_assignment
+from gate.final_state import final_state_check, final_state_failures
 from gate.judging import Verdict
 from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
-from gate.final_state import final_state_check, final_state_failures
 from gate.results import CaseStatus, CheckScore, Failure, Metrics, TrialResult
 from gate.run_record import RecordedCall, RunRecord
 from gate.suite_model import CallExpectation, Case, ExpectedCall, OutputChecks, Suite, Times
+from gate.trajectory import trajectory_request
 
 MISS_REQUIRED = 3.0  # an unpaired required copy: worse than any pair and than leaving optional ones
 MISS_OPTIONAL = 1.0
@@ -691,6 +692,29 @@ def _judged(
     return verdict
 
 
+def _trajectory_check(
+    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, Verdict], common: _Common
+) -> None:
+    """``expect.trajectory``: the judge's verdict on the whole episode, its rationale kept."""
+    assert case.expect.trajectory is not None
+    request = trajectory_request(suite, record, case.expect.trajectory)
+    verdict = _judged(common, "trajectory", "trajectory", request, verdicts)
+    if verdict is None:
+        return
+    label = f"trajectory: {case.expect.trajectory}"
+    common.checks.append(CheckScore("trajectory", verdict.score, verdict.passed, label, verdict.rationale))
+    if not verdict.passed:
+        why = f"; judge: {_clip(verdict.rationale, 300)}" if verdict.rationale else ""
+        common.failures.append(
+            Failure(
+                "trajectory_failed",
+                f"trajectory judged not to meet: {case.expect.trajectory}{why}",
+                expected=case.expect.trajectory,
+                actual=verdict.rationale or None,
+            )
+        )
+
+
 def _output_checks(
     suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict], common: _Common
 ) -> None:
@@ -885,6 +909,8 @@ def score_trial(
                     argument=assertion.path,
                 )
             )
+    if case.expect.trajectory is not None:
+        _trajectory_check(suite, case, record, verdicts, common)
     state_failures: list[Failure] = []
     if case.expect.final_state:
         state_failures = final_state_failures(case.expect.final_state, record.state)

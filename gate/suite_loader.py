@@ -1061,6 +1061,9 @@ class _SuiteBuilder:
         asserts = tuple(
             self.path_assertion(a, (*at, "assert", i), has_judge) for i, a in enumerate(raw.get("assert", ()))
         )
+        trajectory = raw["trajectory"]["criteria"] if "trajectory" in raw else None
+        if trajectory is not None and not has_judge:
+            self.need_judge((*at, "trajectory"), "a trajectory judgement")
         final_state = raw.get("final_state")
         if final_state is not None:
             self.check_matchers(final_state, (*at, "final_state"), has_judge)
@@ -1072,6 +1075,7 @@ class _SuiteBuilder:
             latency_ms=raw.get("latency_ms", defaults.latency_ms),
             asserts=asserts,
             final_state=final_state,
+            trajectory=trajectory,
         )
 
     def call_expectation(self, raw: dict[str, Any], at: PathKey, has_judge: bool) -> CallExpectation:

@@ -257,6 +257,8 @@ class Expectation:
     asserts: tuple[PathAssertion, ...] = ()
     # State path -> argument matcher the mock backend's state must satisfy after the episode.
     final_state: dict[str, Any] | None = None
+    # Judged: did the agent reach the user's goal by reasonable steps meeting these criteria?
+    trajectory: str | None = None
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,7 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         tags=case.tags,
         expected=expected_summary(case),
         skip_reason=None,
+        non_gating=case.non_gating,
     )
 
 
@@ -131,4 +132,5 @@ def skipped_result(suite: Suite, case: Case) -> CaseResult:
         tags=case.tags,
         expected=expected_summary(case),
         skip_reason=case.skip or "skipped",
+        non_gating=case.non_gating,
     )

@@ -2,7 +2,8 @@
 
 Rules (DESIGN.md sections 3 and 4):
 
-* Per suite, the pass rate is ``passed / counted``. Skipped cases are never counted. Errors (the
+* Per suite, the pass rate is ``passed / counted``. Skipped and non-gating (known flaky) cases are
+  never counted; non-gating ones are counted apart (``non_gating_count``) and never fail the gate. Errors (the
   provider failed, the case could not be evaluated) are kept apart from failures (the agent was
   wrong): with ``errors_count`` (the default) they count as not passed, otherwise they are left out
   of the denominator. A suite with nothing counted (all skipped, say) passes vacuously.
@@ -74,6 +75,7 @@ class SuiteVerdict:
     error_count: int
     skipped_count: int
     flaky_count: int
+    non_gating_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -104,8 +106,11 @@ def pct(rate: float) -> str:
 
 def suite_verdict(suite: SuiteResult, policy: GatePolicy) -> SuiteVerdict:
     counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-    flaky = 0
+    flaky = non_gating = 0
     for case in suite.cases:
+        if case.non_gating is not None:
+            non_gating += 1
+            continue
         counts[case.status] = counts.get(case.status, 0) + 1
         flaky += 1 if case.flaky else 0
     counted = counts["passed"] + counts["failed"] + (counts["error"] if policy.errors_count else 0)
@@ -124,6 +129,7 @@ def suite_verdict(suite: SuiteResult, policy: GatePolicy) -> SuiteVerdict:
         error_count=counts["error"],
         skipped_count=counts["skipped"],
         flaky_count=flaky,
+        non_gating_count=non_gating,
     )
 
 
@@ -151,6 +157,7 @@ def decide(
     errors_n = sum(s.error_count for s in suites)
     skipped_n = sum(s.skipped_count for s in suites)
     flaky_n = sum(s.flaky_count for s in suites)
+    non_gating_n = sum(s.non_gating_count for s in suites)
     counted = sum(s.counted for s in suites)
     rate = passed_n / counted if counted else 1.0
     interval = wilson_interval(passed_n, counted)
@@ -219,6 +226,7 @@ def decide(
     summary = (
         f"tool-eval-gate {word}: {core}; {failed_n} failed, {errors_n} errors"
         f"{'' if policy.errors_count else ' (not counted)'}, {skipped_n} skipped, {flaky_n} flaky"
+        + (f", {non_gating_n} non-gating (not counted)" if non_gating_n else "")
     )
     return Verdict(
         passed=passed,

@@ -3,6 +3,7 @@ builds, and ``to_json`` writes exactly what serialising that dictionary writes."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -15,10 +16,17 @@ from tests.results_factory import call, case, record, run, suite
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
+def _without_null_state(data: dict) -> dict:
+    """Stateless mocks store no ``state`` (records and calls of stateful ones do)."""
+    if data.get("state") is None:
+        data.pop("state", None)
+    return data
+
+
 def asdict_record(rec: RunRecord) -> dict:
-    data = asdict(rec)
+    data = _without_null_state(asdict(rec))
     data["messages"] = list(rec.messages)
-    data["calls"] = [asdict(c) for c in rec.calls]
+    data["calls"] = [_without_null_state(asdict(c)) for c in rec.calls]
     return data
 
 
@@ -26,13 +34,17 @@ def asdict_results(results: RunResults) -> dict:
     data = asdict(results)
     for s_i, s in enumerate(results.suites):
         for c_i, c in enumerate(s.cases):
+            if c.non_gating is None:  # only non-gating cases store the field
+                data["suites"][s_i]["cases"][c_i].pop("non_gating")
             for t_i, t in enumerate(c.trials):
                 data["suites"][s_i]["cases"][c_i]["trials"][t_i]["record"] = asdict_record(t.record)
     return data
 
 
 def odd_results() -> RunResults:
-    rec = record("q", [call("t", {"a": [1, (2, 3)], "b": {"c": None}}, result=("x", {"y": 1.5}))])
+    stateful = dataclasses.replace(call("t", {}), state={"bookings": [{"id": "B1"}]})
+    rec = record("q", [call("t", {"a": [1, (2, 3)], "b": {"c": None}}, result=("x", {"y": 1.5})), stateful])
+    rec = dataclasses.replace(rec, state={"bookings": [{"id": "B1"}]})
     return run(
         suite("s", [case("c", rec=rec, expected={"calls": ({"tool": "t"},)}, tags=["x", "y"])]),
         settings={"nested": {"list": [1, 2]}},

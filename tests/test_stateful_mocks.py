@@ -4,7 +4,6 @@ through the real OpenAI SDK against the scripted server, the state after every c
 from __future__ import annotations
 
 import asyncio
-import textwrap
 from pathlib import Path
 
 import pytest
