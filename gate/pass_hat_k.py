@@ -14,7 +14,8 @@ from gate.results import CaseResult
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
-    """C(c, k) / C(n, k): the unbiased estimate that k of the n trials, drawn without replacement, all pass."""
+    """C(c, k) / C(n, k): the unbiased estimate that k of the n trials, drawn without replacement,
+    all pass."""
     if not 0 < k <= n or not 0 <= c <= n:
         raise ValueError(f"pass^k needs 0 < k <= n and 0 <= c <= n (n={n}, c={c}, k={k})")
     return comb(c, k) / comb(n, k)
