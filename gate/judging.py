@@ -111,6 +111,11 @@ def semantic_request(phrase: str, answer: str, question: str = "") -> JudgeReque
     return JudgeRequest(kind="semantic_contains", text=answer, criterion=phrase, context=question)
 
 
+def trajectory_request(episode: str, criteria: str, goal: str) -> JudgeRequest:
+    """The episode as ``gate.trajectory.trajectory_text`` writes it, judged against ``criteria``."""
+    return JudgeRequest(kind="trajectory", text=episode, criterion=criteria, context=goal)
+
+
 def clarification_request(answer: str, question: str = "") -> JudgeRequest:
     return JudgeRequest(kind="clarification", text=answer, context=question)
 
@@ -212,9 +217,10 @@ def collect_requests(
     for assertion in case.expect.asserts:
         requests += paths.judge_requests(assertion, record)
     if case.expect.trajectory is not None:
-        from gate.trajectory import trajectory_request
+        from gate.trajectory import goal_text, trajectory_text
 
-        requests.append(trajectory_request(suite, record, case.expect.trajectory))
+        episode = trajectory_text(suite, record)
+        requests.append(trajectory_request(episode, case.expect.trajectory, goal_text(record)))
     unique: dict[str, JudgeRequest] = {}
     for request in requests:
         unique.setdefault(request.key, request)

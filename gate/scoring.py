@@ -26,7 +26,7 @@ from gate.matchers import MatchOutcome, match_arguments, schema_validator, show
 from gate.results import CaseStatus, CheckScore, Failure, Metrics, TrialResult
 from gate.run_record import RecordedCall, RunRecord
 from gate.suite_model import CallExpectation, Case, ExpectedCall, OutputChecks, Suite, Times
-from gate.trajectory import trajectory_request
+from gate.trajectory import goal_text, trajectory_text
 
 MISS_REQUIRED = 3.0  # an unpaired required copy: worse than any pair and than leaving optional ones
 MISS_OPTIONAL = 1.0
@@ -697,7 +697,8 @@ def _trajectory_check(
 ) -> None:
     """``expect.trajectory``: the judge's verdict on the whole episode, its rationale kept."""
     assert case.expect.trajectory is not None
-    request = trajectory_request(suite, record, case.expect.trajectory)
+    episode = trajectory_text(suite, record)
+    request = judging.trajectory_request(episode, case.expect.trajectory, goal_text(record))
     verdict = _judged(common, "trajectory", "trajectory", request, verdicts)
     if verdict is None:
         return

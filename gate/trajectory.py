@@ -2,7 +2,7 @@
 descriptions) and every call with its result, and answers whether the agent reached the goal by
 reasonable steps that meet the case's criteria (e.g. a policy the prompt states).
 
-Pure: this module writes the text the judge reads and the request for it; ``gate.judging`` builds
+Pure: this module writes the text the judge reads; ``gate.judging`` makes the request of it, builds
 the prompt and parses the verdict, as for every other judged check.
 """
 
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any
-
-from gate.judging import JudgeRequest
 
 if TYPE_CHECKING:
     from gate.run_record import RunRecord
@@ -50,13 +48,3 @@ def trajectory_text(suite: Suite, record: RunRecord) -> str:
                 outcome = "ERROR" if call.is_error else "RESULT"
                 steps.append(f"CALL {call.name}({arguments}) -> {outcome}: {_value_text(call.result)}")
     return f"Available tools:\n{tools}\n\nThe episode, in order:\n" + "\n".join(steps)
-
-
-def trajectory_request(suite: Suite, record: RunRecord, criteria: str, goal: str = "") -> JudgeRequest:
-    """The judge request for one trial's trajectory."""
-    return JudgeRequest(
-        kind="trajectory",
-        text=trajectory_text(suite, record),
-        criterion=criteria,
-        context=goal_text(record, goal),
-    )

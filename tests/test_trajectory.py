@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.judging import prompt_for
+from gate.judging import prompt_for, trajectory_request
 from gate.providers import make_provider
 from gate.runner import RunOptions, run_suites
 from gate.suite_loader import load_suites
-from gate.trajectory import trajectory_request
+from gate.trajectory import goal_text, trajectory_text
 
 SUITE = """\
 version: 1
@@ -120,7 +120,9 @@ def test_the_judge_reads_goal_tools_with_descriptions_and_every_call_with_its_re
             ),
         }
     )
-    prompt = prompt_for(trajectory_request(suite, rec, "Confirm first.")).user
+    prompt = prompt_for(
+        trajectory_request(trajectory_text(suite, rec), "Confirm first.", goal_text(rec))
+    ).user
     assert "Book UA100 for me" in prompt
     assert "- book_flight: Book a seat on a flight for the user." in prompt
     assert 'CALL book_flight({"flight_id": "UA100"}) -> RESULT: {"booking_id": "BK-1"}' in prompt
