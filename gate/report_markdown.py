@@ -194,6 +194,9 @@ def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
     out += [_suite_row(s, verdict) for s in results.suites]
     out.append("")
     out += _pass_hat_k_section(results)
+    prices = _prices_line(results.settings.get("prices"))
+    if prices:
+        out += [prices, ""]
     return out
 
 
@@ -208,6 +211,26 @@ def _pass_hat_k_section(results: RunResults) -> list[str]:
     if not rows:
         return []
     return ["pass^k (all of k trials pass; C(c,k)/C(n,k) per case, mean over cases):", "", *rows, ""]
+
+
+def _prices_line(prices: Any) -> str:
+    """Which price each model's cost was estimated with, and where it came from (``--prices``)."""
+    if not isinstance(prices, dict) or not prices:
+        return ""
+    parts = []
+    for name, price in sorted(prices.items()):
+        if not isinstance(price, dict):
+            continue
+        if isinstance(price.get("input"), int | float) and isinstance(price.get("output"), int | float):
+            figure = f"{price['input']:.2f} / {price['output']:.2f}"
+            parts.append(f"{_code(str(name))} {figure} ({_code(str(price.get('source', '')))})")
+        else:
+            parts.append(f"{_code(str(name))} no price (give it with `--prices`)")
+    return (
+        "<sub>Cost estimated with prices in USD per million input / output tokens: "
+        + "; ".join(parts)
+        + ".</sub>"
+    )
 
 
 # --- analysis -------------------------------------------------------------------------------------

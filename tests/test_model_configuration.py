@@ -309,6 +309,8 @@ def test_max_cost_with_an_unpriced_model_exits_2_before_any_request(repo, model_
             str(repo / "prices.yaml"),
             "--json",
             str(out),
+            "--markdown",
+            str(repo / "r.md"),
         ]
     )
     assert code == 0
@@ -317,6 +319,8 @@ def test_max_cost_with_an_unpriced_model_exits_2_before_any_request(repo, model_
     assert prices["openai/my-azure-deployment"]["source"].endswith("prices.yaml:1")
     assert prices["openai/gpt-4o"]["source"] == "built-in table"
     assert "prices from: " in capsys.readouterr().out
+    markdown = (repo / "r.md").read_text()
+    assert "`openai/my-azure-deployment` 2.50 / 10.00" in markdown and "prices.yaml:1" in markdown
 
 
 def test_a_bad_prices_file_exits_2_naming_its_line(repo, capsys):
