@@ -25,6 +25,7 @@ from gate.mocks import MockSession, merged
 from gate.pricing import BUILT_IN, PriceTable
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError, reasoning_text
 from gate.run_record import RecordedCall, RunRecord, Usage, copy_value
+from gate.simulated_user import next_message, simulator_request
 from gate.suite_model import Case, Suite
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
@@ -81,6 +82,7 @@ async def run_trial(
     output = ""
     error: str | None = None
     stop_reason = "final_answer"
+    user_turns = 0  # messages the simulated user wrote
     waited = 0.0  # time inside call_model beyond the provider's own answer time
 
     while True:
@@ -118,7 +120,26 @@ async def run_trial(
         if not reply.tool_calls:
             transcript.append({"role": "assistant", "content": reply.text, **thought[0]})
             sent.append({"role": "assistant", "content": sendable(reply.text), **thought[1]})
-            break
+            if case.user is None or suite.user_simulator is None or user_turns >= case.user.max_turns:
+                break
+            try:
+                said = await call_model(simulator_request(suite.user_simulator, case.user, transcript))
+            except ProviderError as exc:
+                if exc.fatal:
+                    raise
+                error, stop_reason = f"user simulator: {exc}", "provider_error"
+                break
+            except BudgetReached:
+                error, stop_reason = BUDGET_MESSAGE, "budget"
+                break
+            message = next_message(said.text)
+            if message is None:
+                stop_reason = "user_done"
+                break
+            user_turns += 1
+            transcript.append({"role": "user", "content": message, "simulated": True})
+            sent.append({"role": "user", "content": sendable(message)})
+            continue
 
         # The record keeps what the model sent; what goes back to it must be encodable (UTF-8).
         call_dicts = [

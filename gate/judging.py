@@ -220,7 +220,8 @@ def collect_requests(
         from gate.trajectory import goal_text, trajectory_text
 
         episode = trajectory_text(suite, record)
-        requests.append(trajectory_request(episode, case.expect.trajectory, goal_text(record)))
+        goal = case.user.goal if case.user is not None else ""
+        requests.append(trajectory_request(episode, case.expect.trajectory, goal_text(record, goal)))
     unique: dict[str, JudgeRequest] = {}
     for request in requests:
         unique.setdefault(request.key, request)

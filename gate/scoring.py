@@ -698,7 +698,8 @@ def _trajectory_check(
     """``expect.trajectory``: the judge's verdict on the whole episode, its rationale kept."""
     assert case.expect.trajectory is not None
     episode = trajectory_text(suite, record)
-    request = judging.trajectory_request(episode, case.expect.trajectory, goal_text(record))
+    goal = goal_text(record, case.user.goal if case.user is not None else "")
+    request = judging.trajectory_request(episode, case.expect.trajectory, goal)
     verdict = _judged(common, "trajectory", "trajectory", request, verdicts)
     if verdict is None:
         return

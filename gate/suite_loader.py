@@ -51,6 +51,7 @@ from gate.suite_model import (
     Prompt,
     Ranking,
     Scoring,
+    SimulatedUser,
     Source,
     Suite,
     Times,
@@ -732,19 +733,15 @@ class _SuiteBuilder:
         data = self.data
         self.repo.name_positions[self.doc.path] = self.doc.position(("name",))
         agent = self.agent(data["agent"])
-        judge = None
-        if "judge" in data:
-            j = data["judge"]
-            judge = Judge(
-                provider=j["provider"],
-                model=j["model"],
-                max_tokens=j.get("max_tokens", 1024),
-                api=j.get("api", "chat"),
-                reasoning_effort=j.get("reasoning_effort"),
-            )
-            self.check_params(
-                judge.provider, judge.api, ModelParams(reasoning_effort=judge.reasoning_effort), ("judge",), j
-            )
+        judge = self.judge_like("judge")
+        simulator = self.judge_like("user_simulator")
+        for index, raw in enumerate(data["cases"]):
+            if "user" in raw and simulator is None:
+                self.err(
+                    ("cases", index, "user"),
+                    "a simulated user needs the suite's user_simulator",
+                    "add user_simulator: {provider: openai, model: gpt-4o-mini} at the top of the suite",
+                )
         suite_vars = _vars(data.get("vars", {}))
         suite_state = data.get("state")
         self.state_keys = _state_keys(suite_state, *(c.get("state") for c in data["cases"]))
@@ -778,7 +775,25 @@ class _SuiteBuilder:
             cases=tuple(cases),
             dependencies=tuple(self.dependencies),
             source=Source(self.doc.path, 1, 1),
+            user_simulator=simulator,
         )
+
+    def judge_like(self, key: str) -> Judge | None:
+        """The suite's ``judge`` or ``user_simulator`` (both configured the same way), if written."""
+        if key not in self.data:
+            return None
+        j = self.data[key]
+        model = Judge(
+            provider=j["provider"],
+            model=j["model"],
+            max_tokens=j.get("max_tokens", 1024),
+            api=j.get("api", "chat"),
+            reasoning_effort=j.get("reasoning_effort"),
+        )
+        self.check_params(
+            model.provider, model.api, ModelParams(reasoning_effort=model.reasoning_effort), (key,), j
+        )
+        return model
 
     def source(self, path: PathKey) -> Source:
         line, column = self.doc.position(path)
@@ -1017,6 +1032,7 @@ class _SuiteBuilder:
             skip=raw.get("skip"),
             state=mock_state.initial_state(self.data.get("state"), raw.get("state")),
             non_gating=raw.get("non_gating"),
+            user=SimulatedUser(**raw["user"]) if "user" in raw else None,
         )
 
     def check_prompt_vars(self, agent: Agent, suite_vars: dict[str, str]) -> None:

@@ -125,6 +125,16 @@ class Judge:
 
 
 @dataclass(frozen=True)
+class SimulatedUser:
+    """A case's simulated user: what it wants, who it is, and at most how many messages it writes
+    after the case's own input."""
+
+    goal: str
+    persona: str = ""
+    max_turns: int = 5
+
+
+@dataclass(frozen=True)
 class MockRule:
     """One rule for a tool: used when ``when`` (argument matchers, None = always) matches the call.
 
@@ -309,6 +319,8 @@ class Case:
     state: dict[str, Any] | None = None
     # Why the case is known to be flaky: it runs and is reported, never counted in the pass rate.
     non_gating: str | None = None
+    # Played by the suite's user_simulator after the agent answers (None: the conversation is scripted).
+    user: SimulatedUser | None = None
 
 
 @dataclass(frozen=True)
@@ -326,6 +338,8 @@ class Suite:
     # Every repository-relative file this suite reads (prompt, tool and mock files), for change detection.
     dependencies: tuple[str, ...] = ()
     source: Source | None = None
+    # The model that plays the user of cases with a ``user`` (configured like the judge).
+    user_simulator: Judge | None = None
 
     def tool(self, name: str) -> ToolDef | None:
         for tool in self.agent.tools:
