@@ -71,6 +71,21 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="REF",
         help="run only the suites affected by files changed since the merge base with REF",
     )
+    parser.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only this case (ID, or SUITE/ID; repeatable)",
+    )
+    parser.add_argument(
+        "--tag", action="append", default=[], metavar="TAG", help="run only cases with this tag (repeatable)"
+    )
+    parser.add_argument(
+        "--rerun-failed",
+        metavar="RESULTS.json",
+        help="run only the cases that failed or errored in these results",
+    )
     parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
     parser.add_argument(
         "--trials", type=trial_count, metavar="N", help="trials per case (overrides the suites)"
@@ -198,6 +213,28 @@ class _StopOnSignal:
             loop.call_soon_threadsafe(self.control.stop, name)
 
 
+def _select_cases(args: argparse.Namespace, suites: list[Any]) -> list[Any] | None:
+    """The cases --case, --tag and --rerun-failed select (see gate.selection); None when the
+    --rerun-failed results hold no failed case (nothing to do is a pass). Selecting nothing from
+    suites that exist is an input error."""
+    from gate.selection import Selection, failed_cases, select
+
+    rerun = None
+    if args.rerun_failed:
+        from gate.report_json import load_results
+
+        rerun = failed_cases(load_results(args.rerun_failed))
+        if not rerun:
+            return None
+    chosen = select(suites, Selection(tuple(args.case), tuple(args.tag), rerun))
+    if not chosen and suites:
+        asked = " ".join([*(f"--case {c}" for c in args.case), *(f"--tag {t}" for t in args.tag)])
+        if rerun is not None:
+            asked += f" --rerun-failed {args.rerun_failed}"
+        raise InputError(f"{asked.strip()}: selects no case of the suites to run")
+    return chosen
+
+
 def _require_sdks(suites: Sequence[Any]) -> None:
     """Refuse before any request when a suite's provider SDK is not installed (the base package is
     light so that the pre-commit validate hook stays small; the SDKs come with extras)."""
@@ -288,6 +325,11 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
         changed = changed_files(args.changed_since, root)
         triggered = affected_suites(suites, changed)
         suites = [s for s in suites if s.path in triggered]
+    selected = _select_cases(args, suites)
+    if selected is None:
+        print(f"tool-eval-gate run: no case failed in {args.rerun_failed}; nothing to rerun")
+        return EXIT_PASSED
+    suites = selected
     if shard is not None:
         from gate.sharding import shard_suites
 
