@@ -345,3 +345,24 @@ def test_the_prices_input_reaches_the_run_as_a_workspace_file() -> None:
     argv = run_arguments(inputs, read_event("push", {"after": "b" * 40}), Path("/ws"), Path("/ws/out"))
     assert argv[argv.index("--prices") + 1] == "/ws/evals/prices.yaml"
     assert argv[argv.index("--max-cost") + 1] == "2"
+
+
+def test_case_tag_and_rerun_inputs_become_the_run_selectors() -> None:
+    inputs, problems = read_inputs(
+        {
+            "INPUT_CASES": "paris-now, weather-agent/week-ahead",
+            "INPUT_TAGS": "selection\narguments",
+            "INPUT_RERUN_FAILED": "previous/results.json",
+        }
+    )
+    assert problems == ()
+    push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
+    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
+    pairs = [(argv[i], argv[i + 1]) for i in range(len(argv) - 1) if argv[i] in ("--case", "--tag")]
+    assert pairs == [
+        ("--case", "paris-now"),
+        ("--case", "weather-agent/week-ahead"),
+        ("--tag", "selection"),
+        ("--tag", "arguments"),
+    ]
+    assert argv[argv.index("--rerun-failed") + 1] == "/ws/previous/results.json"

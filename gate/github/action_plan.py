@@ -176,6 +176,12 @@ def run_arguments(
             argv += [flag, value]
     if inputs.baseline:
         argv += ["--baseline", str(workspace / inputs.baseline)]
+    for case in inputs.cases:
+        argv += ["--case", case]
+    for tag in inputs.tags:
+        argv += ["--tag", tag]
+    if inputs.rerun_failed:
+        argv += ["--rerun-failed", str(workspace / inputs.rerun_failed)]
     if inputs.cache:
         argv += ["--cache", str(workspace / inputs.cache)]
     if inputs.prices:

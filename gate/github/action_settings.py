@@ -51,6 +51,9 @@ class ActionInputs:
     timeout: str = ""
     comment_author: str = "github-actions[bot]"
     fork_approval_label: str = ""
+    cases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    rerun_failed: str = ""
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,9 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         timeout=get("timeout"),
         comment_author=get("comment_author", defaults.comment_author),
         fork_approval_label=get("fork_approval_label"),
+        cases=_list(get("cases")),
+        tags=_list(get("tags")),
+        rerun_failed=get("rerun_failed"),
     )
     for name, check in _CHECKS:
         value = getattr(inputs, name)
