@@ -431,7 +431,7 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
             )
         except OutputsNotWritten as exc:
             verdict, not_written = exc.verdict, exc
-        _print_summary(results, verdict, cache)
+        _print_summary(results, verdict, cache, [p for p in (args.json, args.junit, args.markdown) if p])
     if not_written is not None:
         print(f"tool-eval-gate run: {not_written}", file=sys.stderr)
         return not_written.exit_code
@@ -440,7 +440,8 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
     return int(verdict.exit_code)
 
 
-def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
+def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequence[str]) -> None:
+    from gate.console_summary import failure_lines
     from gate.redact import Redactor
 
     redactor = Redactor.from_env(os.environ)
@@ -457,7 +458,8 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
             if settings.get("cost_incomplete")
             else ""
         )
-    out.append(line)
+    if requests:  # nothing was sent (replay, every case skipped): no line about it
+        out.append(line)
     sources = sorted({str(p.get("source")) for p in prices.values() if "input" in p})
     if sources and requests:
         out.append("prices from: " + ", ".join(sources))
@@ -470,6 +472,7 @@ def _print_summary(results: Any, verdict: Any, cache: Any) -> None:
             )
     for reason in verdict.reasons:
         out.append(f"  - {reason}")
+    out.extend(failure_lines(results, report_paths))
     out.append(verdict.summary_line)
     print(redactor.redact("\n".join(out)))
     sys.stdout.flush()

@@ -31,7 +31,9 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
     if name == "APITimeoutError" or isinstance(exc, TimeoutError):
         return ProviderError("timeout", f"{provider} request timed out", retryable=True)
     if name == "APIConnectionError" or isinstance(exc, ConnectionError):
-        return ProviderError("connection", f"could not connect to {provider}: {message}", retryable=True)
+        return ProviderError(
+            "connection", f"could not connect to {provider}{_host(exc)}: {message}", retryable=True
+        )
     if name == "APIResponseValidationError":
         return ProviderError(
             "malformed", f"malformed {provider} response: {message}", retryable=True, status=status
@@ -73,6 +75,17 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
         # anthropic: no API key, auth token or credentials configured.
         return ProviderError("auth", f"no {provider} credentials configured: {message}", fatal=True)
     return ProviderError("malformed", f"{provider} call failed: {name}: {message}", retryable=True)
+
+
+def _host(exc: BaseException) -> str:
+    """`` at HOST[:PORT]`` of the request a connection error was for (never the URL's user info,
+    path or query, so no credential), or nothing when the SDK did not attach the request."""
+    url = getattr(getattr(exc, "request", None), "url", None)
+    host = getattr(url, "host", None)
+    if not isinstance(host, str) or not host:
+        return ""
+    port = getattr(url, "port", None)
+    return f" at {host}" + (f":{port}" if isinstance(port, int) else "")
 
 
 def rejected_parameter(exc: BaseException) -> str | None:
