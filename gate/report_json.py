@@ -211,6 +211,7 @@ def _suite(s: SuiteResult) -> dict[str, Any]:
         "threshold": s.threshold,
         "tools": [_tool(t) for t in s.tools],
         "triggered_by": s.triggered_by,
+        "wall_ms": s.wall_ms,
     }
 
 
@@ -433,6 +434,7 @@ def _merge_suites(group: list[SuiteResult]) -> SuiteResult:
         tools=tuple(tools.values()),
         prompt=next((s.prompt for s in group if s.prompt is not None), None),
         triggered_by=dict(sorted(triggered.items())),
+        wall_ms=max(s.wall_ms for s in group),  # shards run side by side
     )
 
 

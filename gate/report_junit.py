@@ -5,8 +5,11 @@ the case in the suite file): dorny/test-reporter, mikepenz/action-junit-report a
 EnricoMi/publish-unit-test-result-action use those to annotate the right line. A failed case (the
 agent was wrong) is a ``<failure>``, a case that could not be evaluated an ``<error>``, a skipped case
 ``<skipped>``; for failed, errored and flaky cases the transcript of every trial goes to
-``<system-out>`` (a clean pass has none: the JSON results keep every transcript); flaky cases and
-trial counts are testcase ``<properties>``.
+``<system-out>`` (a clean pass has none: the JSON results keep every transcript); trial counts are
+testcase ``<properties>``. Trials are shown in Surefire's rerun form, which those consumers read: a
+passed case's failed trials are ``<flakyFailure>`` (``<flakyError>``), a failed case's further failed
+trials ``<rerunFailure>`` (``<rerunError>``); a ``flaky`` property marks cases whose trials disagree.
+Suite and run times are wall times (cases run concurrently), not sums of case times.
 
 Written by hand rather than with junit-xml 1.9: that package is unmaintained, pulls in ``six``,
 offers no testcase-level properties (needed for flakiness), and its output order and escaping of
@@ -21,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from gate.escape import XML_ILLEGAL, truncate, xml_text
@@ -248,6 +252,7 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
         )
     elif status == "skipped":
         outcome = "\n   " + _tag("skipped", (("message", _attr(case.skip_reason or "skipped")),))
+    outcome += _other_trials(case)
     file = _attr(case.file) if case.file else suite_file
     # The transcript goes with the cases a reader opens: failed, errored and flaky ones. A clean pass
     # has none (it would be most of the file's size and time); the JSON results keep every transcript.
@@ -262,14 +267,55 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
     )
 
 
+def _trial_element(name: str, trial: TrialResult) -> str:
+    """A Surefire ``flakyFailure``/``flakyError``/``rerunFailure``/``rerunError`` of one trial, its
+    reasons in ``stackTrace`` (where Surefire keeps the details)."""
+    if trial.status == "error":
+        message = trial.record.error or "the trial could not be evaluated"
+        details = trial.record.error or ""
+        kind = "provider_error"
+    else:
+        message = "; ".join(f.message for f in trial.failures) or "the trial failed"
+        details = "\n".join(describe_failure(f) for f in trial.failures)
+        kind = trial.failures[0].reason if trial.failures else "failed"
+    attrs = (
+        ("message", _attr(truncate(f"trial {trial.index + 1}: {message}", MAX_MESSAGE_CHARS))),
+        ("type", _attr(kind)),
+    )
+    text = _cdata(details)
+    if not text:
+        return "\n   " + _tag(name, attrs)
+    return f"\n   {_open(name, attrs)}>\n    <stackTrace>{text}</stackTrace>\n   </{name}>"
+
+
+def _other_trials(case: CaseResult) -> str:
+    """Surefire's form of the trials a case's outcome element does not show, the form the JUnit
+    consumers read flakiness from: a passed (or known-flaky, non-gating) case's failed or errored trials
+    are ``flakyFailure`` / ``flakyError``; a failed or errored case's trials after the one its ``failure``/``error`` shows are
+    ``rerunFailure`` / ``rerunError``. Passed trials have no element (Surefire has none)."""
+    if case.status == "passed" or case.non_gating is not None:  # a known-flaky case is shown skipped
+        prefix, shown = "flaky", None
+    elif case.status in ("failed", "error"):
+        prefix = "rerun"
+        shown = next((t.index for t in case.trials if t.status == case.status), None)
+    else:
+        return ""
+    return "".join(
+        _trial_element(prefix + ("Error" if t.status == "error" else "Failure"), t)
+        for t in case.trials
+        if t.status in ("failed", "error") and t.index != shown
+    )
+
+
 def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, float]]:
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    longest = 0.0
     cases = []
     classname = _attr(suite.path)
     for case in suite.cases:
         counts["tests"] += 1
         ms = _case_time_ms(case)
-        counts["time"] += ms
+        longest = max(longest, ms)
         if case.non_gating is not None and case.status in ("failed", "error"):
             counts["skipped"] += 1
         elif case.status == "failed":
@@ -279,6 +325,9 @@ def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, floa
         elif case.status == "skipped":
             counts["skipped"] += 1
         cases.append(_testcase(case, classname, classname, ms))
+    # The suite's wall time (its cases run concurrently: the sum of case times overstates it). Results
+    # written before wall times were recorded have none: the longest case is the closest lower bound.
+    counts["time"] = suite.wall_ms or longest
     props = _properties(
         (("threshold", f"{suite.threshold:g}"), ("provider", suite.provider), ("model", suite.model)), 2
     )
@@ -299,6 +348,17 @@ def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, floa
     return f"{head}>{body}\n </testsuite>", counts
 
 
+def _run_wall_ms(results: RunResults) -> float:
+    """The run's wall time from its ISO 8601 start and end (0 when either is missing or unreadable).
+    Merged shards ran side by side: their span, not their sum."""
+    try:
+        start = datetime.fromisoformat(results.started_at)
+        end = datetime.fromisoformat(results.finished_at)
+        return max(0.0, (end - start).total_seconds() * 1000)
+    except (TypeError, ValueError):
+        return 0.0
+
+
 def render(results: RunResults, verdict: Verdict) -> str:
     """The JUnit XML document (UTF-8 text with an XML declaration)."""
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
@@ -306,8 +366,10 @@ def render(results: RunResults, verdict: Verdict) -> str:
     for suite in results.suites:
         text, counts = _suite_text(suite, results.started_at)
         suites.append(text)
-        for key in totals:
+        for key in ("tests", "failures", "errors", "skipped"):
             totals[key] += counts[key]
+        totals["time"] = max(totals["time"], counts["time"])
+    totals["time"] = _run_wall_ms(results) or totals["time"]
     head = _open(
         "testsuites",
         (

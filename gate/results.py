@@ -182,6 +182,9 @@ class SuiteResult:
     model: str = ""
     # Files that made this suite run under change detection (file -> reason), empty otherwise.
     triggered_by: dict[str, str] = field(default_factory=dict)
+    # Wall time from the start of the run to the end of the suite's last trial (its trials run
+    # concurrently with other suites'); 0: unknown (results written before it was recorded).
+    wall_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -259,6 +262,7 @@ class RunResults:
                 provider=d.get("provider", ""),
                 model=d.get("model", ""),
                 triggered_by=dict(d.get("triggered_by", {})),
+                wall_ms=d.get("wall_ms", 0.0),
             )
 
         return cls(
@@ -360,4 +364,5 @@ def _suite_dict(s: SuiteResult) -> dict[str, Any]:
         "provider": s.provider,
         "model": s.model,
         "triggered_by": copy_value(s.triggered_by),
+        "wall_ms": s.wall_ms,
     }

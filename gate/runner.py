@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -85,6 +86,15 @@ class RunOptions:
     shard: str = ""
     settings: Mapping[str, Any] = field(default_factory=dict)
     control: RunControl | None = None
+
+
+def _stamp(ends: dict[str, float], key: str) -> Callable[[asyncio.Task[TrialResult]], None]:
+    """A done callback noting when a trial of suite ``key`` ended (the last one wins)."""
+
+    def stamp(_task: asyncio.Task[TrialResult]) -> None:
+        ends[key] = time.monotonic()
+
+    return stamp
 
 
 def _now() -> str:
@@ -227,6 +237,8 @@ class _Run:
 
     async def run(self, suites: Sequence[Suite]) -> RunResults:
         started_at = _now()
+        start = time.monotonic()
+        ends: dict[str, float] = {}  # suite path -> when its last trial ended (callbacks run in order)
         plan: list[tuple[Suite, list[tuple[Case, list[asyncio.Task[TrialResult]] | None]]]] = []
         total = 0
         for suite in suites:
@@ -241,6 +253,7 @@ class _Run:
                 for index in range(max(1, case.trials)):
                     task = asyncio.ensure_future(self.trial(suite, case, index))
                     task.add_done_callback(self._done)
+                    task.add_done_callback(_stamp(ends, suite.path))
                     self.control._register(task)
                     tasks.append(task)
                     total += 1
@@ -273,9 +286,9 @@ class _Run:
                     self._outcome(suite, case, index, task, stop_reason) for index, task in enumerate(tasks)
                 ]
                 cases.append(case_result(suite, case, tuple(trials)))
-            suite_results.append(
-                suite_result(suite, tuple(cases), self.options.triggered_by.get(suite.path, {}))
-            )
+            result = suite_result(suite, tuple(cases), self.options.triggered_by.get(suite.path, {}))
+            wall_ms = (ends.get(suite.path, start) - start) * 1000
+            suite_results.append(dataclasses.replace(result, wall_ms=round(wall_ms, 3)))
 
         reasons = []
         if stop_reason:

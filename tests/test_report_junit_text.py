@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import replace
+from datetime import datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from gate.escape import truncate, xml_text
 from gate.report_json import load_results
 from gate.report_junit import MAX_MESSAGE_CHARS, describe_failure, render, transcript
-from gate.results import RunResults
+from gate.results import CaseResult, RunResults
 from gate.verdict import GatePolicy, decide
 from tests.results_factory import call, case, failure, record, run, suite, trial
 from tests.test_report_junit import GOLDEN
@@ -20,6 +21,36 @@ from tests.test_report_junit import GOLDEN
 
 def _seconds(ms: float) -> str:
     return f"{max(0.0, ms) / 1000:.3f}"
+
+
+def add_trials(tc: ET.Element, c: CaseResult) -> None:
+    """Surefire's flaky/rerun elements: a passed case's failed trials, a failed case's later ones."""
+    shown = next((t.index for t in c.trials if t.status == c.status), None)
+    flaky = c.status == "passed" or c.non_gating is not None
+    prefix = "flaky" if flaky else "rerun"
+    if c.status == "skipped":
+        return
+    for t in c.trials:
+        if t.status not in ("failed", "error") or (not flaky and t.index == shown):
+            continue
+        if t.status == "error":
+            message, details, kind = (
+                t.record.error or "the trial could not be evaluated",
+                t.record.error or "",
+                "provider_error",
+            )
+        else:
+            message = "; ".join(f.message for f in t.failures) or "the trial failed"
+            details = "\n".join(describe_failure(f) for f in t.failures)
+            kind = t.failures[0].reason if t.failures else "failed"
+        name = prefix + ("Error" if t.status == "error" else "Failure")
+        attrs = {
+            "message": xml_text(truncate(f"trial {t.index + 1}: {message}", MAX_MESSAGE_CHARS)),
+            "type": xml_text(kind),
+        }
+        el = ET.SubElement(tc, name, attrs)
+        if xml_text(details):
+            ET.SubElement(el, "stackTrace").text = xml_text(details)
 
 
 def tree_render(results: RunResults, summary: str) -> str:
@@ -35,7 +66,7 @@ def tree_render(results: RunResults, summary: str) -> str:
         for c in s.cases:
             ms = sum(t.record.latency_ms for t in c.trials)
             counts["tests"] += 1
-            counts["time"] += ms
+            counts["time"] = max(counts["time"], ms)
             tc = ET.SubElement(
                 el,
                 "testcase",
@@ -80,8 +111,10 @@ def tree_render(results: RunResults, summary: str) -> str:
             elif c.status == "skipped":
                 counts["skipped"] += 1
                 ET.SubElement(tc, "skipped", {"message": xml_text(c.skip_reason or "skipped")})
+            add_trials(tc, c)
             if c.status not in ("passed", "skipped") or c.flaky:
                 ET.SubElement(tc, "system-out").text = xml_text(transcript(c))
+        counts["time"] = s.wall_ms or counts["time"]
         el.attrib.update(
             {
                 "name": xml_text(s.name),
@@ -94,8 +127,14 @@ def tree_render(results: RunResults, summary: str) -> str:
                 "file": xml_text(s.path),
             }
         )
-        for key in totals:
+        for key in ("tests", "failures", "errors", "skipped"):
             totals[key] += counts[key]
+        totals["time"] = max(totals["time"], counts["time"])
+    try:
+        span = datetime.fromisoformat(results.finished_at) - datetime.fromisoformat(results.started_at)
+        totals["time"] = max(0.0, span.total_seconds() * 1000) or totals["time"]
+    except ValueError:
+        pass
     root.attrib.update(
         {
             "name": "tool-eval-gate",
