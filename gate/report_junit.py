@@ -292,7 +292,8 @@ def _other_trials(case: CaseResult) -> str:
     """Surefire's form of the trials a case's outcome element does not show, the form the JUnit
     consumers read flakiness from: a passed (or known-flaky, non-gating) case's failed or errored trials
     are ``flakyFailure`` / ``flakyError``; a failed or errored case's trials after the one its
-    ``failure``/``error`` shows are ``rerunFailure`` / ``rerunError``. Passed trials have no element (Surefire has none)."""
+    ``failure``/``error`` shows are ``rerunFailure`` / ``rerunError``. Passed trials have no element
+    (Surefire has none)."""
     if case.status == "passed" or case.non_gating is not None:  # a known-flaky case is shown skipped
         prefix, shown = "flaky", None
     elif case.status in ("failed", "error"):
