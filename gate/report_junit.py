@@ -76,6 +76,15 @@ def describe_failure(f: Failure) -> str:
     return " ".join(parts)
 
 
+def source_frame(case: CaseResult) -> str:
+    """The case's ``file:line`` as the last line of a failure or error, in the form of a Java stack
+    frame, ``at evals.weather.Case(weather.suite.yaml:42)``: dorny/test-reporter's ``java-junit``
+    reporter takes its annotation's file and line only from such a frame (the package is the file's
+    directory, dot-separated; it then matches a tracked file by name and directories)."""
+    directory, _, name = case.file.rpartition("/")
+    return f"at {directory.replace('/', '.')}.Case({name}:{case.line})"
+
+
 def transcript(case: CaseResult) -> str:
     """The plain-text transcript of every trial of a case: messages, calls with arguments and mock
     results, the final output, failures."""
@@ -240,7 +249,7 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
         outcome = "\n   " + _tag(
             "failure",
             (("message", _attr(truncate(message, MAX_MESSAGE_CHARS))), ("type", _attr(kind))),
-            _cdata("\n".join(describe_failure(f) for f in failures)),
+            _cdata("\n".join([*(describe_failure(f) for f in failures), source_frame(case)])),
         )
     elif status == "error":
         errors = [t.record.error for t in trials if t.record.error]
@@ -248,7 +257,7 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
         outcome = "\n   " + _tag(
             "error",
             (("message", _attr(truncate(message, MAX_MESSAGE_CHARS))), ("type", "provider_error")),
-            _cdata("\n".join(errors)),
+            _cdata("\n".join([*errors, source_frame(case)])),
         )
     elif status == "skipped":
         outcome = "\n   " + _tag("skipped", (("message", _attr(case.skip_reason or "skipped")),))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,17 @@ def test_a_run_records_each_suites_wall_time(tmp_path: Path, model_server: Any, 
     assert recorded["wall_ms"] > 0
     (ts,) = xunit2.JUnitXml.fromfile(str(tmp_path / "r.xml"))
     assert ts.time == round(recorded["wall_ms"] / 1000, 3)
+
+
+def test_failures_end_with_the_frame_dorny_java_junit_reads_file_and_line_from(tmp_path: Path) -> None:
+    """dorny's java-junit parser matches ``^at (.*)\\((.*):(\\d+)\\)$`` on a failure's lines, then
+    takes the package (the parts before the first capitalised one) as the file's directories."""
+    results = run(suite("weather", [trials_case("wrong", "f", line=44)]))
+    (wrong,) = cases_by_name(parse(tmp_path, results)).values()
+    (failure,) = wrong.result
+    frames = [m for line in failure.text.splitlines() if (m := re.match(r"^at (.*)\((.*):(\d+)\)$", line))]
+    (frame,) = frames
+    package, file_name, line = frame.groups()
+    parts = package.split(".")
+    directories = parts[: next(i for i, part in enumerate(parts) if part[0] <= "Z")]
+    assert "/".join([*directories, file_name]) == "evals/weather.yaml" and line == "44"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from gate.escape import truncate, xml_text
 from gate.report_json import load_results
-from gate.report_junit import MAX_MESSAGE_CHARS, describe_failure, render, transcript
+from gate.report_junit import MAX_MESSAGE_CHARS, describe_failure, render, source_frame, transcript
 from gate.results import CaseResult, RunResults
 from gate.verdict import GatePolicy, decide
 from tests.results_factory import call, case, failure, record, run, suite, trial
@@ -97,7 +97,7 @@ def tree_render(results: RunResults, summary: str) -> str:
                         "type": xml_text(fs[0].reason if fs else "failed"),
                     },
                 )
-                fe.text = xml_text("\n".join(describe_failure(f) for f in fs))
+                fe.text = xml_text("\n".join([*(describe_failure(f) for f in fs), source_frame(c)]))
             elif c.status == "error":
                 counts["errors"] += 1
                 errors = [t.record.error for t in c.trials if t.record.error]
@@ -107,7 +107,7 @@ def tree_render(results: RunResults, summary: str) -> str:
                     "error",
                     {"message": xml_text(truncate(message, MAX_MESSAGE_CHARS)), "type": "provider_error"},
                 )
-                ee.text = xml_text("\n".join(errors))
+                ee.text = xml_text("\n".join([*errors, source_frame(c)]))
             elif c.status == "skipped":
                 counts["skipped"] += 1
                 ET.SubElement(tc, "skipped", {"message": xml_text(c.skip_reason or "skipped")})
@@ -166,8 +166,9 @@ def test_empty_runs_suites_and_texts():
     empty_failure = case("f", "failed", trials=[trial("failed", failures=())])
     empty_error = case("e", "error", trials=[trial("error", rec=record(error=None, output=""))])
     text = check(run(suite("s", [empty_failure, empty_error])))
-    assert '<failure message="the case failed" type="failed" />' in text
-    assert '<error message="the case could not be evaluated" type="provider_error" />' in text
+    # No reason to give: the body is only the frame that carries the case's file and line.
+    assert '<failure message="the case failed" type="failed">at evals.Case(' in text
+    assert '<error message="the case could not be evaluated" type="provider_error">at evals.Case(' in text
 
 
 nasty = st.text(
