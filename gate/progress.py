@@ -13,8 +13,19 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TextIO
+
+
+def plan_text(trials_per_case: Sequence[int]) -> str:
+    """``20 cases x 5 trials = 100 trials``; ``3 cases, 1-5 trials each = 7 trials`` when they differ."""
+    cases, total = len(trials_per_case), sum(trials_per_case)
+    counts = sorted(set(trials_per_case))
+    if not counts:
+        return "0 cases"
+    each = f"{counts[0]} trial{'s' if counts[0] != 1 else ''}"
+    shape = f" x {each}" if len(counts) == 1 else f", {counts[0]}-{counts[-1]} trials each"
+    return f"{cases} case{'s' if cases != 1 else ''}{shape} = {total} trial{'s' if total != 1 else ''}"
 
 
 class Progress:
@@ -45,11 +56,13 @@ class Progress:
         self._last_fraction = 0.0
         self._last_live = 0.0
 
-    def start(self, total: int) -> None:
+    def start(self, trials_per_case: Sequence[int]) -> None:
+        """``trials_per_case``: the number of trials of each case that will run."""
+        total = sum(trials_per_case)
         self.total = total
         self._started = self._last_print = self.clock()
         if self.enabled and not self.live:
-            self._write(f"running {total} trial{'s' if total != 1 else ''}\n")
+            self._write(f"running {plan_text(trials_per_case)}\n")
 
     def trial_done(self, status: str) -> None:
         self.done += 1

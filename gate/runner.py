@@ -260,7 +260,7 @@ class _Run:
                 entries.append((case, tasks))
             plan.append((suite, entries))
         if self.progress is not None:
-            self.progress.start(total)
+            self.progress.start([len(tasks) for _, entries in plan for _, tasks in entries if tasks])
         all_tasks = [t for _, entries in plan for _, tasks in entries if tasks for t in tasks]
         try:
             if all_tasks:

@@ -345,7 +345,7 @@ def test_progress_on_a_terminal_redraws_one_line():
     stream = io.StringIO()
     clock = FakeClock()
     progress = Progress(stream, live=True, clock=clock)
-    progress.start(3)
+    progress.start([1, 1, 1])
     for status in ("passed", "failed", "error"):
         clock.now += 1.0
         progress.trial_done(status)
@@ -361,13 +361,13 @@ def test_progress_in_ci_prints_plain_lines_every_tenth():
     stream = io.StringIO()
     clock = FakeClock()
     progress = Progress(stream, live=False, clock=clock, interval=1000)
-    progress.start(100)
+    progress.start([5] * 20)
     for _ in range(100):
         clock.now += 0.01
         progress.trial_done("passed")
     progress.finish()
     lines = stream.getvalue().splitlines()
-    assert lines[0] == "running 100 trials"
+    assert lines[0] == "running 20 cases x 5 trials = 100 trials"
     assert "\r" not in stream.getvalue()
     assert len(lines) == 11  # the header and one line per 10 %
     assert lines[-1].startswith("[100/100] 100 passed 0 failed 0 errors")
@@ -385,3 +385,11 @@ def test_progress_is_plain_when_ci_is_set_even_on_a_terminal(monkeypatch):
     monkeypatch.delenv("CI")
     assert Progress(Tty()).live is True
     assert Progress(io.StringIO()).live is False
+
+
+def test_progress_header_says_cases_and_trials():
+    from gate.progress import plan_text
+
+    assert plan_text([1]) == "1 case x 1 trial = 1 trial"
+    assert plan_text([3, 1, 3]) == "3 cases, 1-3 trials each = 7 trials"
+    assert plan_text([]) == "0 cases"
