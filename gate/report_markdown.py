@@ -83,7 +83,8 @@ def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
     if not results.complete:
         out += [
             "> [!WARNING]",
-            f"> The evaluation is incomplete: {md_text(results.incomplete_reason or 'the run stopped early')}. "
+            "> The evaluation is incomplete: "
+            f"{md_text(results.incomplete_reason or 'the run stopped early')}. "
             "Cases that did not run are missing from this report.",
             "",
         ]
@@ -120,7 +121,8 @@ def _baseline_section(comparison: Comparison | None) -> list[str]:
     )
     out.append("")
     out.append(
-        f"Pass rate of the compared cases: {pct(comparison.base_pass_rate)} → {pct(comparison.head_pass_rate)}"
+        f"Pass rate of the compared cases: {pct(comparison.base_pass_rate)} → "
+        f"{pct(comparison.head_pass_rate)}"
     )
     out.append("")
     rows: list[CaseChange] = []
@@ -174,7 +176,8 @@ def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
     rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
     return (
         f"| {mark} {_code(suite.name)} | {len(suite.cases)} | {sv.passed_count if sv else 0} | "
-        f"{sv.failed_count if sv else 0} | {sv.error_count if sv else 0} | {sv.flaky_count if sv else 0} | {rate} | "
+        f"{sv.failed_count if sv else 0} | {sv.error_count if sv else 0} | {sv.flaky_count if sv else 0} | "
+        f"{rate} | "
         f"{_mean([m.precision for m in metrics]):.2f} | {_mean([m.recall for m in metrics]):.2f} | "
         f"{_mean([m.argument_accuracy for m in metrics]):.2f} | "
         f"{_mean([m.latency_ms for m in metrics]):,.0f} ms | {tokens:,} | ${cost:.4f} |"
@@ -357,10 +360,10 @@ def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
                 rows.append((_expected_cell(call), _actual_cell(actual[paired])))
             else:
                 rows.append((_expected_cell(call), "_(not called)_" if aligned else ""))
-    for j, call in enumerate(actual):
+    for j, made in enumerate(actual):
         if j not in used:
             rows.append(
-                ("_(not expected)_" if expected is not None and trial.pairing else "", _actual_cell(call))
+                ("_(not expected)_" if expected is not None and trial.pairing else "", _actual_cell(made))
             )
     out = ["| expected call | actual call |", "|---|---|"]
     out += [f"| {e or ' '} | {a or ' '} |" for e, a in rows]
@@ -388,7 +391,8 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
         trials = f" · {sum(1 for t in case.trials if t.status == 'passed')}/{len(case.trials)} trials passed"
     out = [
         "<details>",
-        f"<summary>{icon} <code>{html_text(case.suite)}/{html_text(case.case_id)}</code>: {html_text(headline)}"
+        f"<summary>{icon} <code>{html_text(case.suite)}/{html_text(case.case_id)}</code>: "
+        f"{html_text(headline)}"
         f"{trials}{flaky}</summary>",
         "",
     ]
@@ -409,7 +413,8 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
                 detail.append(f"actual {_code(_json(f.actual))}")
             suffix = f" ({', '.join(detail)})" if detail else ""
             out.append(
-                f"- **{md_text(REASON_TITLES.get(f.reason, f.reason))}**: {md_text(truncate(f.message, 500))}{suffix}"
+                f"- **{md_text(REASON_TITLES.get(f.reason, f.reason))}**: "
+                f"{md_text(truncate(f.message, 500))}{suffix}"
             )
         out.append("")
     if trial is not None:

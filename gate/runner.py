@@ -278,12 +278,13 @@ class _Run:
         suite_results = []
         for suite, entries in plan:
             cases: list[CaseResult] = []
-            for case, tasks in entries:
-                if tasks is None:
+            for case, case_tasks in entries:
+                if case_tasks is None:
                     cases.append(skipped_result(suite, case))
                     continue
                 trials = [
-                    self._outcome(suite, case, index, task, stop_reason) for index, task in enumerate(tasks)
+                    self._outcome(suite, case, index, task, stop_reason)
+                    for index, task in enumerate(case_tasks)
                 ]
                 cases.append(case_result(suite, case, tuple(trials)))
             result = suite_result(suite, tuple(cases), self.options.triggered_by.get(suite.path, {}))

@@ -152,7 +152,8 @@ def _inside(path: Path, root: Path) -> bool:
 @lru_cache(maxsize=1)
 def suite_schema() -> dict[str, Any]:
     """The suite JSON Schema shipped with the package."""
-    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    return schema
 
 
 @lru_cache(maxsize=8)
@@ -206,7 +207,9 @@ def _explain(error: Any, doc: YamlDocument, base: PathKey) -> list[Problem]:
                 problems.append(doc.problem(path, f"{prefix}missing required key {key!r}", hint))
         return problems
     if keyword in ("oneOf", "anyOf"):
-        forms = [s.get("required") for s in value if isinstance(s, dict) and set(s) == {"required"}]
+        forms: list[Any] = [
+            s.get("required") for s in value if isinstance(s, dict) and set(s) == {"required"}
+        ]
         if len(forms) == len(value) and all(f and len(f) == 1 for f in forms) and isinstance(instance, dict):
             names = [f[0] for f in forms]
             present = [n for n in names if n in instance]
@@ -235,8 +238,9 @@ def _explain(error: Any, doc: YamlDocument, base: PathKey) -> list[Problem]:
             words: list[str] = []
             for e in error.context:
                 for t in e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]:
-                    if _TYPE_WORDS.get(t, t) not in words:
-                        words.append(_TYPE_WORDS.get(t, t))
+                    word = _TYPE_WORDS.get(str(t), str(t))
+                    if word not in words:
+                        words.append(word)
             return [doc.problem(path, f"{prefix}expected {' or '.join(words)}, got {_type_word(instance)}")]
         return [doc.problem(path, f"{prefix}{_short(error.message)}")]
     if keyword == "pattern" and "propertyNames" in error.schema_path:
@@ -250,7 +254,7 @@ def _explain(error: Any, doc: YamlDocument, base: PathKey) -> list[Problem]:
         return [
             doc.problem(
                 path,
-                f"{prefix}expected {' or '.join(_TYPE_WORDS.get(t, t) for t in expected)}, "
+                f"{prefix}expected {' or '.join(_TYPE_WORDS.get(str(t), str(t)) for t in expected)}, "
                 f"got {_type_word(instance)}",
             )
         ]
@@ -288,7 +292,7 @@ def _explain(error: Any, doc: YamlDocument, base: PathKey) -> list[Problem]:
     return [doc.problem(path, f"{prefix}{_short(error.message)}")]
 
 
-_TYPE_WORDS = {
+_TYPE_WORDS: dict[str, str] = {
     "object": "a mapping",
     "array": "a list",
     "string": "a string",
@@ -322,7 +326,8 @@ def _describe(schema: dict[str, Any], key: str) -> str:
 def _definition_description(schema: dict[str, Any]) -> str:
     ref = schema.get("$ref", "") if isinstance(schema, dict) else ""
     if ref.startswith("#/$defs/"):
-        return suite_schema()["$defs"].get(ref[8:], {}).get("description", "")
+        description: str = suite_schema()["$defs"].get(ref[8:], {}).get("description", "")
+        return description
     return ""
 
 
@@ -550,7 +555,8 @@ def _duplicate_names(suites: list[Suite], positions: dict[str, tuple[int, int]])
                     suite.path,
                     line,
                     column,
-                    f"name: duplicate suite name {suite.name!r} (also {other.path}:{positions.get(other.path, (1, 1))[0]})",
+                    f"name: duplicate suite name {suite.name!r} (also "
+                    f"{other.path}:{positions.get(other.path, (1, 1))[0]})",
                     "give every suite its own name (baselines and reports are keyed by it)",
                 )
             )
@@ -600,7 +606,8 @@ def _read_tool_file(repo: _Repo, path: Path, rel: str) -> tuple[list[ToolDef], l
             items, base, problems = tool_file_items(doc, doc.data)
             tools, tool_problems = parse_tools(items, doc, base)
             repo.read[key] = (tools, problems + tool_problems)
-    return repo.read[key]
+    read: tuple[list[ToolDef], list[Problem]] = repo.read[key]
+    return read
 
 
 _SYMLINK_OUT = "the file is a symlink to outside the repository"
@@ -853,21 +860,21 @@ class _SuiteBuilder:
                     seen[tool.name] = tool.source
                     tools.append(tool)
             else:
-                tool, tool_problems = parse_tool(item, self.doc, at)
+                parsed, tool_problems = parse_tool(item, self.doc, at)
                 self.problems.extend(tool_problems)
-                if tool is None:
+                if parsed is None:
                     self.tools_ok = False
                     continue
-                if tool.name in seen:
-                    first = seen[tool.name]
+                if parsed.name in seen:
+                    first = seen[parsed.name]
                     self.err(
                         at,
-                        f"duplicate tool name {tool.name!r} (first defined at {first.path}:{first.line})",
+                        f"duplicate tool name {parsed.name!r} (first defined at {first.path}:{first.line})",
                         "tool names must be unique",
                     )
                     continue
-                seen[tool.name] = tool.source
-                tools.append(tool)
+                seen[parsed.name] = parsed.source
+                tools.append(parsed)
         self.tool_names = {t.name for t in tools}
         self.tools = {t.name: t for t in tools}
         choice = params.tool_choice

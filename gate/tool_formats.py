@@ -43,7 +43,8 @@ PathKey = tuple[Any, ...]
 
 
 class Positions(Protocol):
-    path: str
+    @property
+    def path(self) -> str: ...
 
     def position(self, path: PathKey) -> tuple[int, int]: ...
 

@@ -124,7 +124,8 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
             return Plan(
                 "skip",
                 notices=(
-                    f"This is {_who(event)}: GitHub gives it no secrets and a read-only token, so no model can "
+                    f"This is {_who(event)}: GitHub gives it no secrets and a read-only token, so no model "
+                    "can "
                     "be called and nothing can be posted. The evaluation was skipped. Use the two-workflow "
                     "(`workflow_run`) pattern of docs/github-action.md, or commit a response cache and set "
                     "the `cache` input to replay it.",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TextIO
 
 from gate.errors import Problem
 from gate.results import REASON_TITLES, CaseResult, RunResults
@@ -217,14 +217,14 @@ def annotations_for(
     return shown
 
 
-def write_commands(commands: Iterable[str], stream: object = None) -> None:
+def write_commands(commands: Iterable[str], stream: TextIO | None = None) -> None:
     """Print workflow commands, one per line, to ``stream`` (stdout by default)."""
     import sys
 
     out = stream if stream is not None else sys.stdout
     for command in commands:
         if command:
-            print(command, file=out)  # type: ignore[call-overload]
+            print(command, file=out)
     flush = getattr(out, "flush", None)
     if flush is not None:
         flush()

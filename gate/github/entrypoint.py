@@ -242,7 +242,8 @@ def _publish(
             _say(
                 actions_env.annotation(
                     "warning",
-                    f"pull request #{event.pr_number} is at {actual[:12]}, not at the commit the results are for "
+                    f"pull request #{event.pr_number} is at {actual[:12]}, not at the commit the results "
+                    "are for "
                     f"({event.workflow_run_head_sha[:12]}): nothing was posted",
                 )
             )

@@ -335,7 +335,8 @@ class Publisher:
             for placed in new
         ]
         summary = body or (
-            f"tool-eval-gate found {len(new)} thing(s) to improve in the definitions this pull request changes."
+            f"tool-eval-gate found {len(new)} thing(s) to improve in the definitions this pull request "
+            "changes."
         )
         try:
             commit = self._client().get_repo(self.repo_full_name).get_commit(head_sha) if head_sha else None
