@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -137,7 +138,25 @@ def test_a_fifo_is_written_through_never_replaced(repo, model_server, monkeypatc
     fifo = repo / "report.fifo"
     os.mkfifo(fifo)
     received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    # The reader holds the FIFO open before the run checks its outputs (a FIFO without a reader is
+    # refused): opening here, not in the thread, leaves no race.
+    read_fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    os.set_blocking(read_fd, True)
+
+    def read_all() -> None:
+        with os.fdopen(read_fd, "rb") as handle:
+            chunks = []
+            while True:
+                chunk = handle.read(65536)
+                if chunk:
+                    chunks.append(chunk)
+                elif not chunks:
+                    time.sleep(0.01)  # no writer yet: EOF until the gate opens the FIFO
+                else:
+                    break
+            received.append(b"".join(chunks))
+
+    reader = threading.Thread(target=read_all)
     reader.start()
     assert run(repo, "--json", str(fifo)) == 0
     reader.join(10)
