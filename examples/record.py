@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.model_server import Script, ScriptedModelServer  # noqa: E402
 
-EXAMPLES = ("weather", "banking")
+EXAMPLES = ("weather", "banking", "airline")
 CASSETTES = ROOT / "examples" / "cassettes"
 
 

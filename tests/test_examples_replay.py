@@ -58,8 +58,15 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     assert f"cache (replay): {cassettes} hits, 0 misses" in proc.stdout
     results = json.loads((out / "results.json").read_text())
     suites = {s["name"]: s for s in results["suites"]}
-    assert set(suites) == {"weather-agent", "banking-support"}
+    assert set(suites) == {"weather-agent", "banking-support", "airline-agent"}
     statuses = [c["status"] for s in suites.values() for c in s["cases"]]
+    airline = {c["case_id"]: c for c in suites["airline-agent"]["cases"]}
+    # A simulated-user episode with three trials, the stateful backend, the trajectory judged.
+    booked = airline["book-after-confirmation"]["trials"]
+    assert len(booked) == 3 and booked[0]["record"]["state"]["bookings"]["BK-2"] == {"flight": "UA100"}
+    assert [m.get("simulated") for m in booked[0]["record"]["messages"] if m["role"] == "user"] == [None, True]
+    assert airline["change-to-full-flight"]["non_gating"]
+    assert "pass^k" in (out / "report.md").read_text()
     assert len(statuses) >= 20 and set(statuses) == {"passed"}
     assert (out / "junit.xml").read_text().count("<testcase ") == len(statuses)
     assert (out / "report.md").read_text().startswith("<!-- tool-eval-gate:")
