@@ -85,7 +85,7 @@ def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
             "> [!WARNING]",
             "> The evaluation is incomplete: "
             f"{md_text(results.incomplete_reason or 'the run stopped early')}. "
-            "Cases that did not run are missing from this report.",
+            'Cases that did not run are errors marked "not run".',
             "",
         ]
     if verdict.reasons:

@@ -7,8 +7,11 @@ that never more than ``concurrency`` requests are in flight and 429s shrink the 
 
 Budgets (``max_requests``, ``max_cost_usd``) stop new requests from starting; the trials that could
 not finish become errors ("not run: budget reached") and the results are marked incomplete. A fatal
-provider error (authentication, unknown model) or an interrupt (``RunControl.stop``) cancels the
-trials in flight; what completed is kept, the rest are errors, and the results are incomplete.
+provider error stops only what it concerns: an authentication error (a missing or refused key) every
+request to that provider, an unknown model or endpoint every request to that provider's model; the
+suites of other providers and models run on. Their trials end as errors "not run: <the error>" and
+the results are incomplete. An interrupt (``RunControl.stop``) cancels every trial in flight; what
+completed is kept.
 Results come back in a deterministic order: suites as given, cases in file order, trials by index.
 """
 
@@ -134,7 +137,8 @@ class _Run:
         self.cost = 0.0
         self.unpriced = False
         self.budget_reason = ""
-        self.fatal: ProviderError | None = None
+        # Fatal errors by what they stop: a provider ("openai") or one of its models ("openai gpt-x").
+        self.fatal: dict[str, ProviderError] = {}
         self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
 
     # ---- model calls ----
@@ -156,9 +160,13 @@ class _Run:
         if self.budget_reason:
             raise BudgetReached(self.budget_reason)
 
+    def _stopped(self, request: ModelRequest) -> ProviderError | None:
+        return self.fatal.get(request.provider) or self.fatal.get(f"{request.provider} {request.model}")
+
     async def _live(self, request: ModelRequest) -> ModelReply:
-        if self.fatal is not None:
-            raise self.fatal
+        stopped = self._stopped(request)
+        if stopped is not None:
+            raise stopped
         self._check_budget()
         provider = self._provider(request.provider)
 
@@ -171,6 +179,11 @@ class _Run:
             reply = await call_with_retries(
                 attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify
             )
+        except ProviderError as exc:
+            if exc.fatal:
+                scope = request.provider if exc.kind == "auth" else f"{request.provider} {request.model}"
+                self.fatal.setdefault(scope, exc)
+            raise
         except AttemptTimeout as exc:
             raise ProviderError(
                 "timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)"
@@ -203,15 +216,12 @@ class _Run:
             return await self._trial(suite, case, index)
 
     async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
-        if self.fatal is not None:
-            raise asyncio.CancelledError  # the run is stopping: this trial is "not run"
         try:
             record, extra = await run_trial(
                 suite, case, index, lambda req: self.call_model(req, index), prices=self.options.prices
             )
-        except ProviderError as exc:  # fatal: stop everything, keep what completed
-            self._fail(exc)
-            record, extra = not_run_record(suite, case, str(exc)), {}
+        except ProviderError as exc:  # fatal for its provider or model: other suites run on
+            record, extra = not_run_record(suite, case, f"not run: {exc}"), {}
         answers: dict[str, Any] = {}
         if record.error is None:
             requests = collect_requests(suite, case, record, extra)
@@ -219,17 +229,11 @@ class _Run:
                 try:
                     answers = await self.judge.answers(suite, requests)
                 except ProviderError as exc:
-                    self._fail(exc)
                     answers = {r.key: f"judge not run: {exc}" for r in requests}
         verdicts = {key: value for key, value in answers.items() if isinstance(value, Verdict)}
         result = score_trial(suite, case, record, index, verdicts)
         problems = sorted({value for value in answers.values() if isinstance(value, str)})
         return with_judge_reasons(result, problems) if problems else result
-
-    def _fail(self, exc: ProviderError) -> None:
-        if self.fatal is None:
-            self.fatal = exc
-            self.control.stop(f"stopped: {exc}")
 
     def _done(self, task: asyncio.Task[TrialResult]) -> None:
         if self.progress is not None and not task.cancelled() and task.exception() is None:
@@ -291,7 +295,7 @@ class _Run:
             wall_ms = (ends.get(suite.path, start) - start) * 1000
             suite_results.append(dataclasses.replace(result, wall_ms=round(wall_ms, 3)))
 
-        reasons = []
+        reasons = [f"stopped {scope}: {exc}" for scope, exc in self.fatal.items()]
         if stop_reason:
             reasons.append(stop_reason)
         if self.budget_reason:

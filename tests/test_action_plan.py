@@ -366,3 +366,9 @@ def test_case_tag_and_rerun_inputs_become_the_run_selectors() -> None:
         ("--tag", "arguments"),
     ]
     assert argv[argv.index("--rerun-failed") + 1] == "/ws/previous/results.json"
+
+
+def test_a_shard_does_not_gate_but_a_whole_run_does() -> None:
+    shard = plan(settings(shard="2/4"), HELD)
+    assert not shard.gates and "shard 2/4" in shard.notices[0]
+    assert plan(settings(), HELD).gates

@@ -64,7 +64,10 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     # A simulated-user episode with three trials, the stateful backend, the trajectory judged.
     booked = airline["book-after-confirmation"]["trials"]
     assert len(booked) == 3 and booked[0]["record"]["state"]["bookings"]["BK-2"] == {"flight": "UA100"}
-    assert [m.get("simulated") for m in booked[0]["record"]["messages"] if m["role"] == "user"] == [None, True]
+    assert [m.get("simulated") for m in booked[0]["record"]["messages"] if m["role"] == "user"] == [
+        None,
+        True,
+    ]
     assert airline["change-to-full-flight"]["non_gating"]
     assert "pass^k" in (out / "report.md").read_text()
     assert len(statuses) >= 20 and set(statuses) == {"passed"}

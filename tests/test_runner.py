@@ -393,3 +393,55 @@ def test_progress_header_says_cases_and_trials():
     assert plan_text([1]) == "1 case x 1 trial = 1 trial"
     assert plan_text([3, 1, 3]) == "3 cases, 1-3 trials each = 7 trials"
     assert plan_text([]) == "0 cases"
+
+
+def _with_agent(suite, name, **agent):
+    return dataclasses.replace(
+        suite, name=name, path=f"suites/{name}.suite.yaml", agent=dataclasses.replace(suite.agent, **agent)
+    )
+
+
+def test_a_missing_key_of_one_provider_never_stops_the_suites_of_another(model_server, monkeypatch):
+    server = model_server(SCRIPT)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base_url)
+    openai_suite = _with_agent(make_suite(*(weather_case(i) for i in range(3))), "openai-suite")
+    claude_suite = _with_agent(
+        make_suite(*(weather_case(i) for i in range(3, 5))),
+        "claude-suite",
+        provider="anthropic",
+        model="claude-x",
+    )
+    results = run(server, monkeypatch, [claude_suite, openai_suite], concurrency=2)
+
+    claude, openai_ = results.suites
+    assert [c.status for c in openai_.cases] == ["passed"] * 3
+    assert [c.status for c in claude.cases] == ["error"] * 2
+    (error,) = {t.record.error for c in claude.cases for t in c.trials}
+    assert error.startswith("not run: auth") and "anthropic" in error
+    assert not results.complete and results.incomplete_reason.startswith("stopped anthropic: auth")
+
+
+def test_an_unknown_model_stops_only_its_own_suites(model_server, monkeypatch):
+    script = dict(
+        SCRIPT,
+        rules=[
+            {"when": {"model": "^gpt-gone$"}, "fault": {"kind": "status", "status": 404}},
+            *SCRIPT["rules"],
+        ],
+    )
+    server = model_server(script)
+    gone = _with_agent(make_suite(*(weather_case(i) for i in range(4))), "gone", model="gpt-gone")
+    fine = _with_agent(make_suite(*(weather_case(i) for i in range(4, 7))), "fine")
+    results = run(server, monkeypatch, [gone, fine], concurrency=1)
+
+    gone_result, fine_result = results.suites
+    assert [c.status for c in fine_result.cases] == ["passed"] * 3
+    assert {c.status for c in gone_result.cases} == {"error"}
+    assert all(
+        t.record.error.startswith("not run: bad_request (HTTP 404)")
+        for c in gone_result.cases
+        for t in c.trials
+    )
+    assert server.status_counts.get(404) == 1  # the model's other cases never asked again
+    assert "stopped openai gpt-gone" in results.incomplete_reason

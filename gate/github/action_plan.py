@@ -28,6 +28,10 @@ READ_ONLY_NOTICE = (
     "The token of this pull request is read-only: no comment or review is posted; the results are in "
     "the job summary and the output directory."
 )
+SHARD_NOTICE = (
+    "This is shard {shard} of a split run: its pass rate does not gate (the job fails only on invalid input or "
+    "an incomplete evaluation); the job that merges the shards' results gives the verdict."
+)
 NOTHING_AFFECTED = "No suite is affected by the changes in this pull request: nothing to evaluate."
 
 
@@ -55,6 +59,10 @@ class Plan:
     # Whether to post the comment/review to the pull request, and the notice when we may not.
     publish: bool = False
     read_only_notice: bool = False
+    # Whether a verdict under the threshold fails this step. A shard of a matrix does not gate: its
+    # pass rate is a share of the cases, the merge job's verdict over all shards is the gate (exit
+    # codes 2 and 3, invalid input or an incomplete evaluation, still fail the shard's job).
+    gates: bool = True
 
 
 def _who(event: EventContext) -> str:
@@ -138,7 +146,17 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
             "replay-only from the response cache (cases not in the cache are errors).",
         )
     argv = run_arguments(inputs, event, settings.workspace, settings.output_dir, replay=replay)
-    return Plan("run", argv=argv, replay=replay, notices=notices, publish=publish, read_only_notice=read_only)
+    if inputs.shard:
+        notices += (SHARD_NOTICE.format(shard=inputs.shard),)
+    return Plan(
+        "run",
+        argv=argv,
+        replay=replay,
+        notices=notices,
+        publish=publish,
+        read_only_notice=read_only,
+        gates=not inputs.shard,
+    )
 
 
 def comment_mode(plan: Plan, evaluated_cases: int, problems: int) -> CommentMode:

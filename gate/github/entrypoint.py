@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, GateError, InputError, Problem
+from gate.errors import (
+    EXIT_GATE_FAILED,
+    EXIT_INCOMPLETE,
+    EXIT_INVALID_INPUT,
+    EXIT_PASSED,
+    GateError,
+    InputError,
+    Problem,
+)
 from gate.github import actions_env
 from gate.github.action_plan import (
     NOTHING_AFFECTED,
@@ -369,6 +377,8 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
             outputs.update(_publish(settings, body, recommendations, create_comment=mode == "upsert"))
         except Exception as exc:  # noqa: BLE001 - publishing never changes the verdict
             _say(actions_env.annotation("warning", f"publishing to the pull request failed: {exc}"))
+    if outcome.code == EXIT_GATE_FAILED and not the_plan.gates:
+        return EXIT_PASSED
     return outcome.code
 
 
