@@ -29,7 +29,8 @@ READ_ONLY_NOTICE = (
     "the job summary and the output directory."
 )
 SHARD_NOTICE = (
-    "This is shard {shard} of a split run: its pass rate does not gate (the job fails only on invalid input or "
+    "This is shard {shard} of a split run: its pass rate does not gate (the job fails only on invalid "
+    "input or "
     "an incomplete evaluation); the job that merges the shards' results gives the verdict."
 )
 NOTHING_AFFECTED = "No suite is affected by the changes in this pull request: nothing to evaluate."
