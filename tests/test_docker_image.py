@@ -7,6 +7,7 @@ import fnmatch
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from gate.github.action_settings import ActionInputs, read_inputs
@@ -50,7 +51,7 @@ def test_outputs_of_the_design_are_declared() -> None:
 
 def test_dockerfile_is_small_and_runs_the_entrypoint() -> None:
     froms = [line for line in INSTRUCTIONS if line.startswith("FROM ")]
-    assert froms and all(line.split()[1] == "python:3.12-slim" for line in froms)
+    assert froms and all(line.split()[1] == "${BASE}" for line in froms)
     assert INSTRUCTIONS[-1] == 'ENTRYPOINT ["python", "-m", "gate.github.entrypoint"]'
     runs = [line for line in INSTRUCTIONS if line.startswith("RUN ")]
     for run in runs:
@@ -66,6 +67,78 @@ def test_dockerfile_is_small_and_runs_the_entrypoint() -> None:
     assert "PYTHONDONTWRITEBYTECODE=1" in final_stage
     # The bytecode is compiled before PYTHONDONTWRITEBYTECODE is set (else nothing would be written).
     assert final_stage.index("compileall") < final_stage.index("PYTHONDONTWRITEBYTECODE=1")
+
+
+def test_the_base_image_is_pinned_by_digest() -> None:
+    (arg,) = [line for line in INSTRUCTIONS if line.startswith("ARG BASE=")]
+    assert re.fullmatch(r"ARG BASE=python:3\.12-slim@sha256:[0-9a-f]{64}", arg)
+
+
+def test_dependencies_come_from_the_hashed_lock_in_a_layer_of_their_own() -> None:
+    final = [
+        line
+        for line in INSTRUCTIONS[
+            INSTRUCTIONS.index(next(i for i in reversed(INSTRUCTIONS) if i.startswith("FROM "))) :
+        ]
+    ]
+    lock_copy = final.index("COPY requirements.lock /tmp/requirements.lock")
+    (lock_install,) = [i for i, line in enumerate(final) if "-r /tmp/requirements.lock" in line]
+    (wheel_copy,) = [i for i, line in enumerate(final) if line.startswith("COPY --from=build")]
+    (wheel_install,) = [
+        i for i, line in enumerate(final) if "/wheels/*.whl" in line and "pip install" in line
+    ]
+    # The 87 MB dependency layer comes before (and does not depend on) the project's code.
+    assert lock_copy < lock_install < wheel_copy < wheel_install
+    assert "--require-hashes" in final[lock_install] and "--only-binary=:all:" in final[lock_install]
+    assert "--no-deps" in final[wheel_install]  # nothing resolved at build time beyond the lock
+
+
+def _lock() -> dict[str, list[str]]:
+    entries: dict[str, list[str]] = {}
+    name = ""
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        if re.match(r"^[A-Za-z0-9]", line):
+            name = re.split(r"==", line)[0].lower()
+            assert "==" in line, line
+            entries[name] = []
+        elif "--hash=sha256:" in line:
+            entries[name].append(line)
+    return entries
+
+
+def test_the_lock_pins_every_runtime_dependency_with_hashes() -> None:
+    lock = _lock()
+    assert lock and all(hashes for hashes in lock.values()), [n for n, h in lock.items() if not h]
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    runtime = re.search(r"^dependencies = \[(.*?)^\]", pyproject, re.S | re.M)
+    assert runtime is not None
+    extras = re.search(r"^\[project.optional-dependencies\](.*?)^\[", pyproject, re.S | re.M)
+    groups = re.findall(r"^(\w[\w-]*) = \[(.*?)\]", extras.group(1) if extras else "", re.S | re.M)
+    texts = [runtime.group(1)] + [body for group, body in groups if group not in ("test", "dev")]
+    for text in texts:
+        for requirement in re.findall(r'"([A-Za-z0-9_.-]+)', text):
+            if requirement == "tool-eval-gate":
+                continue
+            assert requirement.lower().replace("_", "-") in lock, f"{requirement} is not in requirements.lock"
+
+
+def test_the_release_points_action_yml_at_the_image_by_digest() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pin", ROOT / ".ci/pin_action_image.py")
+    assert spec is not None and spec.loader is not None
+    pin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pin)
+    image = "ghcr.io/acme/tool-eval-gate@sha256:" + "a" * 64
+    pinned = yaml.safe_load(pin.pin((ROOT / "action.yml").read_text(), image))
+    assert pinned["runs"] == {"using": "docker", "image": f"docker://{image}"}
+    assert pinned["inputs"] == ACTION["inputs"]
+    for bad in ("ghcr.io/acme/tool-eval-gate:v1", "ghcr.io/acme/x@sha256:abc"):
+        with pytest.raises(SystemExit):
+            pin.pin((ROOT / "action.yml").read_text(), bad)
+    release = (ROOT / ".github/workflows/release.yml").read_text()
+    assert 'python3 .ci/pin_action_image.py action.yml "$IMAGE"' in release
+    assert "IMAGE: ${{ steps.name.outputs.image }}@${{ steps.build.outputs.digest }}" in release
 
 
 def _ignored(path: str, patterns: list[str]) -> bool:
