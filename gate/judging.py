@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from gate.suite_model import DEFAULT_RANKING_THRESHOLD
+
 if TYPE_CHECKING:
     from gate.run_record import RunRecord
     from gate.suite_model import Case, Suite
@@ -95,7 +97,6 @@ RANKING_SCORES: dict[tuple[str, str, str], float] = {
     ("wrong", "irrelevant", "agent"): 0.0,
     ("irrelevant", "wrong", "agent"): 0.0,
 }
-DEFAULT_RANKING_THRESHOLD = 0.75
 
 YES_NO_KINDS = frozenset({"criteria", "semantic_contains", "clarification", "argument", "trajectory"})
 

@@ -31,6 +31,7 @@ from gate import bounded_regex, cannot_work, mock_state, schema_check, state_che
 from gate.errors import Problem
 from gate.model_family import provider_problems
 from gate.suite_model import (
+    DEFAULT_THRESHOLD,
     MATCHER_KEYS,
     Agent,
     Api,
@@ -778,7 +779,7 @@ class _SuiteBuilder:
             judge=judge,
             mocks=suite_mocks,
             defaults=defaults,
-            threshold=float(data.get("threshold", 0.9)),
+            threshold=float(data.get("threshold", DEFAULT_THRESHOLD)),
             cases=tuple(cases),
             dependencies=tuple(self.dependencies),
             source=Source(self.doc.path, 1, 1),
@@ -793,8 +794,8 @@ class _SuiteBuilder:
         model = Judge(
             provider=j["provider"],
             model=j["model"],
-            max_tokens=j.get("max_tokens", 1024),
-            api=j.get("api", "chat"),
+            max_tokens=j.get("max_tokens", Judge.max_tokens),
+            api=j.get("api", Judge.api),
             reasoning_effort=j.get("reasoning_effort"),
         )
         self.check_params(
@@ -823,7 +824,7 @@ class _SuiteBuilder:
 
     def agent(self, raw: dict[str, Any]) -> Agent:
         params = model_params(raw.get("params", {}))
-        api: Api = raw.get("api", "chat")
+        api: Api = raw.get("api", Agent.api)
         at: PathKey = ("agent", "params") if "params" in raw else ("agent",)
         self.check_params(raw["provider"], api, params, at, raw.get("params", raw))
         prompt = None
@@ -1114,11 +1115,11 @@ class _SuiteBuilder:
             tool = self.tools.get(call["tool"])
             if tool is not None and isinstance(args, dict):
                 self.report(cannot_work.literal_problems(tool.name, tool.parameters, args, (*cat, "args")))
-            times = call.get("times", 1)
+            times = call.get("times", ExpectedCall.times.min)
             if isinstance(times, int):
                 parsed = Times(times, times)
             else:
-                parsed = Times(times.get("min", 1), times.get("max"))
+                parsed = Times(times.get("min", Times.min), times.get("max"))
                 if parsed.max is not None and parsed.min > parsed.max:
                     self.err(
                         (*cat, "times"), f"times.min ({parsed.min}) is greater than times.max ({parsed.max})"
@@ -1128,7 +1129,7 @@ class _SuiteBuilder:
                     tool=call["tool"],
                     args=args,
                     times=parsed,
-                    allow_extra_args=call.get("allow_extra_args", False),
+                    allow_extra_args=call.get("allow_extra_args", ExpectedCall.allow_extra_args),
                     source=self.source(cat),
                 )
             )
@@ -1143,8 +1144,8 @@ class _SuiteBuilder:
         self.report(cannot_work.whole_number_problems(raw, ("max_calls",), at))
         return CallExpectation(
             calls=tuple(calls),
-            order=raw.get("order", "any"),
-            extra_calls=raw.get("extra_calls", "allow"),
+            order=raw.get("order", CallExpectation.order),
+            extra_calls=raw.get("extra_calls", CallExpectation.extra_calls),
             forbidden_tools=tuple(raw.get("forbidden_tools", ())),
             # `calls: []` written out means "expected none" (DESIGN.md section 3), as no_calls does.
             no_calls=bool(raw.get("no_calls", False)) or raw.get("calls", None) == [],
@@ -1229,7 +1230,7 @@ class _SuiteBuilder:
                 reference=r["reference"],
                 wrong=r["wrong"],
                 irrelevant=r["irrelevant"],
-                threshold=float(r.get("threshold", 0.75)),
+                threshold=float(r.get("threshold", Ranking.threshold)),
             )
         if "choice" in raw:
             c = raw["choice"]
@@ -1250,7 +1251,7 @@ class _SuiteBuilder:
             ranking=ranking,
             choice=choice,
             asks_clarification=raw.get("asks_clarification"),
-            ignore_case=raw.get("ignore_case", False),
+            ignore_case=raw.get("ignore_case", OutputChecks.ignore_case),
         )
 
     def path_assertion(self, raw: dict[str, Any], at: PathKey, has_judge: bool) -> PathAssertion:
@@ -1271,8 +1272,8 @@ class _SuiteBuilder:
         return PathAssertion(
             path=raw["path"],
             check={check_key: operand},
-            aggregate=raw.get("aggregate", "all"),
-            threshold=float(raw.get("threshold", 1.0)),
+            aggregate=raw.get("aggregate", PathAssertion.aggregate),
+            threshold=float(raw.get("threshold", PathAssertion.threshold)),
             source=self.source(at),
         )
 

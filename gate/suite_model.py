@@ -26,7 +26,12 @@ ScoringMode = Literal["all", "weighted"]
 Aggregate = Literal["all", "any", "mean", "min", "max"]
 Role = Literal["user", "assistant", "tool"]
 
+# Each default of the suite language is written once, here: as a named constant below or as the default
+# of a dataclass field (the loader reads it from the class, e.g. ``CallExpectation.order``). The JSON
+# Schema shows the same values as ``default``; tests/test_schema_defaults.py keeps the two equal.
 DEFAULT_THRESHOLD = 0.9
+DEFAULT_RANKING_THRESHOLD = 0.75
+DEFAULT_JUDGE_MAX_TOKENS = 1024
 
 # The keys that make a one-key mapping an argument matcher (docs/architecture.md, "Argument matchers").
 MATCHER_KEYS = frozenset(
@@ -119,7 +124,7 @@ class Judge:
 
     provider: Provider
     model: str
-    max_tokens: int = 1024
+    max_tokens: int = DEFAULT_JUDGE_MAX_TOKENS
     api: Api = "chat"
     reasoning_effort: ReasoningEffort | None = None
 
@@ -222,7 +227,7 @@ class Ranking:
     reference: str
     wrong: str
     irrelevant: str
-    threshold: float = 0.75
+    threshold: float = DEFAULT_RANKING_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -333,7 +338,7 @@ class Suite:
     judge: Judge | None
     mocks: Mocks
     defaults: Defaults
-    threshold: float
+    threshold: float  # DEFAULT_THRESHOLD when the suite gives none
     cases: tuple[Case, ...]
     # Every repository-relative file this suite reads (prompt, tool and mock files), for change detection.
     dependencies: tuple[str, ...] = ()

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from gate.errors import EXIT_GATE_FAILED, EXIT_INCOMPLETE, EXIT_PASSED
 from gate.results import RunResults, SuiteResult
 from gate.stats import wilson_interval
+from gate.suite_model import DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
     from gate.baseline import Comparison
@@ -164,7 +165,7 @@ def decide(
     if policy.threshold is not None:
         threshold = policy.threshold
     else:
-        threshold = max((s.threshold for s in suites), default=0.9)
+        threshold = max((s.threshold for s in suites), default=DEFAULT_THRESHOLD)
 
     reasons: list[str] = []
     failed = False
