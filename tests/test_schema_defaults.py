@@ -24,6 +24,7 @@ from gate.suite_model import (
     PathAssertion,
     Ranking,
     Scoring,
+    SimulatedUser,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +34,8 @@ MODEL_DEFAULTS: dict[tuple[str, ...], Any] = {
     ("$defs", "agent", "properties", "api"): "chat",
     ("$defs", "judge", "properties", "api"): Judge.api,
     ("$defs", "judge", "properties", "max_tokens"): Judge.max_tokens,
+    ("$defs", "userSimulator", "properties", "api"): Judge.api,
+    ("$defs", "case", "properties", "user", "properties", "max_turns"): SimulatedUser.max_turns,
     ("$defs", "expectedCall", "properties", "allow_extra_args"): ExpectedCall.allow_extra_args,
     ("$defs", "callExpectation", "properties", "order"): CallExpectation.order,
     ("$defs", "callExpectation", "properties", "extra_calls"): CallExpectation.extra_calls,
