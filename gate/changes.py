@@ -17,7 +17,7 @@ from gate.suite_model import Suite
 
 ChangeReason = Literal["suite file", "prompt", "tool definitions", "mocks", "dependency"]
 
-_FETCH_HINT = (
+FETCH_HINT = (
     "fetch enough history for the comparison: in GitHub Actions use actions/checkout with "
     "`fetch-depth: 0` (or fetch the base branch: `git fetch origin <base> --depth=<n>`)"
 )
@@ -67,13 +67,13 @@ def changed_files(ref: str, root: Path) -> list[str]:
 
     verify = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], root)
     if verify.returncode != 0:
-        raise _fail(f"--changed-since: git reference {ref!r} is not known in this clone", _FETCH_HINT)
+        raise _fail(f"--changed-since: git reference {ref!r} is not known in this clone", FETCH_HINT)
 
     committed = _git(["diff", "--name-only", "--no-renames", "-z", f"{ref}...HEAD", "--"], root)
     if committed.returncode != 0:
         detail = committed.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = detail[-1] if detail else "git diff failed"
-        raise _fail(f"--changed-since {ref}: cannot compare with HEAD ({reason})", _FETCH_HINT)
+        raise _fail(f"--changed-since {ref}: cannot compare with HEAD ({reason})", FETCH_HINT)
 
     paths = set(_split_z(committed.stdout))
     # Uncommitted (staged and unstaged) changes relative to HEAD, when HEAD exists.

@@ -326,7 +326,7 @@ def _write_outputs(
     def junit() -> str:
         from gate.report_junit import render as render_junit
 
-        return render_junit(results, verdict)
+        return render_junit(results, verdict, comparison)
 
     def markdown() -> str:
         from gate.analysis import analyse
@@ -344,7 +344,7 @@ def _write_outputs(
 
     jobs: list[tuple[OutputTarget, Callable[[], str]]] = []
     if json_target is not None:
-        jobs.append((json_target, lambda: to_json(results)))
+        jobs.append((json_target, lambda: to_json(results, comparison)))
     if junit_target is not None:
         jobs.append((junit_target, junit))
     if markdown_target is not None:

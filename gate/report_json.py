@@ -6,6 +6,7 @@ is kept because it is meaningful, and the same results always give the same byte
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import math
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gate import limits, schema_check
+from gate.baseline import Comparison, headline
 from gate.bounded_read import TooLarge, read_bounded
 from gate.errors import InputError, Problem
 from gate.results import (
@@ -249,10 +251,26 @@ def file_form(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "suites": suites}
 
 
-def to_json(results: RunResults) -> str:
+def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+    """The baseline comparison as the results file stores it (``comparison``): written for readers
+    (dashboards, scripts); re-rendering compares the results again."""
+    return {
+        "headline": list(headline(comparison)),
+        "counts": dict(comparison.counts),
+        "base_pass_rate": comparison.base_pass_rate,
+        "head_pass_rate": comparison.head_pass_rate,
+        "cases": [dataclasses.asdict(c) for c in comparison.changes],
+        "suites": [dataclasses.asdict(d) for d in comparison.suites],
+        "overall": dataclasses.asdict(comparison.overall) if comparison.overall is not None else None,
+    }
+
+
+def to_json(results: RunResults, comparison: Comparison | None = None) -> str:
     """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end; a system prompt
-    is stored once per suite (``file_form``)."""
+    is stored once per suite (``file_form``); with a baseline, the comparison (``comparison``)."""
     data = _document(results)
+    if comparison is not None:
+        data["comparison"] = comparison_to_dict(comparison)
     try:
         # Built from frozen dataclasses, the document cannot be circular: skip the encoder's check.
         text = json.dumps(

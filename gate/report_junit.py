@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from gate.baseline import CaseChange, Comparison, change_sentence
 from gate.escape import XML_ILLEGAL, truncate, xml_text
 from gate.results import REASON_TITLES, CaseResult, Failure, RunResults, SuiteResult, TrialResult
 from gate.verdict import Verdict
@@ -221,8 +222,11 @@ def _properties(props: Sequence[tuple[str, str]], level: int) -> str:
     return f"<properties>{rows}\n{' ' * level}</properties>"
 
 
-def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> str:
-    """One ``<testcase>`` at level 2; ``classname`` and ``suite_file`` are already escaped."""
+def _testcase(
+    case: CaseResult, classname: str, suite_file: str, ms: float, change: tuple[str, str] | None = None
+) -> str:
+    """One ``<testcase>`` at level 2; ``classname`` and ``suite_file`` are already escaped;
+    ``change``: the baseline comparison's status and its explanation."""
     trials = case.trials
     passed_trials = sum(1 for t in trials if t.status == "passed")
     props = (
@@ -235,6 +239,10 @@ def _testcase(case: CaseResult, classname: str, suite_file: str, ms: float) -> s
         props += f'\n    <property name="tags" value="{_attr(",".join(case.tags))}" />'
     if case.non_gating is not None:
         props += f'\n    <property name="non_gating" value="{_attr(case.non_gating)}" />'
+    if change is not None:
+        props += f'\n    <property name="baseline" value="{_attr(change[0])}" />'
+        if change[1]:
+            props += f'\n    <property name="baseline_change" value="{_attr(change[1])}" />'
     status = case.status
     outcome = ""
     if case.non_gating is not None and status in ("failed", "error"):
@@ -317,7 +325,10 @@ def _other_trials(case: CaseResult) -> str:
     )
 
 
-def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, float]]:
+def _suite_text(
+    suite: SuiteResult, timestamp: str, comparison: Comparison | None = None
+) -> tuple[str, dict[str, float]]:
+    changes = {c.case_id: c for c in comparison.changes if c.suite == suite.name} if comparison else {}
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     longest = 0.0
     cases = []
@@ -334,13 +345,20 @@ def _suite_text(suite: SuiteResult, timestamp: str) -> tuple[str, dict[str, floa
             counts["errors"] += 1
         elif case.status == "skipped":
             counts["skipped"] += 1
-        cases.append(_testcase(case, classname, classname, ms))
+        cases.append(_testcase(case, classname, classname, ms, _change_text(changes.get(case.case_id))))
     # The suite's wall time (its cases run concurrently: the sum of case times overstates it). Results
     # written before wall times were recorded have none: the longest case is the closest lower bound.
     counts["time"] = suite.wall_ms or longest
-    props = _properties(
-        (("threshold", f"{suite.threshold:g}"), ("provider", suite.provider), ("model", suite.model)), 2
-    )
+    suite_props = [
+        ("threshold", f"{suite.threshold:g}"),
+        ("provider", suite.provider),
+        ("model", suite.model),
+    ]
+    if comparison is not None:
+        removed = [c.case_id for c in comparison.of("removed") if c.suite == suite.name]
+        if removed:
+            suite_props.append(("baseline_removed", ",".join(removed)))
+    props = _properties(suite_props, 2)
     head = _open(
         "testsuite",
         (
@@ -369,12 +387,19 @@ def _run_wall_ms(results: RunResults) -> float:
         return 0.0
 
 
-def render(results: RunResults, verdict: Verdict) -> str:
-    """The JUnit XML document (UTF-8 text with an XML declaration)."""
+def _change_text(change: CaseChange | None) -> tuple[str, str] | None:
+    if change is None:
+        return None
+    return change.status, change_sentence(change) if change.status in ("regressed", "fixed") else change.note
+
+
+def render(results: RunResults, verdict: Verdict, comparison: Comparison | None = None) -> str:
+    """The JUnit XML document (UTF-8 text with an XML declaration); with a baseline comparison,
+    each case carries its change (``baseline`` property) and each suite its removed cases."""
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     suites = []
     for suite in results.suites:
-        text, counts = _suite_text(suite, results.started_at)
+        text, counts = _suite_text(suite, results.started_at, comparison)
         suites.append(text)
         for key in ("tests", "failures", "errors", "skipped"):
             totals[key] += counts[key]

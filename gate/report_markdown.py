@@ -1,6 +1,8 @@
 """The Markdown report: the same text goes to the sticky PR comment and the job summary.
 
-Layout: the hidden marker line, the verdict on top, baseline changes (regressed first), a table of
+Layout: the hidden marker line; with a baseline, what the PR did (regressions and fixes with their
+trial counts, p-values and the changed line that explains them; pass rate, mean score, tokens, cost
+and latency per suite, base vs head; the requests each side needed); the verdict, baseline changes (regressed first), a table of
 suites, the failure-pattern analysis (reasons, confusion table, failing arguments,
 recommendations with ``file:line``), then one collapsible ``<details>`` block per failed or errored
 case (reasons, expected vs actual calls, final output, transcript), then the passed cases.
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gate.analysis import Analysis
-from gate.baseline import CaseChange, Comparison
+from gate.baseline import CaseChange, Comparison, SuiteDelta, headline, requests_line
 from gate.escape import html_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.pass_hat_k import suite_pass_hat_k
 from gate.report_junit import transcript
@@ -95,6 +97,59 @@ def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
         out.append("")
     if results.shard:
         out += [f"_Shard {md_text(results.shard)} of a split run._", ""]
+    return out
+
+
+# --- what the PR did ------------------------------------------------------------------------------
+
+
+def _signed(value: float, text: str) -> str:
+    return f"+{text}" if value > 0 else text if value < 0 else "±0"
+
+
+def _delta_row(delta: SuiteDelta) -> str:
+    h, b = delta.head, delta.base
+    name = _code(delta.suite) if delta.suite != "overall" else "**overall**"
+    if b is None:
+        return (
+            f"| {name} | new | {pct(h.pass_rate)} ({h.passed}/{h.counted}) | – | {h.mean_score:.2f} | "
+            f"{h.tokens:,} | ${h.cost_usd:.4f} | {h.latency_ms / 1000:.2f} s |"
+        )
+
+    def pair(base: str, head: str, change: str) -> str:
+        return f"{base} → {head} ({change})"
+
+    rate_change = h.pass_rate - b.pass_rate
+    return (
+        f"| {name} | {pct(b.pass_rate)} ({b.passed}/{b.counted}) | {pct(h.pass_rate)} ({h.passed}/{h.counted}) | "
+        f"{_signed(rate_change, f'{rate_change * 100:.1f} pp')} | "
+        f"{pair(f'{b.mean_score:.2f}', f'{h.mean_score:.2f}', _signed(h.mean_score - b.mean_score, f'{h.mean_score - b.mean_score:.2f}'))} | "
+        f"{pair(f'{b.tokens:,}', f'{h.tokens:,}', _signed(h.tokens - b.tokens, f'{h.tokens - b.tokens:,}'))} | "
+        f"{pair(f'${b.cost_usd:.4f}', f'${h.cost_usd:.4f}', _signed(h.cost_usd - b.cost_usd, f'${h.cost_usd - b.cost_usd:.4f}'))} | "
+        f"{pair(f'{b.latency_ms / 1000:.2f} s', f'{h.latency_ms / 1000:.2f} s', _signed(h.latency_ms - b.latency_ms, f'{(h.latency_ms - b.latency_ms) / 1000:.2f} s'))} |"
+    )
+
+
+def _pr_section(results: RunResults, comparison: Comparison | None) -> list[str]:
+    if comparison is None:
+        return []
+    regressed = bool(comparison.of("regressed"))
+    out = ["## " + ("🔴 What this PR did" if regressed else "What this PR did"), ""]
+    out += [f"- {md_text(sentence)}" for sentence in headline(comparison)]
+    out.append("")
+    deltas = list(comparison.suites) + (
+        [comparison.overall] if comparison.overall and len(comparison.suites) > 1 else []
+    )
+    if deltas:
+        out += [
+            "| suite | base | head | change | mean score | tokens | cost | latency / case |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        out += [_delta_row(d) for d in deltas]
+        out.append("")
+    cost = requests_line(results.settings)
+    if cost:
+        out += [f"_Requests: {md_text(cost)}._", ""]
     return out
 
 
@@ -498,7 +553,9 @@ def render(
     marker: str = "default",
 ) -> str:
     """The Markdown report, at most ``limit`` characters, starting with the hidden marker line."""
-    head_fixed = _join([marker_line(marker)] + _verdict_section(results, verdict))
+    head_fixed = _join(
+        [marker_line(marker)] + _pr_section(results, comparison) + _verdict_section(results, verdict)
+    )
     baseline = _join(_baseline_section(comparison))
     suites = _join(_suites_section(results, verdict))
     bad = sorted(

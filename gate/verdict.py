@@ -13,6 +13,10 @@ Rules (DESIGN.md sections 3 and 4):
   is the override, else the strictest (highest) suite threshold, for display.
 * ``fail_on="regression"``: the gate fails only on cases the baseline comparison calls regressed.
   Without a comparison it falls back to the threshold rule (and says so in ``reasons``).
+* ``fail_on="regression_or_threshold"`` (the default with a baseline): the gate fails on significant
+  regressions *and* on any suite under its threshold. Regressions alone would pass a PR that keeps a
+  suite broken; the threshold alone would pass a PR that breaks a case of a suite well above it.
+  Without a comparison it is the threshold rule.
 * ``fail_on="any_failure"``: any failed case (or counted error) fails the gate.
 * Exit code 3 (incomplete) wins over pass/fail when ``results.complete`` is False, or when the
   evaluation was impossible: there were errors and not a single case could be evaluated (every
@@ -33,8 +37,8 @@ from gate.suite_model import DEFAULT_THRESHOLD
 if TYPE_CHECKING:
     from gate.baseline import Comparison
 
-FailOn = Literal["threshold", "regression", "any_failure"]
-FAIL_ON_VALUES: tuple[str, ...] = ("threshold", "regression", "any_failure")
+FailOn = Literal["threshold", "regression", "regression_or_threshold", "any_failure"]
+FAIL_ON_VALUES: tuple[str, ...] = ("threshold", "regression", "regression_or_threshold", "any_failure")
 
 
 @dataclass(frozen=True)
@@ -173,15 +177,9 @@ def decide(
     if fail_on == "regression" and comparison is None:
         reasons.append("fail_on=regression without a baseline: the threshold rule applies")
         fail_on = "threshold"
-    if fail_on == "threshold":
-        for s in suites:
-            if not s.passed:
-                failed = True
-                reasons.append(
-                    f"suite {s.name}: pass rate {pct(s.pass_rate)} ({s.passed_count}/{s.counted}) "
-                    f"is below the threshold {pct(s.threshold)}"
-                )
-    elif fail_on == "regression":
+    if fail_on == "regression_or_threshold":
+        fail_on = "threshold" if comparison is None else fail_on
+    if fail_on in ("regression", "regression_or_threshold"):
         assert comparison is not None
         regressed = [c for c in comparison.changes if c.status == "regressed"]
         if regressed:
@@ -189,7 +187,15 @@ def decide(
             names = ", ".join(f"{c.suite}/{c.case_id}" for c in regressed[:10])
             more = f" and {len(regressed) - 10} more" if len(regressed) > 10 else ""
             reasons.append(f"{len(regressed)} case(s) regressed against the baseline: {names}{more}")
-    else:  # any_failure
+    if fail_on in ("threshold", "regression_or_threshold"):
+        for s in suites:
+            if not s.passed:
+                failed = True
+                reasons.append(
+                    f"suite {s.name}: pass rate {pct(s.pass_rate)} ({s.passed_count}/{s.counted}) "
+                    f"is below the threshold {pct(s.threshold)}"
+                )
+    if fail_on == "any_failure":
         if failed_n:
             failed = True
             reasons.append(f"{failed_n} case(s) failed")

@@ -60,10 +60,13 @@ def positive_float(text: str) -> float:
 
 
 def fail_on(text: str) -> str:
-    """``threshold`` | ``regression`` | ``any-failure`` (``any_failure`` accepted too)."""
+    """``threshold`` | ``regression`` | ``regression-or-threshold`` | ``any-failure`` (underscores
+    accepted too)."""
     value = text.replace("-", "_")
     if value not in FAIL_ON_VALUES:
-        raise argparse.ArgumentTypeError(f"choose from threshold, regression, any-failure (got {text!r})")
+        raise argparse.ArgumentTypeError(
+            f"choose from threshold, regression, regression-or-threshold, any-failure (got {text!r})"
+        )
     return value
 
 

@@ -108,7 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="FILE", help="write the JSON results here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
     parser.add_argument(
-        "--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against"
+        "--baseline",
+        metavar="RESULTS.json|auto",
+        help="the base branch's results to compare against, or 'auto': evaluate the affected suites "
+        "as they were at the merge base with --changed-since REF too, in this run (unchanged requests "
+        "come from the cache)",
     )
     parser.add_argument(
         "--cache",
@@ -156,9 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fail-on",
         type=fail_on,
-        default="threshold",
-        metavar="{threshold,regression,any-failure}",
-        help="what fails the gate (default threshold)",
+        metavar="{threshold,regression,regression-or-threshold,any-failure}",
+        help="what fails the gate (default: regression-or-threshold with a baseline, else threshold)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     parser.add_argument(
@@ -336,10 +339,14 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
         suites = list(shard_suites(suites, shard[0], shard[1]))
 
     baseline = None
-    if args.baseline:
+    base_side = None
+    if args.baseline == "auto":
+        base_side = _load_base_side(args, root, suites, triggered)
+    elif args.baseline:
         from gate.report_json import load_results
 
         baseline = load_results(args.baseline)
+    fail_on_rule = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
 
     prices = _load_prices(args.prices, root)
     if args.max_cost is not None and not args.replay:
@@ -362,14 +369,14 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
     from gate.verdict import GatePolicy
 
     cache = None
-    if args.cache or args.record or args.replay:
+    if args.cache or args.record or args.replay or base_side is not None:
         directory = Path(args.cache) if args.cache else root / ".tool-eval-gate" / "cache"
         from gate.outputs import check_directory
 
         check_directory(directory, "--cache", writable=not args.replay)
         cache = ResponseCache(directory, "record" if args.record else "replay" if args.replay else "use")
 
-    settings: dict[str, Any] = {"errors": args.errors, "fail_on": args.fail_on}
+    settings: dict[str, Any] = {"errors": args.errors, "fail_on": fail_on_rule}
     if args.threshold is not None:
         settings["threshold"] = args.threshold
     if args.changed_since:
@@ -403,11 +410,25 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
             if signals.received:  # a signal came before the loop ran
                 control.stop(signals.received[0])
             try:
-                return await run_suites(suites, options, _make_provider_factory(args.timeout), progress)
+                head = await run_suites(suites, options, _make_provider_factory(args.timeout), progress)
+                if base_side is None:
+                    return head, None
+                from gate.base_run import run_base_side
+
+                if control.stopped:
+                    return head, None
+                base = await run_base_side(base_side, head, options, _make_provider_factory(args.timeout))
+                return head, base
             finally:
                 signals.loop = None
 
-        results = asyncio.run(go())
+        results, base_results = asyncio.run(go())
+        if base_side is not None:
+            from gate.base_run import record
+
+            base_results = base_results or _base_not_run()
+            results, baseline = record(base_side, results, base_results), base_results
+            base_side.directory.cleanup()
         # Model output, tool arguments and provider errors can echo a key: mask every secret before
         # anything is written (reports, summary, and the PR comment rendered from the JSON).
         from gate.redact import Redactor
@@ -415,7 +436,7 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
         results = Redactor.from_env(os.environ).redact_results(results)
 
         policy = GatePolicy(
-            threshold=args.threshold, errors_count=args.errors == "count", fail_on=args.fail_on
+            threshold=args.threshold, errors_count=args.errors == "count", fail_on=fail_on_rule
         )
         from gate.outputs import OutputsNotWritten, write_outputs
 
@@ -438,6 +459,28 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
     if not results.complete:
         return EXIT_INCOMPLETE
     return int(verdict.exit_code)
+
+
+def _load_base_side(
+    args: argparse.Namespace, root: Path, suites: list[Any], triggered: dict[str, dict[str, str]]
+) -> Any:
+    if not args.changed_since:
+        raise InputError(
+            "--baseline auto compares with the merge base of --changed-since REF: add --changed-since "
+            "(e.g. --changed-since origin/main)"
+        )
+    from gate.base_run import load_base_side
+
+    side = load_base_side(args.changed_since, root, suites, triggered)
+    for problem in side.problems:
+        print(f"warning: {problem} (this suite has no base side)", file=sys.stderr)
+    return side
+
+
+def _base_not_run() -> Any:
+    from gate.results import RunResults
+
+    return RunResults(suites=(), started_at="", finished_at="", complete=False, incomplete_reason="not run")
 
 
 def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequence[str]) -> None:
@@ -463,13 +506,16 @@ def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequenc
     sources = sorted({str(p.get("source")) for p in prices.values() if "input" in p})
     if sources and requests:
         out.append("prices from: " + ", ".join(sources))
-    if cache is not None:
+    if isinstance(settings.get("baseline"), dict):
+        from gate.baseline import requests_line
+
+        out.append(requests_line(settings))
+    elif cache is not None:
         out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
-        if cache.store_errors:
-            out.append(
-                f"cache: {len(cache.store_errors)} answer(s) could not be stored,"
-                f" e.g. {cache.store_errors[0]}"
-            )
+    if cache is not None and cache.store_errors:
+        out.append(
+            f"cache: {len(cache.store_errors)} answer(s) could not be stored, e.g. {cache.store_errors[0]}"
+        )
     for reason in verdict.reasons:
         out.append(f"  - {reason}")
     out.extend(failure_lines(results, report_paths))

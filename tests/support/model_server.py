@@ -31,8 +31,9 @@ Script (a dict, JSON or YAML; or built in Python with :class:`Rule` / :class:`Sc
 ``when`` keys (all optional, all must hold): ``last_user`` / ``system`` / ``model`` (regexes searched
 in the last user text, the system text and the model name; named groups become ``{name}``
 placeholders), ``after_tool`` (the last message holds a result of that tool), ``forced_tool`` (the
-request forces that tool), ``offered`` (a tool of that name is offered), ``turn`` (1 + the number of
-assistant messages in the request).
+request forces that tool), ``offered`` (a tool of that name is offered), ``described`` (a regex
+searched in the offered tools' ``name: description`` lines, one per tool, so that answers can depend
+on how a tool is described), ``turn`` (1 + the number of assistant messages in the request).
 
 Replies: ``tool_calls`` (list of ``{name, arguments}``; ``name`` defaults to the forced tool;
 ``raw_arguments`` sends a literal argument string, e.g. invalid JSON), ``text``, or ``fault``. String
@@ -192,6 +193,7 @@ class Rule:
     after_tool: str | None = None
     forced_tool: str | None = None
     offered: str | None = None
+    described: str | None = None
     turn: int | None = None
     # Reply.
     tool_calls: tuple[ScriptedCall, ...] = ()
@@ -203,7 +205,16 @@ class Rule:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rule:
         when = dict(data.get("when") or {})
-        unknown = set(when) - {"last_user", "system", "model", "after_tool", "forced_tool", "offered", "turn"}
+        unknown = set(when) - {
+            "last_user",
+            "system",
+            "model",
+            "after_tool",
+            "forced_tool",
+            "offered",
+            "described",
+            "turn",
+        }
         if unknown:
             raise ValueError(f"unknown rule condition(s): {sorted(unknown)}")
         reply = data.get("reply") or data
@@ -215,6 +226,7 @@ class Rule:
             after_tool=when.get("after_tool"),
             forced_tool=when.get("forced_tool"),
             offered=when.get("offered"),
+            described=when.get("described"),
             turn=when.get("turn"),
             tool_calls=tuple(ScriptedCall.from_dict(c) for c in reply.get("tool_calls") or ()),
             text=reply.get("text"),
@@ -284,6 +296,7 @@ class RequestView:
     tools: tuple[str, ...]
     forced_tool: str | None
     turn: int
+    descriptions: str = ""  # "name: description" of every offered tool, one line each
 
 
 def _text_of(content: Any) -> str:
@@ -335,6 +348,11 @@ def view_openai(body: Mapping[str, Any]) -> RequestView:
     tools = tuple(
         (t.get("function") or {}).get("name", "") for t in body.get("tools") or [] if isinstance(t, Mapping)
     )
+    descriptions = "\n".join(
+        f"{(t.get('function') or {}).get('name', '')}: {(t.get('function') or {}).get('description', '')}"
+        for t in body.get("tools") or []
+        if isinstance(t, Mapping)
+    )
     choice = body.get("tool_choice")
     forced = None
     if isinstance(choice, Mapping):
@@ -349,6 +367,7 @@ def view_openai(body: Mapping[str, Any]) -> RequestView:
         tools=tools,
         forced_tool=forced,
         turn=assistants + 1,
+        descriptions=descriptions,
     )
 
 
@@ -426,6 +445,11 @@ def view_anthropic(body: Mapping[str, Any]) -> RequestView:
     tools = tuple(str(t.get("name", "")) for t in body.get("tools") or [] if isinstance(t, Mapping))
     choice = body.get("tool_choice")
     forced = choice.get("name") if isinstance(choice, Mapping) and choice.get("type") == "tool" else None
+    descriptions = "\n".join(
+        f"{t.get('name', '')}: {t.get('description', '')}"
+        for t in body.get("tools") or []
+        if isinstance(t, Mapping)
+    )
     return RequestView(
         api="anthropic",
         model=str(body.get("model", "")),
@@ -436,6 +460,7 @@ def view_anthropic(body: Mapping[str, Any]) -> RequestView:
         tools=tools,
         forced_tool=forced,
         turn=assistants + 1,
+        descriptions=descriptions,
     )
 
 
@@ -454,6 +479,7 @@ def match_rule(rule: Rule, view: RequestView) -> dict[str, Any] | None:
         (rule.last_user, view.last_user),
         (rule.system, view.system),
         (rule.model, view.model),
+        (rule.described, view.descriptions),
     ):
         if pattern is None:
             continue
