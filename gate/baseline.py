@@ -211,7 +211,7 @@ def _what(change: CaseChange, head: CaseResult | None, base: CaseResult | None) 
         return text.replace(" is not called", " is no longer called") if f.reason == "missing_call" else text
     if change.status == "fixed" and base is not None:
         f = _main_failure(base)
-        return f"fixed: {describe_failure(f)} before" if f is not None else "it passes now"
+        return f"passes now (before: {describe_failure(f)})" if f is not None else "passes now"
     if change.status in ("still_failing", "new") and head is not None and head.status == "failed":
         f = _main_failure(head)
         return describe_failure(f) if f is not None else ""
