@@ -363,7 +363,8 @@ def _what_new(case: CaseResult) -> str:
 
 
 def _trials_text(change: CaseChange) -> str:
-    counts = f"{change.head_passed_trials}/{change.head_trials} vs {change.base_passed_trials}/{change.base_trials}"
+    head = f"{change.head_passed_trials}/{change.head_trials}"
+    counts = f"{head} vs {change.base_passed_trials}/{change.base_trials}"
     return f"{counts}, p = {change.p_value:.3f}" if change.p_value is not None else counts
 
 
@@ -401,9 +402,8 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
     counts = comparison.counts
     added = sum(1 for c in comparison.of("new") if c.suite not in new_suites)
     if added or counts.get("removed"):
-        out.append(
-            f"{_plural(added, 'case', 'cases')} added, {_plural(counts.get('removed', 0), 'case', 'cases')} removed"
-        )
+        removed = _plural(counts.get("removed", 0), "case", "cases")
+        out.append(f"{_plural(added, 'case', 'cases')} added, {removed} removed")
     if not comparison.of("regressed") and not comparison.of("fixed"):
         compared = sum(1 for c in comparison.changes if c.status not in ("new", "removed"))
         noisy = sum(1 for c in comparison.of("unchanged") if c.note.startswith("failed now"))
@@ -431,3 +431,53 @@ def requests_line(settings: dict[str, Any]) -> str:
         f"head: {side(settings.get('requests', 0), settings.get('cache'))}; "
         f"base ({str(base.get('merge_base', ''))[:12]}): {side(base.get('requests', 0), base.get('cache'))}"
     )
+
+
+@dataclass(frozen=True)
+class LineEffect:
+    """What the change of one line did, for a review comment on that line (the fields the
+    publisher reads of a recommendation; ``message`` is Markdown with every name escaped)."""
+
+    pattern: str
+    message: str
+    file: str
+    line: int
+    tool: str | None
+    argument: str | None
+    cases: tuple[str, ...]
+
+
+def line_effects(comparison: Comparison) -> tuple[LineEffect, ...]:
+    """One review comment per changed line that regressions or fixes are traced to: which cases
+    this change broke and which it fixed, regressions first."""
+    from gate.escape import md_text
+
+    by_line: dict[str, list[CaseChange]] = {}
+    for change in (*comparison.of("regressed"), *comparison.of("fixed")):
+        if change.culprit and ":" in change.culprit:
+            by_line.setdefault(change.culprit, []).append(change)
+    effects = []
+    for culprit, changes in by_line.items():
+        path, _, number = culprit.rpartition(":")
+        broke = [c for c in changes if c.status == "regressed"]
+        fixed = [c for c in changes if c.status == "fixed"]
+        parts = []
+        for word, group in (("broke", broke), ("fixed", fixed)):
+            if group:
+                shown = "; ".join(
+                    f"`{c.suite}/{c.case_id}`: {md_text(change_sentence(c))}" for c in group[:5]
+                )
+                more = f"; and {len(group) - 5} more" if len(group) > 5 else ""
+                parts.append(f"this change {word} {_plural(len(group), 'case', 'cases')}: {shown}{more}")
+        effects.append(
+            LineEffect(
+                pattern="baseline " + ("regression" if broke else "fix"),
+                message=". ".join(p[0].upper() + p[1:] for p in parts) + ".",
+                file=path,
+                line=int(number) if number.isdigit() else 0,
+                tool=None,
+                argument=None,
+                cases=tuple(f"{c.suite}/{c.case_id}" for c in changes),
+            )
+        )
+    return tuple(effects)

@@ -25,6 +25,7 @@ from gate.redact import Redactor
 
 CacheMode = Literal["use", "record", "replay"]
 CACHE_FORMAT = 1
+DEFAULT_DIRECTORY = ".tool-eval-gate/cache"  # under the root, when a run uses a cache without --cache
 
 
 def canonical_json(value: Any) -> str:

@@ -2,8 +2,8 @@
 
 Layout: the hidden marker line; with a baseline, what the PR did (regressions and fixes with their
 trial counts, p-values and the changed line that explains them; pass rate, mean score, tokens, cost
-and latency per suite, base vs head; the requests each side needed); the verdict, baseline changes (regressed first), a table of
-suites, the failure-pattern analysis (reasons, confusion table, failing arguments,
+and latency per suite, base vs head; the requests each side needed); the verdict, baseline changes
+(regressed first), a table of suites, the failure-pattern analysis (reasons, confusion table, failing arguments,
 recommendations with ``file:line``), then one collapsible ``<details>`` block per failed or errored
 case (reasons, expected vs actual calls, final output, transcript), then the passed cases.
 
@@ -107,27 +107,39 @@ def _signed(value: float, text: str) -> str:
     return f"+{text}" if value > 0 else text if value < 0 else "±0"
 
 
+def _change(base: str, head: str, change: str) -> str:
+    return f"{base} → {head} ({change})"
+
+
 def _delta_row(delta: SuiteDelta) -> str:
     h, b = delta.head, delta.base
     name = _code(delta.suite) if delta.suite != "overall" else "**overall**"
+    head_rate = f"{pct(h.pass_rate)} ({h.passed}/{h.counted})"
     if b is None:
         return (
-            f"| {name} | new | {pct(h.pass_rate)} ({h.passed}/{h.counted}) | – | {h.mean_score:.2f} | "
+            f"| {name} | new | {head_rate} | – | {h.mean_score:.2f} | "
             f"{h.tokens:,} | ${h.cost_usd:.4f} | {h.latency_ms / 1000:.2f} s |"
         )
-
-    def pair(base: str, head: str, change: str) -> str:
-        return f"{base} → {head} ({change})"
-
-    rate_change = h.pass_rate - b.pass_rate
-    return (
-        f"| {name} | {pct(b.pass_rate)} ({b.passed}/{b.counted}) | {pct(h.pass_rate)} ({h.passed}/{h.counted}) | "
-        f"{_signed(rate_change, f'{rate_change * 100:.1f} pp')} | "
-        f"{pair(f'{b.mean_score:.2f}', f'{h.mean_score:.2f}', _signed(h.mean_score - b.mean_score, f'{h.mean_score - b.mean_score:.2f}'))} | "
-        f"{pair(f'{b.tokens:,}', f'{h.tokens:,}', _signed(h.tokens - b.tokens, f'{h.tokens - b.tokens:,}'))} | "
-        f"{pair(f'${b.cost_usd:.4f}', f'${h.cost_usd:.4f}', _signed(h.cost_usd - b.cost_usd, f'${h.cost_usd - b.cost_usd:.4f}'))} | "
-        f"{pair(f'{b.latency_ms / 1000:.2f} s', f'{h.latency_ms / 1000:.2f} s', _signed(h.latency_ms - b.latency_ms, f'{(h.latency_ms - b.latency_ms) / 1000:.2f} s'))} |"
-    )
+    rate = h.pass_rate - b.pass_rate
+    score = h.mean_score - b.mean_score
+    tokens = h.tokens - b.tokens
+    cost = h.cost_usd - b.cost_usd
+    latency = (h.latency_ms - b.latency_ms) / 1000
+    cells = [
+        name,
+        f"{pct(b.pass_rate)} ({b.passed}/{b.counted})",
+        head_rate,
+        _signed(rate, f"{rate * 100:.1f} pp"),
+        _change(f"{b.mean_score:.2f}", f"{h.mean_score:.2f}", _signed(score, f"{score:.2f}")),
+        _change(f"{b.tokens:,}", f"{h.tokens:,}", _signed(tokens, f"{tokens:,}")),
+        _change(f"${b.cost_usd:.4f}", f"${h.cost_usd:.4f}", _signed(cost, f"${cost:.4f}")),
+        _change(
+            f"{b.latency_ms / 1000:.2f} s",
+            f"{h.latency_ms / 1000:.2f} s",
+            _signed(latency, f"{latency:.2f} s"),
+        ),
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _pr_section(results: RunResults, comparison: Comparison | None) -> list[str]:

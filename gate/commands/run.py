@@ -115,10 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
         "come from the cache)",
     )
     parser.add_argument(
+        "--baseline-json",
+        metavar="FILE",
+        help="with --baseline auto: write the base side's results here too "
+        "(re-render later with: report RESULTS.json --baseline FILE)",
+    )
+    parser.add_argument(
         "--cache",
         metavar="DIR",
         help="response cache directory: answers are reused, new ones stored "
-        "(default with --record/--replay: .tool-eval-gate/cache under the root)",
+        "(default with --record/--replay/--baseline auto: .tool-eval-gate/cache under the root)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -278,17 +284,22 @@ def _load_prices(path: str | None, root: Path) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    from gate.outputs import check_outputs
+    from gate.outputs import check_output, check_outputs
 
     # Every output path is checked before any work: none can fail after the paid requests.
     outputs = check_outputs(json=args.json, junit=args.junit, markdown=args.markdown)
+    if args.baseline_json and args.baseline != "auto":
+        raise InputError("--baseline-json writes the base side of --baseline auto: add --baseline auto")
+    base_output = check_output(args.baseline_json) if args.baseline_json else None
     try:
-        return _main(args, outputs)
+        return _main(args, outputs, base_output)
     finally:
         outputs.close()
+        if base_output is not None:
+            base_output.close()
 
 
-def _main(args: argparse.Namespace, outputs: Any) -> int:
+def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> int:
     from gate.suite_loader import default_root, load_suites
 
     if args.root:
@@ -362,7 +373,7 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
             )
             return EXIT_INVALID_INPUT
 
-    from gate.cache import ResponseCache
+    from gate.cache import DEFAULT_DIRECTORY, ResponseCache
     from gate.concurrency import RetryPolicy
     from gate.progress import Progress
     from gate.runner import RunControl, RunOptions, run_suites
@@ -370,7 +381,7 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
 
     cache = None
     if args.cache or args.record or args.replay or base_side is not None:
-        directory = Path(args.cache) if args.cache else root / ".tool-eval-gate" / "cache"
+        directory = Path(args.cache) if args.cache else root / DEFAULT_DIRECTORY
         from gate.outputs import check_directory
 
         check_directory(directory, "--cache", writable=not args.replay)
@@ -433,7 +444,14 @@ def _main(args: argparse.Namespace, outputs: Any) -> int:
         # anything is written (reports, summary, and the PR comment rendered from the JSON).
         from gate.redact import Redactor
 
-        results = Redactor.from_env(os.environ).redact_results(results)
+        redactor = Redactor.from_env(os.environ)
+        results = redactor.redact_results(results)
+        if base_side is not None and baseline is not None:
+            baseline = redactor.redact_results(baseline)
+            if base_output is not None:
+                from gate.report_json import to_json
+
+                base_output.write(to_json(baseline))
 
         policy = GatePolicy(
             threshold=args.threshold, errors_count=args.errors == "count", fail_on=fail_on_rule

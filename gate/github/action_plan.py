@@ -194,7 +194,9 @@ def run_arguments(
     ):
         if value:
             argv += [flag, value]
-    if inputs.baseline:
+    if base_side(inputs, event):
+        argv += ["--baseline", "auto", "--baseline-json", str(output_dir / BASE_RESULTS)]
+    elif inputs.baseline not in ("auto", "off"):
         argv += ["--baseline", str(workspace / inputs.baseline)]
     for case in inputs.cases:
         argv += ["--case", case]
@@ -208,9 +210,18 @@ def run_arguments(
         argv += ["--prices", str(workspace / inputs.prices)]
     if replay or inputs.replay:
         argv.append("--replay")
-    argv += ["--errors", inputs.errors, "--fail-on", inputs.fail_on]
+    argv += ["--errors", inputs.errors] + (["--fail-on", inputs.fail_on] if inputs.fail_on else [])
     argv += _output_arguments(output_dir)
     return tuple(argv)
+
+
+BASE_RESULTS = "results.base.json"  # the base side's results of ``baseline: auto``, in the output directory
+
+
+def base_side(inputs: ActionInputs, event: EventContext) -> bool:
+    """Whether the run compares with the merge base (``baseline: auto`` on a pull request whose base
+    is known, with change detection on). Pure."""
+    return inputs.baseline == "auto" and bool(event.base_sha) and inputs.changed_only
 
 
 def report_arguments(
@@ -225,7 +236,7 @@ def report_arguments(
     ):
         if value:
             argv += [flag, value]
-    if inputs.baseline:
+    if inputs.baseline not in ("auto", "off"):
         argv += ["--baseline", str(workspace / inputs.baseline)]
     argv += ["--marker", inputs.marker, *_output_arguments(output_dir)]
     return tuple(argv)

@@ -29,12 +29,12 @@ class ActionInputs:
     changed_only: bool = True
     comment: bool = True
     review_comments: bool = True
-    fail_on: str = "threshold"
+    fail_on: str = ""  # empty: the CLI's default (regression_or_threshold with a baseline, else threshold)
     errors: str = "count"
     concurrency: str = ""
     trials: str = ""
     shard: str = ""
-    baseline: str = ""
+    baseline: str = "auto"  # auto (compare with the merge base on pull requests), off, or a results file
     cache: str = ""
     replay: bool = False
     openai_api_key: str = ""
@@ -145,7 +145,7 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         concurrency=get("concurrency"),
         trials=get("trials"),
         shard=get("shard"),
-        baseline=get("baseline"),
+        baseline=get("baseline", defaults.baseline),
         cache=get("cache"),
         replay=_flag(get("replay"), "replay", defaults.replay, problems),
         openai_api_key=get("openai_api_key"),

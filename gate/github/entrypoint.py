@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gate.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
 from gate.errors import (
     EXIT_GATE_FAILED,
     EXIT_INCOMPLETE,
@@ -33,10 +34,12 @@ from gate.errors import (
 )
 from gate.github import actions_env
 from gate.github.action_plan import (
+    BASE_RESULTS,
     NOTHING_AFFECTED,
     READ_ONLY_NOTICE,
     Plan,
     WorkspaceFacts,
+    base_side,
     comment_mode,
     plan,
 )
@@ -321,7 +324,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
             outputs["verdict"] = "incomplete"
         if settings.output_path:
             actions_env.set_outputs(outputs, settings.output_path)
-        cache = [settings.workspace / settings.inputs.cache] if settings.inputs.cache else []
+        cache = [settings.workspace / (settings.inputs.cache or DEFAULT_CACHE_DIR)]
         _chown_back(settings.workspace, [settings.output_dir, settings.workspace / ".git" / "index", *cache])
     return code
 
@@ -402,7 +405,12 @@ def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
     from gate.baseline import compare
     from gate.verdict import GatePolicy, decide
 
-    baseline = _load(workspace / inputs.baseline) if inputs.baseline else None
+    if the_plan.mode == "run" and base_side(inputs, event):
+        baseline = _load(settings.output_dir / BASE_RESULTS)
+    elif inputs.baseline not in ("auto", "off"):
+        baseline = _load(workspace / inputs.baseline)
+    else:
+        baseline = None
     comparison = compare(results, baseline) if baseline is not None else None
     verdict = decide(results, GatePolicy.from_settings(results.settings), comparison)
     notices = the_plan.notices
@@ -466,7 +474,10 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
         full_report_hint=hint,
         marker=marker,
     )
-    return body, outcome.analysis.recommendations
+    from gate.baseline import line_effects
+
+    effects = line_effects(outcome.comparison) if outcome.comparison is not None else ()
+    return body, (*effects, *outcome.analysis.recommendations)
 
 
 def _load(path: Path) -> Any:
