@@ -564,3 +564,62 @@ def test_early_exits_and_runs_hand_the_workspace_back_to_its_owner(
         owned = [out_dir, *out_dir.rglob("*"), root / ".git/index"]
         assert {(os.lstat(p).st_uid, os.lstat(p).st_gid) for p in owned} == {(1001, 1001)}, inputs
     assert server.request_count > 0
+
+
+# The model calls get_forecast only while its description says what it is for (the base's wording).
+DESCRIPTION_SCRIPT = {
+    "rules": [
+        {
+            "when": {"last_user": "tomorrow", "described": "get_forecast: Forecast for a city", "turn": 1},
+            "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Paris", "days": 1}}],
+        },
+        {
+            "when": {"last_user": "weekend", "described": "get_forecast: Forecast for a city", "turn": 1},
+            "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Rome", "days": 2}}],
+        },
+        *SCRIPT["rules"],
+        {"when": {"after_tool": "get_forecast"}, "text": "Sunny."},
+    ],
+    "default": {"text": "I cannot help."},
+}
+
+
+def test_pull_requests_are_compared_with_their_merge_base_by_default(
+    workspace, github, model_server, capsys
+) -> None:
+    server = model_server(DESCRIPTION_SCRIPT)
+    env = actions_env(workspace, github, server, trials="4")
+    assert entrypoint([], env) == 1  # significant regressions fail (the default policy)
+    results = json.loads((workspace["root"] / "gate-out/results.json").read_text())
+    statuses = {c["case_id"]: c["status"] for c in results["comparison"]["cases"]}
+    assert statuses == {"now": "unchanged", "tomorrow": "regressed", "weekend": "regressed"}
+    assert all(
+        c["p_value"] == pytest.approx(1 / 70)
+        for c in results["comparison"]["cases"]
+        if c["status"] == "regressed"
+    )
+    assert (workspace["root"] / "gate-out/results.base.json").is_file()
+    body = github.comments_on(7)[0]["body"]
+    opening = body.split("tool-eval-gate failed")[0]
+    assert "2 regressions in weather: get\\_weather is called instead of get\\_forecast" in opening
+    assert "p = 0.014" in opening and "after the change to tools/weather.json:" in opening
+    assert "base (" in opening and "model request(s)" in opening
+    description_line = next(
+        i
+        for i, text in enumerate((workspace["root"] / "tools/weather.json").read_text().splitlines(), 1)
+        if '"Forecast."' in text
+    )
+    on_line = [c["body"] for c in github.review_comments if c["line"] == description_line]
+    assert any("This change broke 2 cases" in b and "weather/tomorrow" in b for b in on_line)
+
+    # The same PR again: both sides answered from the persisted cache.
+    server.reset_stats()
+    assert entrypoint([], actions_env(workspace, github, server, trials="4")) == 1
+    assert server.request_count == 0
+
+
+def test_the_comparison_can_be_turned_off(workspace, github, model_server) -> None:
+    server = model_server(DESCRIPTION_SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, server, baseline="off")) == 1
+    results = json.loads((workspace["root"] / "gate-out/results.json").read_text())
+    assert "comparison" not in results and "baseline" not in results["settings"]
