@@ -3,8 +3,8 @@
 Layout: the hidden marker line; with a baseline, what the PR did (regressions and fixes with their
 trial counts, p-values and the changed line that explains them; pass rate, mean score, tokens, cost
 and latency per suite, base vs head; the requests each side needed); the verdict, baseline changes
-(regressed first), a table of suites, the failure-pattern analysis (reasons, confusion table, failing arguments,
-recommendations with ``file:line``), then one collapsible ``<details>`` block per failed or errored
+(regressed first), a table of suites, the failure-pattern analysis (reasons, confusion table, failing
+arguments, recommendations with ``file:line``), then one collapsible ``<details>`` block per failed or errored
 case (reasons, expected vs actual calls, final output, transcript), then the passed cases.
 
 The report fits in ``limit`` characters (65,536 for a PR comment; about 1 MiB for a job summary):
