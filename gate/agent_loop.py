@@ -2,8 +2,10 @@
 
 The loop is provider-neutral: it sends ``ModelRequest``s through ``call_model`` (which the runner
 wraps with the cache, the concurrency limiter and retries) and answers every tool call of a reply
-with the case's and suite's mocks. It stops at a reply without tool calls (the final answer), or
-when ``max_turns`` / ``max_tool_calls`` is reached; ``stop_reason`` says which.
+with the case's and suite's mocks. It stops at a reply without tool calls (the final answer), after
+``max_turns`` replies that still call tools (the answer would need one more), or as soon as the calls
+go beyond ``max_tool_calls``; ``stop_reason`` says which. Budgets are limits, not targets: after
+exactly ``max_tool_calls`` calls the model is still asked for its final answer.
 
 Provider failures (after retries) become the trial's ``error`` (the trial is then an *error*, not a
 failure); only fatal ones (authentication, unknown model) propagate, because they stop the run.
@@ -192,7 +194,7 @@ async def run_trial(
                     **({"state": _as_text(mocks.state)} if case.state is not None else {}),
                 }
             )
-        if len(calls) >= case.max_tool_calls:
+        if len(calls) > case.max_tool_calls:  # a budget is a limit: exactly max_tool_calls is fine
             stop_reason = "max_tool_calls"
             break
         if turns >= case.max_turns:

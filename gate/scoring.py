@@ -922,7 +922,7 @@ def score_trial(
     output_score = sum(output_scores) / len(output_scores) if output_scores else 1.0
 
     budget_failures: list[Failure] = []
-    if len(calls) > case.max_tool_calls or record.stop_reason == "max_tool_calls":
+    if len(calls) > case.max_tool_calls:
         budget_failures.append(
             Failure(
                 "over_call_budget",

@@ -12,6 +12,7 @@ import pytest
 from gate.agent_loop import run_trial
 from gate.providers import make_provider
 from gate.providers.base import ProviderError
+from gate.scoring import score_trial
 from gate.suite_model import Agent, MockRule, Mocks, ModelParams, Prompt, Source
 from tests import builders
 
@@ -49,6 +50,13 @@ LOOPING = {
         {
             "when": {"last_user": "broken", "turn": 1},
             "tool_calls": [{"name": "get_weather", "raw_arguments": "{city: Paris"}],
+        },
+        {
+            "when": {"last_user": "two calls", "turn": 1},
+            "tool_calls": [
+                {"name": "search", "arguments": {"query": "a"}},
+                {"name": "search", "arguments": {"query": "b"}},
+            ],
         },
         {"when": {"after_tool": "get_weather"}, "text": "Seen {result}"},
     ],
@@ -164,6 +172,19 @@ def test_max_tool_calls_stops_the_loop(model_server, monkeypatch):
     assert record.stop_reason == "max_tool_calls"
     assert len(record.calls) == 3 and record.turns == 1  # every call of the reply is recorded
     assert all(c.mock == "unmocked" for c in record.calls)
+
+
+def test_exactly_max_tool_calls_is_within_budget_and_the_final_answer_is_still_asked(
+    model_server, monkeypatch
+):
+    server = model_server(LOOPING)
+    case = builders.case(input="two calls", max_tool_calls=2, max_turns=2)
+    suite = _suite("openai", case)
+    record, _ = _run(server, monkeypatch, suite, case)
+    assert (record.stop_reason, record.turns, record.output) == ("final_answer", 2, "final")
+    assert len(record.calls) == 2 and server.request_count == 2
+    result = score_trial(suite, case, record, 0, {})
+    assert result.status == "passed" and not result.failures  # exactly the budgets: within both
 
 
 def test_cost_is_estimated_for_a_known_model(model_server, monkeypatch):
