@@ -1,12 +1,13 @@
 """Statistics for the gate: the Wilson score interval of a pass rate and a one-sided significance
 test for regressions between a base and a head run with several trials (Fisher's exact test).
 
-Pure Python (``math`` only): no scipy.
+Pure Python (``math`` and ``fractions``): no scipy. The Fisher test is computed in exact arithmetic.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 Z95 = 1.959964
 
@@ -29,12 +30,8 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return (low, high)
 
 
-def _log_comb(n: int, k: int) -> float:
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
-def fisher_one_sided_p(base_passed: int, base_n: int, head_passed: int, head_n: int) -> float:
-    """P-value of Fisher's exact test for "head passes less often than base".
+def fisher_one_sided_exact(base_passed: int, base_n: int, head_passed: int, head_n: int) -> Fraction:
+    """P-value of Fisher's exact test for "head passes less often than base", as an exact fraction.
 
     The 2x2 table is (base passed, base failed / head passed, head failed) with fixed margins; the
     p-value is the hypergeometric probability of head having ``head_passed`` or fewer passes."""
@@ -44,24 +41,30 @@ def fisher_one_sided_p(base_passed: int, base_n: int, head_passed: int, head_n: 
     passed_total = base_passed + head_passed
     n_total = base_n + head_n
     if n_total == 0:
-        return 1.0
+        return Fraction(1)
     low = max(0, passed_total - base_n)
-    denominator = _log_comb(n_total, passed_total)
-    p = 0.0
-    for k in range(low, head_passed + 1):
-        p += math.exp(_log_comb(head_n, k) + _log_comb(base_n, passed_total - k) - denominator)
-    return min(1.0, p)
+    ways = sum(
+        math.comb(head_n, k) * math.comb(base_n, passed_total - k) for k in range(low, head_passed + 1)
+    )
+    return min(Fraction(1), Fraction(ways, math.comb(n_total, passed_total)))
+
+
+def fisher_one_sided_p(base_passed: int, base_n: int, head_passed: int, head_n: int) -> float:
+    """``fisher_one_sided_exact`` as a float, for reports."""
+    return float(fisher_one_sided_exact(base_passed, base_n, head_passed, head_n))
 
 
 def regression_significant(
-    base_passed: int, base_n: int, head_passed: int, head_n: int, alpha: float = 0.05
+    base_passed: int, base_n: int, head_passed: int, head_n: int, alpha: float | Fraction = 0.05
 ) -> bool:
     """Whether head's pass rate is significantly lower than base's (one-sided Fisher, level ``alpha``).
 
-    A head rate that is not lower is never a regression. With no trials on either side nothing is
-    significant."""
+    Compared in exact arithmetic: ``alpha`` is read as the decimal it is written as (0.05 is 1/20),
+    and p = alpha is not significant. A head rate that is not lower is never a regression. With no
+    trials on either side nothing is significant."""
     if base_n == 0 or head_n == 0:
         return False
     if head_passed * base_n >= base_passed * head_n:
         return False
-    return fisher_one_sided_p(base_passed, base_n, head_passed, head_n) < alpha
+    level = alpha if isinstance(alpha, Fraction) else Fraction(repr(float(alpha)))
+    return fisher_one_sided_exact(base_passed, base_n, head_passed, head_n) < level

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.stats import fisher_one_sided_p, regression_significant, wilson_interval
+from gate.stats import fisher_one_sided_exact, fisher_one_sided_p, regression_significant, wilson_interval
 
 
 def test_wilson_interval_matches_the_textbook_values():
@@ -43,6 +44,15 @@ def test_fisher_exact_one_sided_p_values():
     assert fisher_one_sided_p(10, 10, 7, 10) == pytest.approx(120 / 1140)
     # equal tables are never evidence of a drop
     assert fisher_one_sided_p(3, 5, 3, 5) > 0.5
+
+
+def test_fisher_is_exact_and_p_equal_to_alpha_is_not_significant():
+    # 3/3 -> 0/3: p = C(3,0)*C(3,3)/C(6,3) = 1/20 exactly, which is alpha: not a significant regression.
+    assert fisher_one_sided_exact(3, 3, 0, 3) == Fraction(1, 20)
+    assert not regression_significant(3, 3, 0, 3, 0.05)
+    assert not regression_significant(3, 3, 0, 3, Fraction(1, 20))
+    assert regression_significant(3, 3, 0, 3, 0.051)
+    assert regression_significant(4, 4, 0, 4)  # p = 1/70
 
 
 def test_regression_significant():
