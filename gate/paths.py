@@ -130,8 +130,8 @@ def _value_score(
     if name == "one_of":
         options = argument if isinstance(argument, (list, tuple)) else [argument]
         return float(any(typed_equal(option, value) for option in options)), None
-    if name == "matches":
-        return float(bounded_regex.search(str(argument), value_text(value))), None  # may raise RegexTimeout
+    if name == "matches":  # text only (evaluate_assertion fails other values with the reason)
+        return float(isinstance(value, str) and bounded_regex.search(str(argument), value)), None
     if name == "match":
         outcome = match_value(argument, True, value, verdicts)
         return float(outcome.ok), outcome.detail if outcome.reason == "judge_failed" else None
@@ -192,6 +192,10 @@ def evaluate_assertion(
     else:
         summary = f"{aggregate} {score:.2f} vs threshold {assertion.threshold:g}"
     detail = f"{label}: {summary}; selected {show(values, 80)}" + (f"; {timed_out}" if timed_out else "")
+    if name == "matches":
+        not_text = [v for v in values if not isinstance(v, str)]
+        if not_text:
+            detail += f"; matches applies to text, not {show(not_text[0], 40)} ({type(not_text[0]).__name__})"
     if judge_error:
         passed = False
         detail += f"; {judge_error}"

@@ -48,6 +48,12 @@ def test_select():
     assert select(ROOT, "nothing") == []
 
 
+def test_matches_on_a_value_that_is_not_text_fails_with_the_reason():
+    result = check("usage.output_tokens", matches=r"^20$")
+    assert not result.passed and result.score == 0.0
+    assert "matches applies to text, not 20 (int)" in result.detail
+
+
 def test_equals_one_of_matches_match():
     assert check("calls[0].name", equals="get_weather").passed
     assert not check("calls[*].args.city", equals="Paris").passed
