@@ -229,8 +229,8 @@ def analyse(results: RunResults) -> Analysis:
                 confusion_refs[pair].append(ref)
             for key in seen_args:
                 arg_refs[key].append(ref)
-            for key in seen_patterns:
-                pattern_refs[key].append(ref)
+            for pattern_key in seen_patterns:
+                pattern_refs[pattern_key].append(ref)
 
     reasons = tuple(
         sorted(
@@ -477,7 +477,7 @@ def _recommendations(
         key = (r.pattern, r.file, r.line, r.tool, r.argument)
         if key in merged:
             old = merged[key]
-            refs = tuple(dict.fromkeys(old.cases + r.cases))
+            merged_refs = tuple(dict.fromkeys(old.cases + r.cases))
             merged[key] = Recommendation(
                 old.pattern,
                 old.message,
@@ -485,7 +485,7 @@ def _recommendations(
                 old.line,
                 old.tool,
                 old.argument,
-                refs,
+                merged_refs,
                 old.severity + r.severity,
             )
         else:

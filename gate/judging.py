@@ -16,7 +16,7 @@ from gate.suite_model import DEFAULT_RANKING_THRESHOLD
 
 if TYPE_CHECKING:
     from gate.run_record import RunRecord
-    from gate.suite_model import Case, Suite
+    from gate.suite_model import Case
 
 JudgeKind = Literal[
     "criteria", "semantic_contains", "ranking", "choice", "clarification", "argument", "trajectory"
@@ -163,7 +163,7 @@ def _letters_of(count: int) -> list[str]:
 def unambiguous_choice(answer: str, options_by_letter: dict[str, str]) -> str | None:
     """The option an answer picks when no judge is needed: a bare letter (``B``, ``(B)``, ``B.``,
     ``B) text`` with that option's text) or exactly one option's text (normalised). Else None."""
-    from gate.matchers import normalize_text
+    from gate.text_normalization import normalize_text
 
     text = answer.strip()
     if not text or not options_by_letter:
@@ -181,52 +181,6 @@ def unambiguous_choice(answer: str, options_by_letter: dict[str, str]) -> str | 
     normalized = normalize_text(text)
     matching = [option for option in options_by_letter.values() if normalize_text(option) == normalized]
     return matching[0] if len(set(matching)) == 1 else None
-
-
-def collect_requests(
-    suite: Suite, case: Case, record: RunRecord, prepared_extra: dict[str, Any]
-) -> list[JudgeRequest]:
-    """Every judge request scoring this trial will look up (deduplicated, in a stable order)."""
-    from gate import paths
-    from gate.matchers import has_judge, judge_requests_for_arguments
-
-    if record.error is not None:
-        return []
-    question, answer = record.input, record.output
-    output = case.expect.output
-    requests: list[JudgeRequest] = []
-    requests += [criteria_request(c, answer, question) for c in output.criteria]
-    requests += [semantic_request(p, answer, question) for p in output.semantic_contains]
-    if output.ranking is not None:
-        r = output.ranking
-        requests.append(
-            ranking_request(f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question)
-        )
-    if output.choice is not None:
-        letters = choice_letters_for(case, record, prepared_extra)
-        if unambiguous_choice(answer, letters) is None:
-            requests.append(choice_request(letters, output.choice.correct, answer, question))
-    if output.asks_clarification is not None:
-        requests.append(clarification_request(answer, question))
-    for expectation in (case.expect.calls, *case.expect.alternatives):
-        for expected in expectation.calls:
-            if not has_judge(expected.args):
-                continue
-            for call in record.calls:
-                if call.name == expected.tool and call.arguments is not None:
-                    requests += judge_requests_for_arguments(expected.args, call.arguments)
-    for assertion in case.expect.asserts:
-        requests += paths.judge_requests(assertion, record)
-    if case.expect.trajectory is not None:
-        from gate.trajectory import goal_text, trajectory_text
-
-        episode = trajectory_text(suite, record)
-        goal = case.user.goal if case.user is not None else ""
-        requests.append(trajectory_request(episode, case.expect.trajectory, goal_text(record, goal)))
-    unique: dict[str, JudgeRequest] = {}
-    for request in requests:
-        unique.setdefault(request.key, request)
-    return list(unique.values())
 
 
 def choice_letters_for(
@@ -277,7 +231,10 @@ def _block(request: JudgeRequest, name: str, text: str) -> str:
 
 def prompt_for(request: JudgeRequest) -> JudgePrompt:
     """The judge prompt and the forced verdict tool for ``request``."""
-    b = lambda name, text: _block(request, name, text)  # noqa: E731
+
+    def b(name: str, text: str) -> str:
+        return _block(request, name, text)
+
     parts: list[str] = []
     if request.context and request.kind not in ("argument", "trajectory"):
         parts.append("The user's request to the assistant:\n" + b("REQUEST", request.context))
@@ -456,7 +413,7 @@ def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verd
         if len(set(numbers)) != count:
             raise JudgeReplyError(f"judge reply: 'order' must name each candidate once, got {order!r}")
         roles = tuple(request.options[n - 1] for n in numbers)
-        score = RANKING_SCORES.get(roles)  # type: ignore[call-overload]
+        score = RANKING_SCORES.get((roles[0], roles[1], roles[2])) if len(roles) == 3 else None
         if score is None:
             raise JudgeReplyError(f"judge reply: cannot score the order {roles!r}")
         return Verdict(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,6 +23,7 @@ from gate import bounded_regex
 from gate.assignment import optimal_assignment
 from gate.judging import JudgeRequest, Verdict
 from gate.suite_model import MATCHER_KEYS
+from gate.text_normalization import normalize_text
 
 MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
 
@@ -94,22 +94,6 @@ def typed_equal(expected: Any, actual: Any) -> bool:
     if kind == "object":
         return set(expected) == set(actual) and all(typed_equal(expected[k], actual[k]) for k in expected)
     return bool(expected == actual)
-
-
-@functools.lru_cache(maxsize=4096)
-def normalize_text(text: str) -> str:
-    """Unicode NFKC, case folding, dashes/slashes/underscores as spaces, other punctuation dropped,
-    white space collapsed: ``"  New-York!"`` and ``"new york"`` normalise alike."""
-    out: list[str] = []
-    for char in unicodedata.normalize("NFKC", text).casefold():
-        category = unicodedata.category(char)
-        if category == "Pd" or char in "/_":
-            out.append(" ")
-        elif category.startswith("P"):
-            continue
-        else:
-            out.append(char)
-    return " ".join("".join(out).split())
 
 
 def show(value: Any, limit: int = 120) -> str:

@@ -29,7 +29,7 @@ from gate.agent_loop import BUDGET_MESSAGE, run_trial
 from gate.cache import ResponseCache
 from gate.concurrency import AdaptiveLimiter, AttemptTimeout, RetryPolicy, call_with_retries
 from gate.judge_client import JudgeClient
-from gate.judging import Verdict, collect_requests
+from gate.judging import Verdict
 from gate.pricing import BUILT_IN, PriceTable
 from gate.progress import Progress
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
@@ -37,6 +37,7 @@ from gate.results import CaseResult, RunResults, SourceRef, SuiteResult, ToolInf
 from gate.run_record import RunRecord
 from gate.scoring import score_trial
 from gate.suite_model import Case, Suite
+from gate.trial_judging import collect_requests
 from gate.trials import case_result, skipped_result
 
 

@@ -198,9 +198,11 @@ def _optimal_pairing(
             continue
         if len(rows) == 1:
             i = rows[0]
-            j = min(cols, key=lambda c: (costs[i][c], c))  # type: ignore[arg-type,return-value]
-            pairing[i] = j
-            total += costs[i][j]  # type: ignore[operator]
+            cheapest = min(cols, key=lambda c: (costs[i][c] or 0.0, c))
+            pairing[i] = cheapest
+            cost = costs[i][cheapest]
+            assert cost is not None  # calls of the slot's own tool always have a cost
+            total += cost
             paired += 1
             continue
         n, m = len(rows), len(cols)
@@ -480,18 +482,18 @@ def _evaluate_by_assignment(
 
     # Argument outcomes of every pair.
     checked = failing = 0
-    for slot, j in zip(slots, pairing, strict=True):
-        if j is None:
+    for slot, pair in zip(slots, pairing, strict=True):
+        if pair is None:
             continue
         expected = expected_calls[slot.expected]
-        n_checked, n_failing = _argument_failures(expected, j, outcomes[(slot.expected, j)], failures)
+        n_checked, n_failing = _argument_failures(expected, pair, outcomes[(slot.expected, pair)], failures)
         checked += n_checked
         failing += n_failing
 
     # Counts per expected call; missing calls; wrong tools.
     paired_per_expected = [0] * len(expected_calls)
-    for slot, j in zip(slots, pairing, strict=True):
-        if j is not None:
+    for slot, pair in zip(slots, pairing, strict=True):
+        if pair is not None:
             paired_per_expected[slot.expected] += 1
     paired_calls = set(pairing)
     unpaired = [j for j in range(len(calls)) if j not in paired_calls]
@@ -659,9 +661,9 @@ def _evaluate_by_assignment(
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
     first_pair: list[int | None] = [None] * len(expected_calls)
-    for slot, j in zip(slots, pairing, strict=True):
-        if j is not None and first_pair[slot.expected] is None:
-            first_pair[slot.expected] = j
+    for slot, pair in zip(slots, pairing, strict=True):
+        if pair is not None and first_pair[slot.expected] is None:
+            first_pair[slot.expected] = pair
     return _CallEval(
         failures=failures,
         pairing=tuple(first_pair),
@@ -966,18 +968,18 @@ def score_trial(
     over_budget = len(calls) > case.max_tool_calls
     best: tuple[int | None, _CallEval, float] | None = None
     for alternative, expectation in _candidates(case):
-        evaluation = _evaluate_calls(suite, expectation, calls, verdicts)
+        call_eval = _evaluate_calls(suite, expectation, calls, verdicts)
         weighted = _weighted(
-            weights, evaluation.precision, evaluation.recall, evaluation.argument_accuracy, output_score
+            weights, call_eval.precision, call_eval.recall, call_eval.argument_accuracy, output_score
         )
-        value = weighted if weighted is not None else float(evaluation.passed)
-        if _breaks_hard_condition(evaluation):
+        value = weighted if weighted is not None else float(call_eval.passed)
+        if _breaks_hard_condition(call_eval):
             value = 0.0
-        if evaluation.passed:
-            best = (alternative, evaluation, value)
+        if call_eval.passed:
+            best = (alternative, call_eval, value)
             break
-        if best is None or (value, -len(evaluation.failures)) > (best[2], -len(best[1].failures)):
-            best = (alternative, evaluation, value)
+        if best is None or (value, -len(call_eval.failures)) > (best[2], -len(best[1].failures)):
+            best = (alternative, call_eval, value)
     assert best is not None
     alternative, chosen, weighted_score = best
     if not case.expect.alternatives:

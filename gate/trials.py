@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gate.results import CaseResult, Metrics, TrialResult
+from gate.results import CaseResult, CaseStatus, Metrics, TrialResult
 from gate.scoring import expected_summary
 from gate.suite_model import Case, Reducer, Suite
 
@@ -51,7 +51,7 @@ def mean_metrics(trials: Sequence[TrialResult]) -> Metrics:
     n = len(trials)
 
     def mean(name: str) -> float:
-        return sum(getattr(t.metrics, name) for t in trials) / n
+        return float(sum(getattr(t.metrics, name) for t in trials)) / n
 
     return Metrics(
         precision=mean("precision"),
@@ -88,6 +88,7 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         counted = [t for t in trials if t.status != "error"]
     passed = [t.status == "passed" for t in counted]
     scores = [t.score for t in counted]
+    status: CaseStatus
     if not counted:
         status, score, flaky, metrics = "error", 0.0, False, mean_metrics(trials)
     else:

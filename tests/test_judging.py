@@ -11,7 +11,6 @@ from gate.judging import (
     JudgeRequest,
     choice_request,
     clarification_request,
-    collect_requests,
     criteria_request,
     parse_verdict,
     prompt_for,
@@ -21,6 +20,7 @@ from gate.judging import (
 )
 from gate.matchers import argument_request
 from gate.suite_model import Choice, OutputChecks, Ranking
+from gate.trial_judging import collect_requests
 from tests.builders import call, case, ecall, expectation, record, suite
 
 LETTERS = {"A": "London", "B": "Paris", "C": "Rome"}

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate import judging
+from gate import trial_judging
 from gate.judging import Verdict
 from gate.paths import PathError, evaluate, judge_requests, parse, select
 from gate.suite_model import PathAssertion
@@ -111,5 +111,5 @@ def test_collect_requests_includes_judged_path_checks():
     from tests.builders import case, suite
 
     c = case(expect=Expectation(asserts=(PathAssertion(path="output", check={"criteria": "mentions Rome"}),)))
-    requests = judging.collect_requests(suite(c), c, RECORD, {})
+    requests = trial_judging.collect_requests(suite(c), c, RECORD, {})
     assert [(q.kind, q.criterion) for q in requests] == [("criteria", "mentions Rome")]

@@ -357,7 +357,7 @@ def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> in
         from gate.report_json import load_results
 
         baseline = load_results(args.baseline)
-    fail_on_rule = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
+    fail_on_rule: Any = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
 
     prices = _load_prices(args.prices, root)
     if args.max_cost is not None and not args.replay:
