@@ -163,7 +163,7 @@ def _letters_of(count: int) -> list[str]:
 def unambiguous_choice(answer: str, options_by_letter: dict[str, str]) -> str | None:
     """The option an answer picks when no judge is needed: a bare letter (``B``, ``(B)``, ``B.``,
     ``B) text`` with that option's text) or exactly one option's text (normalised). Else None."""
-    from gate.text_normalization import normalize_text
+    from gate.text_normalization import loose_text as normalize_text
 
     text = answer.strip()
     if not text or not options_by_letter:
