@@ -206,10 +206,13 @@ def cost_usd(provider: str, model: str, usage: Usage, table: PriceTable = BUILT_
 
 
 def suite_models(suite: Suite) -> list[tuple[str, str, str]]:
-    """(role, provider, model) of every model a suite asks: the agent and the judge."""
+    """(role, provider, model) of every model a suite asks: the agent, the judge and the user
+    simulator."""
     models: list[tuple[str, str, str]] = [("agent", suite.agent.provider, suite.agent.model)]
     if suite.judge is not None:
         models.append(("judge", suite.judge.provider, suite.judge.model))
+    if suite.user_simulator is not None:
+        models.append(("user simulator", suite.user_simulator.provider, suite.user_simulator.model))
     return models
 
 

@@ -95,3 +95,19 @@ def test_a_prices_file_extends_and_overrides_the_built_in_table_and_says_where_e
 def test_a_bad_prices_file_is_located(text, message, line):
     _, problems = _table(text)
     assert any(message in p.message and p.line == line for p in problems), problems
+
+
+def test_max_cost_names_an_unpriced_user_simulator_like_the_agent_and_the_judge():
+    """Every model a suite asks is priced or refused: the simulated user's requests cost money too."""
+    import dataclasses
+
+    from builders import case, suite
+
+    from gate.pricing import BUILT_IN, unpriced_models
+    from gate.suite_model import Judge
+
+    base = suite(case("a", "hi"), judge=None)
+    assert not any("user simulator" in line for line in unpriced_models([base], BUILT_IN))
+    simulated = dataclasses.replace(base, user_simulator=Judge(provider="openai", model="sim-without-price"))
+    lines = unpriced_models([simulated], BUILT_IN)
+    assert any("the user simulator model 'sim-without-price'" in line for line in lines), lines

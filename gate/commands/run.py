@@ -247,15 +247,10 @@ def _select_cases(args: argparse.Namespace, suites: list[Any]) -> list[Any] | No
 def _require_sdks(suites: Sequence[Any]) -> None:
     """Refuse before any request when a suite's provider SDK is not installed (the base package is
     light so that the pre-commit validate hook stays small; the SDKs come with extras)."""
+    from gate.pricing import suite_models
     from gate.providers import missing_sdks
 
-    providers: set[str] = set()
-    for suite in suites:
-        providers.add(suite.agent.provider)
-        for model in (getattr(suite, "judge", None), getattr(suite, "user_simulator", None)):
-            if model is not None:
-                providers.add(model.provider)
-    missing = missing_sdks(providers)
+    missing = missing_sdks({provider for suite in suites for _, provider, _ in suite_models(suite)})
     if missing:
         extras = ",".join(missing)
         raise InputError(
