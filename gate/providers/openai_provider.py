@@ -23,6 +23,7 @@ from gate.providers.openai_responses import (
     responses_arguments,
     sampling_arguments,
     to_responses_tool,
+    tool_arguments,
 )
 from gate.providers.sdk_provider import SdkProvider
 from gate.run_record import Usage
@@ -80,13 +81,7 @@ def chat_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> dict[s
         "model": request.model,
         "messages": openai_messages(request.system, request.messages),
     }
-    if request.tools:
-        kwargs["tools"] = tools
-        choice = openai_tool_choice(params.tool_choice, request.forced_tool)
-        if choice is not None:
-            kwargs["tool_choice"] = choice
-        if params.parallel_tool_calls is not None and not request.forced_tool:
-            kwargs["parallel_tool_calls"] = params.parallel_tool_calls
+    kwargs.update(tool_arguments(request, tools, openai_tool_choice(params.tool_choice, request.forced_tool)))
     kwargs.update(sampling_arguments(request))
     if params.seed is not None:
         kwargs["seed"] = params.seed

@@ -18,6 +18,19 @@ from gate.providers.base import ModelReply, ModelRequest, ProviderError, ToolCal
 from gate.run_record import Usage
 
 
+def tool_arguments(request: ModelRequest, tools: list[dict[str, Any]], choice: Any) -> dict[str, Any]:
+    """The tools, the tool choice (already in the API's form) and parallel calls, as both OpenAI APIs
+    take them; nothing when the request has no tools."""
+    if not request.tools:
+        return {}
+    kwargs: dict[str, Any] = {"tools": tools}
+    if choice is not None:
+        kwargs["tool_choice"] = choice
+    if request.params.parallel_tool_calls is not None and not request.forced_tool:
+        kwargs["parallel_tool_calls"] = request.params.parallel_tool_calls
+    return kwargs
+
+
 def sampling_arguments(request: ModelRequest) -> dict[str, Any]:
     """What both OpenAI APIs take alike: sampling, the token limit under the family's name, and
     ``extra_body`` untouched (the SDK merges it into the JSON body)."""
@@ -95,13 +108,9 @@ def responses_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> d
     kwargs: dict[str, Any] = {"model": request.model, "input": responses_input(request.messages)}
     if request.system:
         kwargs["instructions"] = request.system
-    if request.tools:
-        kwargs["tools"] = tools
-        choice = responses_tool_choice(params.tool_choice, request.forced_tool)
-        if choice is not None:
-            kwargs["tool_choice"] = choice
-        if params.parallel_tool_calls is not None and not request.forced_tool:
-            kwargs["parallel_tool_calls"] = params.parallel_tool_calls
+    kwargs.update(
+        tool_arguments(request, tools, responses_tool_choice(params.tool_choice, request.forced_tool))
+    )
     kwargs.update(sampling_arguments(request))
     if params.reasoning_effort is not None:
         kwargs["reasoning"] = {"effort": params.reasoning_effort}
