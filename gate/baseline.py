@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from gate.analysis import Recommendation
 from gate.results import CaseResult, Failure, RunResults, SuiteResult
 from gate.stats import fisher_one_sided_p, regression_significant
 
@@ -433,23 +434,10 @@ def requests_line(settings: dict[str, Any]) -> str:
     )
 
 
-@dataclass(frozen=True)
-class LineEffect:
-    """What the change of one line did, for a review comment on that line (the fields the
-    publisher reads of a recommendation; ``message`` is Markdown with every name escaped)."""
-
-    pattern: str
-    message: str
-    file: str
-    line: int
-    tool: str | None
-    argument: str | None
-    cases: tuple[str, ...]
-
-
-def line_effects(comparison: Comparison) -> tuple[LineEffect, ...]:
+def line_effects(comparison: Comparison) -> tuple[Recommendation, ...]:
     """One review comment per changed line that regressions or fixes are traced to: which cases
-    this change broke and which it fixed, regressions first."""
+    this change broke and which it fixed, regressions first (in the analysis's recommendation form,
+    which the publisher posts; its severity is the number of cases)."""
     from gate.escape import md_text
 
     by_line: dict[str, list[CaseChange]] = {}
@@ -470,7 +458,7 @@ def line_effects(comparison: Comparison) -> tuple[LineEffect, ...]:
                 more = f"; and {len(group) - 5} more" if len(group) > 5 else ""
                 parts.append(f"this change {word} {_plural(len(group), 'case', 'cases')}: {shown}{more}")
         effects.append(
-            LineEffect(
+            Recommendation(
                 pattern="baseline " + ("regression" if broke else "fix"),
                 message=". ".join(p[0].upper() + p[1:] for p in parts) + ".",
                 file=path,
@@ -478,6 +466,7 @@ def line_effects(comparison: Comparison) -> tuple[LineEffect, ...]:
                 tool=None,
                 argument=None,
                 cases=tuple(f"{c.suite}/{c.case_id}" for c in changes),
+                severity=len(changes),
             )
         )
     return tuple(effects)
