@@ -37,7 +37,17 @@ from workload import Workload, suite_text, write_suites  # noqa: E402
 SERVER = ROOT / "tests" / "support" / "model_server.py"
 SCRIPT = ROOT / "tests" / "support" / "scripts" / "bench.yaml"
 LATENCY = 0.3
-SECTIONS = ("throughput", "memory", "ratelimit", "cache", "validate", "scoring", "results_size", "hostile")
+SECTIONS = (
+    "throughput",
+    "memory",
+    "ratelimit",
+    "cache",
+    "baseline",
+    "validate",
+    "scoring",
+    "results_size",
+    "hostile",
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -345,6 +355,84 @@ def cache(work: Path, quick: bool) -> dict[str, Any]:
         f"{one_suite})"
     )
     return {"workload": workload.describe(), "runs": rows, "one_suite_requests": one_suite}
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid")
+    env.update(GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def baseline(work: Path, quick: bool) -> dict[str, Any]:
+    """``--baseline auto`` (DESIGN section 8: the base side costs nothing on a warm cache): a git
+    repository whose PR branch rewords suite 0's prompt, run with the cache cold, again unchanged, with
+    only the base branch's answers cached, and for a PR that touches no suite."""
+    workload = Workload(suites=4, cases_per_suite=10, trials=1) if quick else Workload(4, 25, 3)
+    repo = work / "baseline-repo"
+    repo.mkdir()
+    write_suites(repo / "suites", workload)
+    (repo / "README.md").write_text("bench\n", encoding="utf-8")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "checkout", "-q", "-b", "pr")
+    write_suites(repo / "suites", workload, revision={0: "Be concise."})
+    _git(repo, "commit", "-q", "-am", "reword suite 0's prompt")
+    one_suite = workload.cases_per_suite * workload.trials * 2
+    print(f"\n## --baseline auto: {workload.describe()}; the PR rewords suite 0's prompt")
+    print(f"(one side of suite 0 needs {one_suite} requests)")
+    rows: dict[str, dict[str, Any]] = {}
+    with ModelServer() as server:
+        env = gate_env(server)
+
+        def run(label: str, cache_dir: Path, extra: list[str]) -> None:
+            server.reset()
+            results = work / "baseline.json"
+            child = gate(
+                [
+                    "run",
+                    "suites",
+                    "--concurrency",
+                    "32",
+                    "--cache",
+                    str(cache_dir),
+                    "--json",
+                    str(results),
+                    *extra,
+                ],
+                env,
+                repo,
+            )
+            if child.returncode not in (0, 1):
+                raise RuntimeError(f"gate run failed ({label}): " + fail_text(child))
+            settings = json.loads(results.read_text(encoding="utf-8")).get("settings", {})
+            base = settings.get("baseline") if isinstance(settings.get("baseline"), dict) else {}
+            rows[label] = {
+                "sent": server.stats()["request_count"],
+                "head": settings.get("requests", 0),
+                "base": base.get("requests", 0) if base else 0,
+                "wall": child.wall,
+            }
+
+        auto = ["--changed-since", "main", "--baseline", "auto"]
+        run("cold cache", work / "baseline-cache-1", auto)
+        run("same PR again", work / "baseline-cache-1", auto)
+        _git(repo, "checkout", "-q", "main")
+        run("base branch run (warms the cache)", work / "baseline-cache-2", [])
+        _git(repo, "checkout", "-q", "pr")
+        run("PR after the base branch ran", work / "baseline-cache-2", auto)
+        _git(repo, "checkout", "-q", "-b", "docs-only", "main")
+        (repo / "README.md").write_text("bench, reworded\n", encoding="utf-8")
+        _git(repo, "commit", "-q", "-am", "docs only")
+        run("PR touching only README", work / "baseline-cache-2", auto)
+    for label, row in rows.items():
+        print(
+            f"- {label}: {row['sent']} requests sent (head {row['head']}, base {row['base']}) "
+            f"in {row['wall']:.2f} s"
+        )
+    warm = rows["PR after the base branch ran"]["base"] + rows["same PR again"]["sent"]
+    print(f"- base-side requests on a warm cache: {warm} (target 0)")
+    return {"workload": workload.describe(), "one_suite_requests": one_suite, "runs": rows}
 
 
 def validate(work: Path, quick: bool) -> dict[str, Any]:
