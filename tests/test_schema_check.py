@@ -28,7 +28,7 @@ from gate.schema_check import (
     is_valid,
     is_valid_schema,
 )
-from gate.suite_loader import suite_schema
+from gate.suite_schema import suite_schema
 from gate.yaml_source import parse
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gate import suite_loader
-from gate.suite_loader import find_suite_files, load_suites
+from gate import file_references
+from gate.suite_loader import load_suites
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
@@ -201,33 +201,16 @@ def test_each_referenced_file_is_read_once_per_run(tmp_path, monkeypatch):
         (repo / "suites" / "file-refs.suite.yml").read_text().replace("name: file-refs", "name: second")
     )
     reads: list[str] = []
-    original = suite_loader.load_file
+    original = file_references.load_file
 
     def counting(path, display, **kwargs):
         reads.append(display)
         return original(path, display, **kwargs)
 
-    monkeypatch.setattr(suite_loader, "load_file", counting)
+    monkeypatch.setattr(file_references, "load_file", counting)
     result = load_suites([repo], root=repo)
     assert result.problems == () and len(result.suites) == 4
     assert reads.count("suites/tools/shared.json") == 1 and reads.count("suites/mocks.yml") == 1
-
-
-def test_find_suite_files_skips_hidden_vendor_and_virtualenv_dirs(tmp_path):
-    for rel in (
-        "a.suite.yaml",
-        "sub/b.suite.yml",
-        ".hidden/c.suite.yaml",
-        "node_modules/d.suite.yaml",
-        "venv/e.suite.yaml",
-        "myenv/f.suite.yaml",
-        "sub/not-a-suite.yaml",
-    ):
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("x: 1\n")
-    (tmp_path / "myenv" / "pyvenv.cfg").write_text("home = /usr\n")
-    found = [p.relative_to(tmp_path).as_posix() for p in find_suite_files(tmp_path)]
-    assert found == ["a.suite.yaml", "sub/b.suite.yml"]
 
 
 def test_paths_are_root_relative_and_missing_paths_reported(tmp_path):
@@ -238,16 +221,11 @@ def test_paths_are_root_relative_and_missing_paths_reported(tmp_path):
     assert any("outside the repository root" in m for m in messages)
 
 
-def test_default_root_is_the_git_ancestor_of_the_cwd(tmp_path, monkeypatch):
+def test_without_a_root_paths_are_relative_to_the_git_ancestor_of_the_cwd(tmp_path, monkeypatch):
     repo = _copy_valid(tmp_path)
     monkeypatch.chdir(repo / "suites" / "prompts")
-    assert suite_loader.default_root() == repo
     result = load_suites([repo / "suites" / "minimal.suite.yaml"])
     assert result.suites[0].path == "suites/minimal.suite.yaml"
-    other = tmp_path / "other"
-    (other / ".git").mkdir(parents=True)
-    (other / "x.suite.yaml").write_text("")
-    assert suite_loader.default_root([other / "x.suite.yaml"]) == other
 
 
 def test_any_of_errors_name_what_is_wrong_not_another_branch_s_type(tmp_path):
