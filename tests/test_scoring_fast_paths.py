@@ -1,9 +1,10 @@
 """The fast paths of scoring give exactly what the general code gives.
 
-``_evaluate_calls`` scores the common case (the agent made exactly the expected calls, once each,
-in order) without the assignment, and with scalar literal arguments without match outcomes; the
-frozen results are built in one step. These tests compare each fast path with the general code on
-generated inputs, so a change to one that the other does not follow fails here.
+``gate.calls.evaluation.evaluate_calls`` scores the common case (the agent made exactly the
+expected calls, once each, in order) without the assignment, and with scalar literal arguments
+without match outcomes; the frozen results are built in one step. These tests compare each fast
+path with the general code on generated inputs, so a change to one that the other does not follow
+fails here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import scoring
+from gate.calls import evaluation
 from gate.results import CaseResult
 from gate.suite_model import CallExpectation
 from gate.trials import case_result
@@ -66,7 +68,7 @@ def scenarios(draw: Any) -> tuple[CallExpectation, tuple]:
     return expectation_, tuple(made)
 
 
-def _as_data(evaluation: scoring._CallEval) -> Any:
+def _as_data(evaluation: evaluation.CallEval) -> Any:
     return repr([getattr(evaluation, f.name) for f in dataclasses.fields(evaluation)])
 
 
@@ -75,8 +77,8 @@ def _as_data(evaluation: scoring._CallEval) -> Any:
 def test_calls_fast_path_agrees_with_the_assignment(scenario: tuple[CallExpectation, tuple]) -> None:
     expectation_, calls = scenario
     s = suite()
-    fast = scoring._evaluate_calls(s, expectation_, calls, {})
-    general = scoring._evaluate_by_assignment(s, expectation_, calls, {})
+    fast = evaluation.evaluate_calls(s, expectation_, calls, {})
+    general = evaluation.evaluate_by_assignment(s, expectation_, calls, {})
     assert _as_data(fast) == _as_data(general)
 
 
@@ -85,12 +87,12 @@ def test_the_fast_path_is_taken_for_the_common_case() -> None:
         calls=(ecall("get_weather", {"city": "Paris"}), ecall("get_forecast", {"days": 3}))
     )
     calls = (call("get_weather", {"city": "Paris"}), call("get_forecast", {"days": 3.0}))
-    fast = scoring._evaluate_one_to_one(expectation_, calls, {})
+    fast = evaluation.evaluate_one_to_one(expectation_, calls, {})
     assert fast is not None and fast.passed and fast.pairing == (0, 1) and fast.argument_checks == 2
     # Out of order or a repeated tool: the assignment decides.
-    assert scoring._evaluate_one_to_one(expectation_, calls[::-1], {}) is None
+    assert evaluation.evaluate_one_to_one(expectation_, calls[::-1], {}) is None
     twice = CallExpectation(calls=(ecall("get_weather"), ecall("get_weather")))
-    assert scoring._evaluate_one_to_one(twice, (call("get_weather"), call("get_weather")), {}) is None
+    assert evaluation.evaluate_one_to_one(twice, (call("get_weather"), call("get_weather")), {}) is None
 
 
 @settings(max_examples=200, deadline=None)
@@ -105,7 +107,7 @@ def test_literal_shortcut_only_when_matching_passes_every_argument(
     from gate.matchers import match_arguments
 
     e = ecall("get_weather", expected, allow_extra_args=extra)
-    if scoring._literals_agree(e, actual):
+    if evaluation.literals_agree(e, actual):
         outcomes = match_arguments(e.args, actual, e.allow_extra_args or not e.args)
         assert len(outcomes) == len(expected) and all(o.ok for o in outcomes)
 
