@@ -190,7 +190,9 @@ def _is_matcher(value: Any) -> bool:
 
 
 def _literals(matcher: Any, at: PathKey) -> Iterator[tuple[PathKey, Any]]:
-    """The literal values an expected argument compares with (itself, or the values of ``one_of``)."""
+    """The literal values an expected argument compares with: itself, the values of ``one_of``, and
+    the literals among the matchers of ``any_of`` / ``all_of`` (a literal alternative the tool refuses
+    is dead, one that all_of needs can never hold)."""
     if not _is_matcher(matcher):
         if isinstance(matcher, (str, int, float, bool)) or matcher is None:
             yield at, matcher
@@ -200,6 +202,9 @@ def _literals(matcher: Any, at: PathKey) -> Iterator[tuple[PathKey, Any]]:
         for i, value in enumerate(operand):
             if isinstance(value, (str, int, float, bool)) or value is None:
                 yield (*at, "one_of", i), value
+    elif key in ("any_of", "all_of") and isinstance(operand, list):
+        for i, item in enumerate(operand):
+            yield from _literals(item, (*at, key, i))
 
 
 def literal_problems(

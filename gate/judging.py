@@ -163,7 +163,10 @@ def _letters_of(count: int) -> list[str]:
 def unambiguous_choice(answer: str, options_by_letter: dict[str, str]) -> str | None:
     """The option an answer picks when no judge is needed: a bare letter (``B``, ``(B)``, ``B.``,
     ``B) text`` with that option's text) or exactly one option's text (normalised). Else None."""
-    from gate.text_normalization import loose_text as normalize_text
+    from gate.text_normalization import IGNORE_PUNCTUATION, normalize_text
+
+    def loose(value: str) -> str:  # "Rome!" repeats option "Rome"
+        return normalize_text(value, IGNORE_PUNCTUATION)
 
     text = answer.strip()
     if not text or not options_by_letter:
@@ -174,12 +177,10 @@ def unambiguous_choice(answer: str, options_by_letter: dict[str, str]) -> str | 
     for key, option in options_by_letter.items():
         for sep in (")", ".", ":"):
             prefix = f"{key}{sep}"
-            if text.upper().startswith(prefix) and normalize_text(text[len(prefix) :]) == normalize_text(
-                option
-            ):
+            if text.upper().startswith(prefix) and loose(text[len(prefix) :]) == loose(option):
                 return option
-    normalized = normalize_text(text)
-    matching = [option for option in options_by_letter.values() if normalize_text(option) == normalized]
+    normalized = loose(text)
+    matching = [option for option in options_by_letter.values() if loose(option) == normalized]
     return matching[0] if len(set(matching)) == 1 else None
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,7 +23,7 @@ from gate import bounded_regex
 from gate.assignment import optimal_assignment
 from gate.judging import JudgeRequest, Verdict
 from gate.suite_model import MATCHER_KEYS
-from gate.text_normalization import normalize_text
+from gate.text_normalization import LOOSER_COMPARISONS, normalize_text
 
 MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
 
@@ -377,86 +377,198 @@ def argument_request(criterion: str, value: Any, path: str) -> JudgeRequest:
 
 def _match(matcher: Any, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     if not is_matcher(matcher):
-        if not present:
-            return _fail("missing_argument", f"missing; expected {show(matcher)}", matcher, None, path)
-        if isinstance(matcher, Mapping):
-            return _match_object(matcher, False, matcher, value, ctx, path)
-        if isinstance(matcher, (list, tuple)):
-            return _match_list(matcher, value, ctx, path)
-        return _literal(matcher, value, path)
-
+        return _match_plain(matcher, present, value, ctx, path)
     key = "object" if "object" in matcher else next(iter(matcher))
     arg = matcher[key]
-    if key == "optional":
-        if not present:
-            return _ok(matcher, None, path, "absent (optional)")
-        inner = {"anything": True} if arg is True else arg  # {optional: false}: absent or false
-        return _match(inner, present, value, ctx, path)
-    if key == "absent":
-        if present and arg is not False:
-            return _fail("unexpected_argument", f"must be absent, got {show(value)}", matcher, value, path)
-        if not present and arg is False:
-            return _fail("missing_argument", "missing; expected a value", matcher, None, path)
-        return _ok(matcher, value if present else None, path)
+    presence = _PRESENCE_MATCHERS.get(key)
+    if presence is not None:
+        return presence(arg, matcher, present, value, ctx, path)
     if not present:
         return _fail("missing_argument", f"missing; expected {show(matcher)}", matcher, None, path)
-    if key == "anything":
+    return _VALUE_MATCHERS[key](arg, matcher, value, ctx, path)
+
+
+def _match_plain(pattern: Any, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    """A literal, a plain mapping (matched key by key) or a plain list (element by element)."""
+    if not present:
+        return _fail("missing_argument", f"missing; expected {show(pattern)}", pattern, None, path)
+    if isinstance(pattern, Mapping):
+        return _match_object(pattern, False, pattern, value, ctx, path)
+    if isinstance(pattern, (list, tuple)):
+        return _match_list(pattern, value, ctx, path)
+    return _literal(pattern, value, path)
+
+
+# --- matchers that decide about presence themselves ---------------------------------------------------
+
+
+def _match_optional(
+    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
+) -> MatchOutcome:
+    if not present:
+        return _ok(matcher, None, path, "absent (optional)")
+    inner = {"anything": True} if arg is True else arg  # {optional: false}: absent or false
+    return _match(inner, present, value, ctx, path)
+
+
+def _match_absent(
+    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
+) -> MatchOutcome:
+    if present and arg is not False:
+        return _fail("unexpected_argument", f"must be absent, got {show(value)}", matcher, value, path)
+    if not present and arg is False:
+        return _fail("missing_argument", "missing; expected a value", matcher, None, path)
+    return _ok(matcher, value if present else None, path)
+
+
+def _items(arg: Any) -> list[Any]:
+    return list(arg) if isinstance(arg, (list, tuple)) else [arg]
+
+
+def _match_any_of(
+    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
+) -> MatchOutcome:
+    """Passes at the first matcher that matches (later ones are not tried, so their judge criteria
+    are never asked); a failure names every matcher tried and why each refused the value."""
+    tried: list[MatchOutcome] = []
+    for item in _items(arg):
+        outcome = _match(item, present, value, ctx, path)
+        if outcome.ok:
+            return _ok(matcher, outcome.actual, path, outcome.detail)
+        tried.append(outcome)
+    shown = show(value) if present else "the missing value"
+    why = "; ".join(f"{show(o.expected, 60)}: {o.detail}" for o in tried) or "no matchers given"
+    return _fail(_any_of_reason(tried), f"{shown} matches none of: {why}", matcher, value, path)
+
+
+def _any_of_reason(tried: list[MatchOutcome]) -> MatchReason:
+    """Why no alternative matched: a judge that could not decide (its alternative might have passed)
+    first; else the one reason they all give; else a wrong value (some alternative took its type)."""
+    reasons = {o.reason for o in tried}
+    if "judge_failed" in reasons:
+        return "judge_failed"
+    if len(reasons) == 1:
+        return tried[0].reason or "value_error"
+    return "value_error"
+
+
+def _match_all_of(
+    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
+) -> MatchOutcome:
+    """Every matcher is tried (so every judge criterion among them is collected and asked); the first
+    failure is the outcome, with which of the matchers it is."""
+    items = _items(arg)
+    outcomes = [_match(item, present, value, ctx, path) for item in items]
+    for index, outcome in enumerate(outcomes):
+        if not outcome.ok:
+            detail = f"{outcome.detail} (all_of item {index + 1} of {len(items)}: {show(items[index], 60)})"
+            return _fail(
+                outcome.reason or "value_error", detail, outcome.expected, outcome.actual, outcome.path
+            )
+    return _ok(matcher, value if present else None, path)
+
+
+_PresenceMatcher = Callable[[Any, Any, bool, Any, _Context, str], MatchOutcome]
+_PRESENCE_MATCHERS: dict[str, _PresenceMatcher] = {
+    "optional": _match_optional,
+    "absent": _match_absent,
+    "any_of": _match_any_of,
+    "all_of": _match_all_of,
+}
+
+
+# --- matchers of a present value -----------------------------------------------------------------------
+
+
+def _match_anything(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    return _ok(matcher, value, path)
+
+
+def _match_equals(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    return _literal(arg, value, path, matcher)
+
+
+def _match_one_of(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    options = _items(arg)
+    if any(typed_equal(option, value) for option in options):
         return _ok(matcher, value, path)
-    if key == "equals":
-        return _literal(arg, value, path, matcher)
-    if key == "one_of":
-        options = list(arg) if isinstance(arg, (list, tuple)) else [arg]
-        if any(typed_equal(option, value) for option in options):
-            return _ok(matcher, value, path)
-        if json_type(value) not in {json_type(option) for option in options}:
-            return _type_fail(f"one of {show(options)}", matcher, value, path)
-        return _fail("value_error", f"{show(value)} is not one of {show(options)}", matcher, value, path)
-    if key == "regex":
-        if not isinstance(value, str):
-            return _type_fail(f"a string matching /{arg}/", matcher, value, path)
-        try:
-            found = bounded_regex.search(str(arg), value)
-        except bounded_regex.RegexError as exc:
-            return _fail("value_error", f"invalid regex pattern {show(arg)}: {exc}", matcher, value, path)
-        except bounded_regex.RegexTimeout as exc:
-            return _fail("value_error", f"{show(value)}: {exc}", matcher, value, path)
-        if found:
-            return _ok(matcher, value, path)
-        return _fail("value_error", f"{show(value)} does not match /{arg}/", matcher, value, path)
-    if key == "contains":
-        return _match_contains(arg, matcher, value, ctx, path)
-    if key == "range":
-        return _match_range(arg, matcher, value, path)
-    if key == "approx":
-        return _match_approx(arg, matcher, value, path)
-    if key == "schema":
-        return _match_schema(arg, matcher, value, path)
-    if key == "normalized":
-        if not isinstance(value, str):
-            return _type_fail("a string", matcher, value, path)
-        if normalize_text(value) == normalize_text(str(arg)):
-            return _ok(matcher, value, path)
-        return _fail(
-            "value_error",
-            f"{show(value)} does not equal {show(arg)} after normalisation",
-            matcher,
-            value,
-            path,
+    if json_type(value) not in {json_type(option) for option in options}:
+        return _type_fail(f"one of {show(options)}", matcher, value, path)
+    return _fail("value_error", f"{show(value)} is not one of {show(options)}", matcher, value, path)
+
+
+def _match_regex(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    if not isinstance(value, str):
+        return _type_fail(f"a string matching /{arg}/", matcher, value, path)
+    try:
+        found = bounded_regex.search(str(arg), value)
+    except bounded_regex.RegexError as exc:
+        return _fail("value_error", f"invalid regex pattern {show(arg)}: {exc}", matcher, value, path)
+    except bounded_regex.RegexTimeout as exc:
+        return _fail("value_error", f"{show(value)}: {exc}", matcher, value, path)
+    if found:
+        return _ok(matcher, value, path)
+    return _fail("value_error", f"{show(value)} does not match /{arg}/", matcher, value, path)
+
+
+def _match_normalized(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    if not isinstance(value, str):
+        return _type_fail("a string", matcher, value, path)
+    expected, ignore = normalized_operand(arg)
+    if normalize_text(value, ignore) == normalize_text(expected, ignore):
+        return _ok(matcher, value, path)
+    loosened = f" ignoring {', '.join(sorted(ignore))}" if ignore else ""
+    return _fail(
+        "value_error",
+        f"{show(value)} does not equal {show(expected)} after normalisation{loosened}",
+        matcher,
+        value,
+        path,
+    )
+
+
+def normalized_operand(arg: Any) -> tuple[str, frozenset[str]]:
+    """The text and the looser comparisons (``ignore``) of a ``normalized`` matcher: ``"New York"`` or
+    ``{value: "New York", ignore: [punctuation, accents]}``."""
+    if isinstance(arg, Mapping):
+        ignore = arg.get("ignore")
+        options = (
+            frozenset(o for o in ignore if isinstance(o, str)) if isinstance(ignore, list) else frozenset()
         )
-    if key == "unordered":
-        return _match_unordered(arg, matcher, value, ctx, path)
-    if key == "object":
-        pattern = arg if isinstance(arg, Mapping) else {}
-        return _match_object(pattern, bool(matcher.get("extra_keys", False)), matcher, value, ctx, path)
-    if key == "not":
-        inner = _match(arg, True, value, ctx, path)
-        if inner.reason == "judge_failed":
-            return _fail("judge_failed", inner.detail, matcher, value, path)
-        if inner.ok:
-            return _fail("value_error", f"{show(value)} must not match {show(arg)}", matcher, value, path)
-        return _ok(matcher, value, path)
-    # key == "judge"
-    return _match_judge(arg, matcher, value, ctx, path)
+        return str(arg.get("value", "")), options & frozenset(LOOSER_COMPARISONS)
+    return str(arg), frozenset()
+
+
+def _match_object_op(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    pattern = arg if isinstance(arg, Mapping) else {}
+    return _match_object(pattern, bool(matcher.get("extra_keys", False)), matcher, value, ctx, path)
+
+
+def _match_not(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    inner = _match(arg, True, value, ctx, path)
+    if inner.reason == "judge_failed":
+        return _fail("judge_failed", inner.detail, matcher, value, path)
+    if inner.ok:
+        return _fail("value_error", f"{show(value)} must not match {show(arg)}", matcher, value, path)
+    return _ok(matcher, value, path)
+
+
+_ValueMatcher = Callable[[Any, Any, Any, _Context, str], MatchOutcome]
+_VALUE_MATCHERS: dict[str, _ValueMatcher] = {
+    "anything": _match_anything,
+    "equals": _match_equals,
+    "one_of": _match_one_of,
+    "regex": _match_regex,
+    "contains": _match_contains,
+    "range": lambda arg, matcher, value, ctx, path: _match_range(arg, matcher, value, path),
+    "approx": lambda arg, matcher, value, ctx, path: _match_approx(arg, matcher, value, path),
+    "schema": lambda arg, matcher, value, ctx, path: _match_schema(arg, matcher, value, path),
+    "normalized": _match_normalized,
+    "unordered": _match_unordered,
+    "object": _match_object_op,
+    "not": _match_not,
+    "judge": _match_judge,
+}
 
 
 def match_value(
@@ -522,8 +634,19 @@ def judge_requests_for_arguments(
         return []
     ctx = _Context(verdicts=None, requests=[])
     _match_arguments(expected_args, actual, True, ctx)
+    return _unique(ctx.requests or [])
+
+
+def judge_requests_for_value(matcher: Any, value: Any, path: str = "") -> list[JudgeRequest]:
+    """The judge requests that ``match_value(matcher, True, value, verdicts, path)`` will look up."""
+    ctx = _Context(verdicts=None, requests=[])
+    _match(matcher, True, value, ctx, path)
+    return _unique(ctx.requests or [])
+
+
+def _unique(requests: list[JudgeRequest]) -> list[JudgeRequest]:
     seen: dict[str, JudgeRequest] = {}
-    for request in ctx.requests or ():
+    for request in requests:
         seen.setdefault(request.key, request)
     return list(seen.values())
 

@@ -731,7 +731,7 @@ def _matcher_ops(value: Any, at: PathKey) -> Iterator[tuple[PathKey, str, Any]]:
                     yield path, key, operand
                     if key in ("optional", "not"):
                         stack.append((operand, (*path, key)))
-                    elif key == "unordered" and isinstance(operand, list):
+                    elif key in ("unordered", "any_of", "all_of") and isinstance(operand, list):
                         stack.extend((v, (*path, key, i)) for i, v in enumerate(operand))
                     elif key == "object" and isinstance(operand, dict):
                         stack.extend((v, (*path, key, k)) for k, v in operand.items())

@@ -50,6 +50,8 @@ MATCHER_KEYS = frozenset(
         "unordered",
         "object",
         "not",
+        "any_of",
+        "all_of",
         "judge",
     }
 )

@@ -22,9 +22,9 @@ from gate.judging import (
     trajectory_request,
     unambiguous_choice,
 )
-from gate.matchers import has_judge, judge_requests_for_arguments
+from gate.matchers import has_judge, judge_requests_for_arguments, judge_requests_for_value
 from gate.run_record import RunRecord
-from gate.suite_model import Case, Suite
+from gate.suite_model import Case, PathAssertion, Suite
 from gate.trajectory import goal_text, trajectory_text
 
 
@@ -59,6 +59,7 @@ def collect_requests(
                     requests += judge_requests_for_arguments(expected.args, call.arguments)
     for assertion in case.expect.asserts:
         requests += paths.judge_requests(assertion, record)
+        requests += _path_match_requests(assertion, record)
     if case.expect.trajectory is not None:
         episode = trajectory_text(suite, record)
         goal = case.user.goal if case.user is not None else ""
@@ -67,3 +68,15 @@ def collect_requests(
     for request in requests:
         unique.setdefault(request.key, request)
     return list(unique.values())
+
+
+def _path_match_requests(assertion: PathAssertion, record: RunRecord) -> list[JudgeRequest]:
+    """The judge criteria inside a path assertion's ``match`` matcher, for every value it selects."""
+    matcher = assertion.check.get("match")
+    if matcher is None or not has_judge(matcher):
+        return []
+    try:
+        values = paths.select(record.as_path_root(), assertion.path)
+    except paths.PathError:
+        return []
+    return [r for value in values if value is not None for r in judge_requests_for_value(matcher, value)]

@@ -74,6 +74,12 @@ def test_literals_the_tool_schema_refuses():
     )
 
 
+def test_literal_matchers_inside_any_of_and_all_of_are_checked_against_the_tool_schema():
+    args = {"days": {"any_of": ["3", {"range": {"min": 1}}]}, "units": {"all_of": [{"not": "x"}, "kelvin"]}}
+    found = messages(literal_problems("forecast", PARAMS, args, ("args",)))
+    assert [path for path, _ in found] == [("args", "days", "any_of", 0), ("args", "units", "all_of", 1)]
+
+
 def test_placeholders_anywhere_in_expected_arguments():
     found = messages(
         placeholder_problems({"a": "{{ x }}", "b": {"not": ["ok", "{{y}}"]}, "c": "{ z }"}, ("args",))

@@ -4,6 +4,7 @@ import pytest
 
 from gate.judging import Verdict
 from gate.matchers import (
+    has_judge,
     is_matcher,
     judge_requests_for_arguments,
     match_arguments,
@@ -273,3 +274,134 @@ def test_one_outcome_per_expected_argument_in_order():
         ("b", False, "value_error"),
         ("c", True, None),
     ]
+
+
+# --- any_of / all_of over matchers ---------------------------------------------------------------
+
+NEW_YORK = {"any_of": [{"normalized": "NYC"}, {"normalized": "New York"}]}
+
+
+@pytest.mark.parametrize("actual", ["NYC", "nyc", "new york", "  NEW   YORK "])
+def test_any_of_passes_when_one_matcher_matches(actual):
+    assert ok(NEW_YORK, actual)
+
+
+def test_any_of_failure_names_every_matcher_tried():
+    outcome = match_value(NEW_YORK, True, "Boston", path="city")
+    assert (outcome.ok, outcome.reason, outcome.path) == (False, "value_error", "city")
+    assert outcome.expected == NEW_YORK and outcome.actual == "Boston"
+    assert outcome.detail.startswith('"Boston" matches none of: ')
+    assert '{"normalized": "NYC"}' in outcome.detail and '{"normalized": "New York"}' in outcome.detail
+    assert outcome.detail.count("after normalisation") == 2  # why each one refused
+
+
+def test_any_of_reason_is_a_type_error_only_when_no_matcher_takes_the_type():
+    assert reason(NEW_YORK, 5) == "type_error"
+    assert reason({"any_of": [{"regex": "^a"}, {"range": {"min": 1}}]}, "b") == "value_error"
+    assert reason({"any_of": [{"regex": "^a"}, {"range": {"min": 1}}]}, 0) == "value_error"
+    assert reason({"any_of": [{"regex": "^a"}, {"range": {"min": 1}}]}, None) == "type_error"
+
+
+def test_any_of_and_all_of_decide_about_absence_through_their_matchers():
+    maybe_digits = {"any_of": [{"absent": True}, {"regex": "^\\d+$"}]}
+    assert ok(maybe_digits, None, present=False)
+    assert ok(maybe_digits, "42")
+    assert not ok(maybe_digits, "4x")
+    assert reason(NEW_YORK, None, present=False) == "missing_argument"
+    assert reason({"all_of": [{"regex": "a"}, {"not": "b"}]}, None, present=False) == "missing_argument"
+    assert ok({"all_of": [{"optional": {"regex": "a"}}]}, None, present=False)
+
+
+def test_all_of_needs_every_matcher_and_says_which_one_refused():
+    capital = {"all_of": [{"regex": "^[A-Z]"}, {"not": {"normalized": "paris"}}]}
+    assert ok(capital, "London")
+    assert reason(capital, "london") == "value_error"
+    outcome = match_value(capital, True, "PARIS", path="city")
+    assert outcome.reason == "value_error"
+    assert "all_of item 2 of 2" in outcome.detail and "must not match" in outcome.detail
+    assert reason(capital, 3) == "type_error"
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "passes"),
+    [
+        ({"filter": {"city": NEW_YORK}}, {"filter": {"city": "nyc"}}, True),
+        ({"filter": {"city": NEW_YORK}}, {"filter": {"city": "LA"}}, False),
+        ({"unordered": [NEW_YORK, "LA"]}, ["LA", "New York"], True),
+        ([NEW_YORK, {"any_of": [1, 2]}], ["NYC", 2.0], True),
+        ([NEW_YORK, {"any_of": [1, 2]}], ["NYC", 3], False),
+        (
+            {"any_of": [{"city": "Paris"}, {"object": {"city": NEW_YORK}, "extra_keys": True}]},
+            {"city": "NYC", "x": 1},
+            True,
+        ),
+        ({"not": NEW_YORK}, "Boston", True),
+        ({"not": NEW_YORK}, "nyc", False),
+        ({"optional": {"all_of": [{"regex": "^\\d"}, {"contains": "5"}]}}, "15", True),
+        ({"contains": {"all_of": [{"regex": "^a"}, {"regex": "z$"}]}}, ["b", "abcz"], True),
+    ],
+)
+def test_any_of_and_all_of_work_wherever_a_matcher_does(expected, actual, passes):
+    assert ok(expected, actual) is passes
+
+
+def test_judge_criteria_inside_any_of_and_all_of_are_collected_and_read():
+    expected = {"city": {"any_of": ["Paris", {"judge": "a city in France"}]}}
+    # The first matcher passes: the judge is never asked.
+    assert judge_requests_for_arguments(expected, {"city": "Paris"}) == []
+    [request] = judge_requests_for_arguments(expected, {"city": "Lyon"})
+    assert (request.criterion, request.text, request.context) == ("a city in France", "Lyon", "argument city")
+    assert match_arguments(expected, {"city": "Lyon"}, False)[0].reason == "judge_failed"
+    yes = {request.key: Verdict(True, 1.0, "Lyon is in France")}
+    no = {request.key: Verdict(False, 0.0, "not in France")}
+    assert match_arguments(expected, {"city": "Lyon"}, False, yes)[0].ok
+    outcome = match_arguments(expected, {"city": "Lyon"}, False, no)[0]
+    assert outcome.reason == "value_error" and "not in France" in outcome.detail
+
+    both = {"note": {"all_of": [{"judge": "is polite"}, {"judge": "is short"}]}}
+    requests = judge_requests_for_arguments(both, {"note": "Thanks!"})
+    assert [r.criterion for r in requests] == ["is polite", "is short"]
+    verdicts = {r.key: Verdict(True, 1.0, "") for r in requests}
+    assert match_arguments(both, {"note": "Thanks!"}, False, verdicts)[0].ok
+    verdicts[requests[1].key] = Verdict(False, 0.0, "too long")
+    assert "too long" in match_arguments(both, {"note": "Thanks!"}, False, verdicts)[0].detail
+    assert has_judge(both) and has_judge({"x": {"any_of": [1, {"judge": "c"}]}})
+
+
+# --- normalized: pinned, with explicit looser comparisons ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "ignore"),
+    [
+        ("C#", "C", ["punctuation"]),
+        ("New York", "New-York", ["punctuation"]),
+        ("St. Louis", "st louis", ["punctuation"]),
+        ("O'Brien", "OBrien", ["punctuation"]),
+        ("Covid-19", "covid 19", ["punctuation"]),
+        ("Zürich", "Zurich", ["accents"]),
+        ("São Paulo", "sao-paulo", ["accents", "punctuation"]),
+        ("555 1234", "5551234", ["whitespace"]),
+    ],
+)
+def test_normalized_ignores_more_only_when_asked(expected, actual, ignore):
+    assert ok({"normalized": {"value": expected, "ignore": ignore}}, actual)
+    assert reason({"normalized": expected}, actual) == "value_error"  # never by default
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "ignore"),
+    [
+        ("C++", "C", ["punctuation"]),  # symbols still count
+        ("$5", "5", ["punctuation"]),
+        ("1.5", "15", ["punctuation"]),  # punctuation inside a number is part of it
+        ("-5", "5", ["punctuation"]),
+        ("10:30", "1030", ["punctuation", "whitespace"]),
+        ("Zürich", "Zurich", ["punctuation"]),
+        ("C#", "C", ["accents", "whitespace"]),
+    ],
+)
+def test_a_looser_comparison_ignores_only_what_it_names(expected, actual, ignore):
+    outcome = match_value({"normalized": {"value": expected, "ignore": ignore}}, True, actual)
+    assert outcome.reason == "value_error"
+    assert outcome.detail.endswith("after normalisation ignoring " + ", ".join(sorted(ignore)))

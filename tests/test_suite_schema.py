@@ -130,3 +130,23 @@ def test_schema_matcher_keys_are_the_ones_the_matchers_understand():
     schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "suite.schema.json").read_text())
     keys = set(schema["$defs"]["matcherOp"]["properties"]) - {"extra_keys"}
     assert keys == set(MATCHER_KEYS)
+
+
+def test_schema_offers_exactly_the_looser_comparisons_normalized_understands():
+    from gate.text_normalization import LOOSER_COMPARISONS
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "suite.schema.json").read_text())
+    forms = schema["$defs"]["matcherOp"]["properties"]["normalized"]["anyOf"]
+    [options] = [f for f in forms if f["type"] == "object"]
+    assert options["properties"]["ignore"]["items"]["enum"] == list(LOOSER_COMPARISONS)
+
+
+def test_schema_takes_any_of_and_all_of_over_matchers_and_normalized_options(schema):
+    check = Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/matcher"})
+    good = {"any_of": [{"normalized": "NYC"}, {"all_of": [{"regex": "^N"}, {"not": "No"}]}]}
+    assert list(check.iter_errors(good)) == []
+    assert list(check.iter_errors({"normalized": {"value": "C#", "ignore": ["punctuation"]}})) == []
+    assert list(check.iter_errors({"any_of": []}))
+    assert list(check.iter_errors({"all_of": [{"regex": 5}]}))
+    assert list(check.iter_errors({"normalized": {"value": "C#", "ignore": ["case"]}}))
+    assert list(check.iter_errors({"normalized": {"value": "C#", "ignor": ["punctuation"]}}))
