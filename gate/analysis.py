@@ -15,12 +15,11 @@ Case references in ``cases`` are ``"<suite>/<case id>"``. Pure: no I/O.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from gate.escape import md_inline_code
+from gate.escape import md_inline_code, show
 from gate.results import REASON_TITLES, CaseResult, Failure, RunResults, SuiteResult, ToolInfo
 
 ARGUMENT_REASONS = (
@@ -110,14 +109,6 @@ def jaccard(a: str, b: str) -> float:
 def _c(name: object) -> str:
     """A name as inline code, safe in Markdown (names may come from the model)."""
     return md_inline_code(name)
-
-
-def _short(value: object, limit: int = 60) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _failed_trial_failures(case: CaseResult) -> list[tuple[Failure, ...]]:
@@ -353,7 +344,7 @@ def _recommendations(
         rate = f"{a.failures} of {_plural(a.calls, 'call')}"
         example = ""
         if a.example_expected is not None or a.example_actual is not None:
-            example = f" (expected {_c(_short(a.example_expected))}, got {_c(_short(a.example_actual))})"
+            example = f" (expected {_c(show(a.example_expected, 60))}, got {_c(show(a.example_actual, 60))})"
         if main_reason == "value_error":
             advice = "give its allowed values or range and an example value in its description"
         elif main_reason == "type_error":

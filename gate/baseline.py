@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from gate.analysis import Recommendation
+from gate.escape import truncate
 from gate.results import CaseResult, Failure, RunResults, SuiteResult
 from gate.stats import fisher_one_sided_p, regression_significant
 
@@ -223,7 +224,7 @@ def _input_of(case: CaseResult | None) -> str:
     for trial in case.trials if case is not None else ():
         text = " ".join(trial.record.input.split())
         if text:
-            return text if len(text) <= 80 else text[:79] + "…"
+            return truncate(text, 80, brief=True)
     return ""
 
 

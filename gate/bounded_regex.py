@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from gate import limits
+from gate.escape import truncate
 
 
 class RegexError(ValueError):
@@ -34,7 +35,8 @@ class RegexTimeout(Exception):
     def __init__(self, pattern: str):
         self.pattern = pattern
         super().__init__(
-            f"the regular expression /{pattern[:80]}/ took longer than {limits.REGEX_TIMEOUT_SECONDS} s "
+            f"the regular expression /{truncate(pattern, 80, brief=True)}/ took longer than "
+            f"{limits.REGEX_TIMEOUT_SECONDS} s "
             "on this text (nested quantifiers such as (a+)+ backtrack exponentially)"
         )
 

@@ -8,6 +8,8 @@ that breaks out of our code blocks; in XML it must not contain characters XML 1.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 
 MARKER_PREFIX = "<!-- tool-eval-gate"
@@ -112,12 +114,43 @@ def xml_text(s: object) -> str:
     return XML_ILLEGAL.sub("", str(s))
 
 
-def truncate(s: str, limit: int, *, what: str = "characters") -> str:
-    """``s`` cut to at most about ``limit`` characters, saying how much was cut."""
+def truncate(s: str, limit: int, *, what: str = "characters", brief: bool = False) -> str:
+    """``s`` cut to about ``limit`` characters: the one text-shortening helper of the gate.
+
+    By default (reports, transcripts) the first ``limit`` characters are kept and the cut says how
+    much it dropped: ``abc… [3 more characters cut]``. ``brief=True`` is for a value quoted inside a
+    one-line message or label: the result is at most ``limit`` characters, its last one ``…``."""
     if limit < 0 or len(s) <= limit:
         return s
+    if brief:
+        return s[: limit - 1] + "…" if limit > 0 else ""
     cut = len(s) - limit
     return f"{s[:limit]}… [{cut} more {what} cut]"
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)  # one encoder, not one per call
+
+
+def json_text(value: object) -> str:
+    """``value`` as one line of JSON (keys sorted, non-ASCII kept, what JSON cannot hold as its ``str``),
+    or its ``repr`` when it has no JSON form (a circular structure, keys of mixed types). Shorten it with
+    ``truncate``."""
+    try:
+        return _JSON.encode(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def show(value: object, limit: int = 120) -> str:
+    """``value`` quoted in a one-line message: its JSON text, at most ``limit`` characters."""
+    if type(value) is str and len(value) <= 512:
+        return _show_text(value, limit)  # labels and messages show the same few strings again and again
+    return truncate(json_text(value), limit, brief=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _show_text(text: str, limit: int) -> str:
+    return truncate(json_text(text), limit, brief=True)
 
 
 def truncate_lines(s: str, max_lines: int, max_chars: int | None = None) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.errors import Problem
+from gate.escape import truncate
 from gate.suite_discovery import inside
 from gate.suite_model import Prompt, Source, ToolDef
 from gate.suite_schema import schema_problems
@@ -143,7 +144,7 @@ class Refused(Exception):
 
 
 def _shown(text: str) -> str:
-    return repr(text.replace("\x00", "\\0") if len(text) <= 80 else text[:77].replace("\x00", "\\0") + "...")
+    return repr(truncate(text, 80, brief=True).replace("\x00", "\\0"))
 
 
 def _unusable_path(ref: str) -> str:

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from gate import mock_state
-from gate.matchers import match_value, show
+from gate.escape import show
+from gate.matchers import match_value
 from gate.results import CheckScore, Failure
 
 

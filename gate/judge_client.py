@@ -18,6 +18,7 @@ import json
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from gate.escape import truncate
 from gate.judging import JudgeReplyError, JudgeRequest, Verdict, parse_verdict, prompt_for
 from gate.model_family import judge_params
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
@@ -58,7 +59,7 @@ def verdict_from_reply(request: JudgeRequest, tool_name: str, reply: ModelReply)
     if call is None:
         call = reply.tool_calls[0] if reply.tool_calls else None
     if call is None:
-        return f"the judge did not call {tool_name} (it answered: {reply.text[:200]!r})"
+        return f"the judge did not call {tool_name} (it answered: {truncate(reply.text, 200, brief=True)!r})"
     try:
         arguments = json.loads(call.arguments) if call.arguments else {}
     except ValueError as exc:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from gate import bounded_regex
 from gate.assignment import optimal_assignment
+from gate.escape import show
 from gate.judging import JudgeRequest, Verdict
 from gate.suite_model import MATCHER_KEYS
 from gate.text_normalization import LOOSER_COMPARISONS, normalize_text
@@ -94,26 +95,6 @@ def typed_equal(expected: Any, actual: Any) -> bool:
     if kind == "object":
         return set(expected) == set(actual) and all(typed_equal(expected[k], actual[k]) for k in expected)
     return bool(expected == actual)
-
-
-def show(value: Any, limit: int = 120) -> str:
-    """A short JSON rendering of a value for messages."""
-    if type(value) is str and len(value) <= 512:
-        return _show_text(value, limit)  # labels and messages show the same few strings again and again
-    return _show(value, limit)
-
-
-@functools.lru_cache(maxsize=4096)
-def _show_text(text: str, limit: int) -> str:
-    return _show(text, limit)
-
-
-def _show(value: Any, limit: int) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def value_text(value: Any) -> str:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate import bounded_regex
+from gate.escape import show
 from gate.judging import JudgeRequest, Verdict, criteria_request, semantic_request
-from gate.matchers import match_value, show, typed_equal, value_text
+from gate.matchers import match_value, typed_equal, value_text
 from gate.results import CheckScore
 from gate.run_record import RunRecord
 from gate.suite_model import PathAssertion

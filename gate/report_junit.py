@@ -21,14 +21,13 @@ the characters XML 1.0 forbids; ``<&>"`` (and in attributes tab, CR, LF) are esc
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from gate.baseline import CaseChange, Comparison, change_sentence
-from gate.escape import XML_ILLEGAL, truncate, xml_text
+from gate.escape import XML_ILLEGAL, json_text, truncate, xml_text
 from gate.results import REASON_TITLES, CaseResult, Failure, RunResults, SuiteResult, TrialResult
 from gate.verdict import Verdict
 
@@ -48,16 +47,6 @@ def _case_time_ms(case: CaseResult) -> float:
     return sum(t.record.latency_ms for t in case.trials)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # one encoder, not one per call
-
-
-def _json(value: Any) -> str:
-    try:
-        return _ENCODER.encode(value)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
 def describe_failure(f: Failure) -> str:
     """One failure as one line: reason title, message and the tool / argument / expected / actual."""
     parts = [f"[{REASON_TITLES.get(f.reason, f.reason)}] {f.message}"]
@@ -69,9 +58,9 @@ def describe_failure(f: Failure) -> str:
     if f.argument:
         details.append(f"argument {f.argument}")
     if f.expected is not None:
-        details.append(f"expected {truncate(_json(f.expected), 500)}")
+        details.append(f"expected {truncate(json_text(f.expected), 500)}")
     if f.actual is not None:
-        details.append(f"actual {truncate(_json(f.actual), 500)}")
+        details.append(f"actual {truncate(json_text(f.actual), 500)}")
     if details:
         parts.append(f"({', '.join(details)})")
     return " ".join(parts)
@@ -100,10 +89,6 @@ def transcript(case: CaseResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= MAX_ITEM_CHARS else truncate(text, MAX_ITEM_CHARS)
-
-
 def _trial_lines(t: TrialResult) -> list[str]:
     rec = t.record
     usage = rec.usage
@@ -123,10 +108,10 @@ def _trial_lines(t: TrialResult) -> list[str]:
             continue  # shown with its call below
         thinking = m.get("thinking")
         if thinking:
-            lines.append(f"[{role} thinking] {_cut(str(thinking))}")
+            lines.append(f"[{role} thinking] {truncate(str(thinking), MAX_ITEM_CHARS)}")
         content = m.get("content")
         if content:
-            lines.append(f"[{role}] {_cut(str(content))}")
+            lines.append(f"[{role}] {truncate(str(content), MAX_ITEM_CHARS)}")
         if ids:
             for call_id in ids:
                 shown.add(call_id)
@@ -137,8 +122,8 @@ def _trial_lines(t: TrialResult) -> list[str]:
         if c.id not in shown:
             _call_lines(c, lines)
     if rec.error:
-        lines.append(f"[error] {_cut(rec.error)}")
-    lines.append(f"[output] {_cut(rec.output)}")
+        lines.append(f"[error] {truncate(rec.error, MAX_ITEM_CHARS)}")
+    lines.append(f"[output] {truncate(rec.output, MAX_ITEM_CHARS)}")
     for f in t.failures:
         lines.append(f"[failure] {describe_failure(f)}")
     for check in t.checks:
@@ -150,13 +135,13 @@ def _trial_lines(t: TrialResult) -> list[str]:
 
 
 def _call_lines(c: Any, lines: list[str]) -> None:
-    args = _json(c.arguments) if c.arguments is not None else c.raw_arguments
-    line = f"[call] {c.name}({_cut(args)})"
+    args = json_text(c.arguments) if c.arguments is not None else c.raw_arguments
+    line = f"[call] {c.name}({truncate(args, MAX_ITEM_CHARS)})"
     if c.arguments_error:
         line += f" invalid arguments: {c.arguments_error}"
     lines.append(line)
-    result = c.result if isinstance(c.result, str) else _json(c.result)
-    lines.append(f"  -> {'error ' if c.is_error else ''}{c.mock} mock: {_cut(result)}")
+    result = c.result if isinstance(c.result, str) else json_text(c.result)
+    lines.append(f"  -> {'error ' if c.is_error else ''}{c.mock} mock: {truncate(result, MAX_ITEM_CHARS)}")
 
 
 # --- serialisation ----------------------------------------------------------------------------------

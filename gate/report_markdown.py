@@ -16,13 +16,12 @@ model made up, error messages) goes through ``gate.escape``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from gate.analysis import Analysis
 from gate.baseline import CaseChange, Comparison, SuiteDelta, headline, requests_line
-from gate.escape import html_text, md_cell, md_code_block, md_inline_code, md_text, truncate
+from gate.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.pass_hat_k import suite_pass_hat_k
 from gate.report_junit import transcript
 from gate.results import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
@@ -40,11 +39,7 @@ def marker_line(marker: str = "default") -> str:
 
 
 def _json(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return truncate(text, limit)
+    return truncate(json_text(value), limit)
 
 
 def _code(value: Any) -> str:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from gate.run_record import RunRecord, copy_value
 
+MAX_QUOTED_CHARS = 300  # how much of an answer, a provider error or raw arguments a failure quotes
 RESULTS_VERSION = 2  # 2: system prompts stored once per suite (``system_prompts``); 1 is still read
 
 # The failure taxonomy of DESIGN.md section 3. The value is the stable identifier used in JSON.

@@ -19,8 +19,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from gate.errors import Problem
+from gate.escape import show, truncate
 
 PathKey = tuple[Any, ...]
+QUOTED_CHARS = 120  # a value or a jsonschema message quoted in a problem
 
 
 class Document(Protocol):
@@ -82,7 +84,7 @@ def explain(error: Any, doc: Document, base: PathKey, definitions: Mapping[str, 
         explained = explainer(found)
         if explained is not None:
             return explained
-    return [found.problem(short(error.message))]
+    return [found.problem(truncate(error.message, QUOTED_CHARS, brief=True))]
 
 
 def _unknown_keys(found: _Error) -> list[Problem] | None:
@@ -118,7 +120,7 @@ def _alternatives(found: _Error) -> list[Problem]:
         return [_one_key_of(found, [f[0] for f in forms])]
     if error.context:
         return _no_branch(found)
-    return [found.problem(short(error.message))]
+    return [found.problem(truncate(error.message, QUOTED_CHARS, brief=True))]
 
 
 def _one_key_of(found: _Error, names: list[str]) -> Problem:
@@ -176,12 +178,13 @@ def _enum(found: _Error) -> list[Problem]:
     value, instance = found.error.validator_value, found.error.instance
     hint = did_you_mean(str(instance), [str(v) for v in value]) if isinstance(instance, str) else ""
     hint = "" if hint.startswith("allowed:") else hint
-    return [found.problem(f"{short(repr(instance))} is not one of: {', '.join(map(str, value))}", hint)]
+    shown = truncate(repr(instance), QUOTED_CHARS, brief=True)
+    return [found.problem(f"{shown} is not one of: {', '.join(map(str, value))}", hint)]
 
 
 def _const(found: _Error) -> list[Problem]:
     value, instance = found.error.validator_value, found.error.instance
-    return [found.problem(f"must be {json.dumps(value)}, got {short(json.dumps(instance, default=str))}")]
+    return [found.problem(f"must be {json.dumps(value)}, got {show(instance, QUOTED_CHARS)}")]
 
 
 _BOUND_WORDS = {
@@ -254,7 +257,7 @@ def type_word(value: Any) -> str:
     if isinstance(value, float):
         return f"the number {value}"
     if isinstance(value, str):
-        return f"the string {short(repr(value), 40)}"
+        return f"the string {truncate(repr(value), 40, brief=True)}"
     return TYPE_WORDS["object" if isinstance(value, dict) else "array"]
 
 
@@ -286,7 +289,3 @@ def render_path(path: PathKey) -> str:
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
-
-
-def short(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

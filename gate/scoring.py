@@ -18,10 +18,10 @@ from gate import bounded_regex, conversation, judging, paths
 from gate.calls.automatic import automatic_failures
 from gate.calls.counting import calls_text
 from gate.calls.evaluation import CallEval, evaluate_calls
+from gate.escape import show, truncate
 from gate.final_state import final_state_check, final_state_failures
 from gate.judging import Verdict
-from gate.matchers import show
-from gate.results import CaseStatus, CheckScore, Failure, Metrics, TrialResult
+from gate.results import MAX_QUOTED_CHARS, CaseStatus, CheckScore, Failure, Metrics, TrialResult
 from gate.run_record import RunRecord
 from gate.suite_model import CallExpectation, Case, OutputChecks, Suite
 from gate.trajectory import goal_text, trajectory_text
@@ -67,10 +67,6 @@ class _Common:
 # --- helpers ---------------------------------------------------------------------------------------
 
 
-def _clip(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 # --- output checks ----------------------------------------------------------------------------------
 
 
@@ -102,7 +98,11 @@ def _trajectory_check(
     label = f"trajectory: {case.expect.trajectory}"
     common.checks.append(CheckScore("trajectory", verdict.score, verdict.passed, label, verdict.rationale))
     if not verdict.passed:
-        why = f"; judge: {_clip(verdict.rationale, 300)}" if verdict.rationale else ""
+        why = (
+            f"; judge: {truncate(verdict.rationale, MAX_QUOTED_CHARS, brief=True)}"
+            if verdict.rationale
+            else ""
+        )
         common.failures.append(
             Failure(
                 "trajectory_failed",
@@ -128,9 +128,9 @@ def _output_checks(
             common.failures.append(
                 Failure(
                     "output_check_failed",
-                    f"final answer: {label} failed; answer: {_clip(answer, 160)!r}",
+                    f"final answer: {label} failed; answer: {truncate(answer, 160, brief=True)!r}",
                     expected=expected,
-                    actual=_clip(answer),
+                    actual=truncate(answer, MAX_QUOTED_CHARS, brief=True),
                 )
             )
 
@@ -158,7 +158,7 @@ def _output_checks(
                     "output_check_failed",
                     f"final answer: {label} failed: {verdict.rationale or 'judge said no'}",
                     expected=expected,
-                    actual=_clip(answer),
+                    actual=truncate(answer, MAX_QUOTED_CHARS, brief=True),
                 )
             )
 
@@ -284,7 +284,9 @@ def score_trial(
     """Score one trial: every failure, every check, the metrics, the status and the weighted score."""
     if record.error is not None:
         failure = Failure(
-            "provider_error", f"the provider failed: {_clip(record.error)}", actual=_clip(record.error)
+            "provider_error",
+            f"the provider failed: {truncate(record.error, MAX_QUOTED_CHARS, brief=True)}",
+            actual=truncate(record.error, MAX_QUOTED_CHARS, brief=True),
         )
         return TrialResult(index, "error", 0.0, (failure,), (), _base_metrics(record), record)
 

@@ -20,8 +20,9 @@ from typing import Any, Protocol
 
 from gate import bounded_regex, cannot_work, mock_state, schema_check, state_checks, templating
 from gate.errors import Problem
+from gate.escape import truncate
 from gate.model_family import provider_problems
-from gate.schema_messages import Document, did_you_mean, render_path, short
+from gate.schema_messages import QUOTED_CHARS, Document, did_you_mean, render_path
 from gate.suite_model import (
     DEFAULT_THRESHOLD,
     MATCHER_KEYS,
@@ -576,7 +577,11 @@ class _SuiteBuilder:
         from gate.tool_formats import _meta_validator
 
         for error in _meta_validator().iter_errors(schema):
-            self.err((*at, *error.absolute_path), f"not a valid JSON Schema: {short(error.message)}", doc=doc)
+            self.err(
+                (*at, *error.absolute_path),
+                f"not a valid JSON Schema: {truncate(error.message, QUOTED_CHARS, brief=True)}",
+                doc=doc,
+            )
 
     def need_judge(self, at: PathKey, what: str) -> None:
         self.err(

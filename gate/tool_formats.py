@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from gate import cannot_work
 from gate.errors import Problem
+from gate.escape import truncate
 from gate.schema_check import is_valid_schema
 from gate.suite_model import Source, ToolDef
 
@@ -317,7 +318,7 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
                 where,
                 f"the parameters of tool {tool!r} are not a valid JSON Schema"
                 + (f" at {pointer}" if pointer else "")
-                + f": {_short(error.message)}",
+                + f": {truncate(error.message, 160, brief=True)}",
                 "see https://json-schema.org/understanding-json-schema/",
             )
         )
@@ -370,10 +371,6 @@ def _type_name(value: Any) -> str:
     return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(
         type(value), "a number"
     )
-
-
-def _short(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def to_openai(tool: ToolDef) -> dict[str, Any]:

@@ -6,7 +6,17 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.escape import html_text, md_code_block, md_inline_code, md_text, truncate, truncate_lines, xml_text
+from gate.escape import (
+    html_text,
+    json_text,
+    md_code_block,
+    md_inline_code,
+    md_text,
+    show,
+    truncate,
+    truncate_lines,
+    xml_text,
+)
 
 
 def test_md_text_neutralises_html_mentions_marker_and_markdown():
@@ -84,3 +94,24 @@ def test_truncation_says_what_was_cut():
     assert truncate("abcdef", 3) == "abc… [3 more characters cut]"
     assert truncate("abc", 3) == "abc"
     assert truncate_lines("1\n2\n3\n4", 2) == "1\n2\n… [2 more lines cut]"
+
+
+def test_brief_truncation_fits_the_limit_and_ends_with_an_ellipsis():
+    assert truncate("abcdef", 4, brief=True) == "abc…"
+    assert truncate("abcd", 4, brief=True) == "abcd"
+    assert truncate("abcdef", 0, brief=True) == ""
+
+
+@given(st.text(), st.integers(min_value=0, max_value=50))
+def test_brief_truncation_never_exceeds_the_limit_and_keeps_a_prefix(text: str, limit: int) -> None:
+    cut = truncate(text, limit, brief=True)
+    assert len(cut) <= limit
+    assert cut == text or limit == 0 or (cut.endswith("…") and text.startswith(cut[:-1]))
+
+
+def test_values_are_shown_as_short_json():
+    assert json_text({"b": 1, "a": "Zürich"}) == '{"a": "Zürich", "b": 1}'
+    assert json_text({1: "x", "y": 2}) == "{1: 'x', 'y': 2}"  # no JSON form (mixed key types): repr
+    assert show("Oslo") == '"Oslo"'
+    assert show(list(range(100)), 20) == "[0, 1, 2, 3, 4, 5, …"
+    assert show("x" * 1000, 10) == '"xxxxxxxx…'

@@ -11,17 +11,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gate import schema_check
-from gate.matchers import schema_validator, show
-from gate.results import Failure
+from gate.escape import show, truncate
+from gate.matchers import schema_validator
+from gate.results import MAX_QUOTED_CHARS, Failure
 from gate.run_record import RecordedCall
 from gate.suite_model import Suite
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
-
-
-def _clip(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Failure]:
@@ -45,9 +42,9 @@ def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fail
                 Failure(
                     "invalid_arguments",
                     f"{where}: {call.name} arguments are not a JSON object "
-                    f"({call.arguments_error or 'unparseable'}): {_clip(call.raw_arguments, 120)}",
+                    f"({call.arguments_error or 'unparseable'}): {truncate(call.raw_arguments, 120, brief=True)}",
                     tool=call.name,
-                    actual=_clip(call.raw_arguments),
+                    actual=truncate(call.raw_arguments, MAX_QUOTED_CHARS, brief=True),
                 )
             )
         else:

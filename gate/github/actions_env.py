@@ -104,7 +104,10 @@ def set_outputs(mapping: Mapping[str, object], path: str | Path) -> None:
 
 
 def truncate_utf8(text: str, max_bytes: int) -> str:
-    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, at a line end when one is near."""
+    """``text`` cut to at most ``max_bytes`` UTF-8 bytes, at a line end when one is near.
+
+    Not ``gate.escape.truncate``: GitHub's step-summary limit counts bytes, not characters, the cut
+    must not split a character or a Markdown line, and the caller appends its own note."""
     data = text.encode("utf-8")
     if len(data) <= max_bytes:
         return text

@@ -124,7 +124,10 @@ def skipped_section(skipped: Sequence[RecommendationLike]) -> str:
 
 
 def fit_comment(body: str, limit: int = MAX_COMMENT_CHARS) -> str:
-    """``body`` cut to GitHub's comment size limit, with a note."""
+    """``body`` cut to GitHub's comment size limit, with a note.
+
+    Not ``gate.escape.truncate``: this fits a whole Markdown document, cutting at a line boundary so
+    no table row or fence is split, and the note points at the full report."""
     if len(body) <= limit:
         return body
     note = "\n\n> **Note:** this comment was cut to GitHub's size limit; see the job summary and artifacts.\n"

@@ -13,6 +13,7 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any
 
+from gate.escape import truncate
 from gate.providers.base import ModelReply, ModelRequest, ProviderError, classify_error
 from gate.suite_model import ToolDef
 
@@ -108,7 +109,7 @@ def short_message(exc: BaseException) -> str:
         if isinstance(err, dict) and err.get("message"):
             text = str(err["message"])
     text = text or str(exc) or type(exc).__name__
-    return Redactor.from_env(os.environ).redact(text)[:300]
+    return truncate(Redactor.from_env(os.environ).redact(text), 300, brief=True)
 
 
 class SdkProvider(ABC):
