@@ -42,7 +42,8 @@ def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fail
                 Failure(
                     "invalid_arguments",
                     f"{where}: {call.name} arguments are not a JSON object "
-                    f"({call.arguments_error or 'unparseable'}): {truncate(call.raw_arguments, 120, brief=True)}",
+                    f"({call.arguments_error or 'unparseable'}): "
+                    f"{truncate(call.raw_arguments, 120, brief=True)}",
                     tool=call.name,
                     actual=truncate(call.raw_arguments, MAX_QUOTED_CHARS, brief=True),
                 )
