@@ -46,6 +46,20 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
+def posted(outcome: ReviewOutcome | PublishWarning) -> int:
+    """How many review comments a ``review`` call posted (it must have succeeded)."""
+    assert isinstance(outcome, ReviewOutcome) and not outcome.warnings, outcome
+    return len(outcome.posted)
+
+
+def review_warning(outcome: ReviewOutcome | PublishWarning) -> PublishWarning:
+    """The warning a ``review`` call gave: reading the PR failed, or creating the review did."""
+    if isinstance(outcome, PublishWarning):
+        return outcome
+    assert outcome.warnings, outcome
+    return outcome.warnings[0]
+
+
 def publisher(fake: FakeGitHub, logs: list[str] | None = None, **kwargs) -> Publisher:
     sink = logs if logs is not None else []
     return Publisher(
@@ -159,25 +173,25 @@ def test_review_only_on_diff_lines_and_not_duplicated_on_rerun(github: FakeGitHu
         Rec(r.pattern, r.message.replace("4 cases", "5 cases"), r.file, r.line, r.tool, r.argument)
         for r in RECS
     ]
-    assert publisher(github).post_review(rerun, "h" * 40) == 0
+    assert posted(publisher(github).review(rerun, "h" * 40)) == 0
     assert len(github.reviews) == 1 and len(github.review_comments) == 3
 
     # Only a new finding is posted, in a second review.
     extra = [*RECS, Rec("new_one", "Add an example.", "tools/weather.json", 3, tool="get_weather")]
-    assert publisher(github).post_review(extra, "h" * 40) == 1
+    assert posted(publisher(github).review(extra, "h" * 40)) == 1
     assert len(github.reviews) == 2 and len(github.review_comments) == 4
 
 
 def test_review_comments_found_across_pages(github: FakeGitHub) -> None:
     github.max_page_size = 1
-    assert publisher(github).post_review(RECS, "h" * 40) == 3
-    assert publisher(github).post_review(RECS, "h" * 40) == 0
+    assert posted(publisher(github).review(RECS, "h" * 40)) == 3
+    assert posted(publisher(github).review(RECS, "h" * 40)) == 0
     assert len(github.reviews) == 1
 
 
 def test_namespaces_keep_separate_reviews(github: FakeGitHub) -> None:
-    assert publisher(github, namespace="a").post_review(RECS[:1], "h" * 40) == 1
-    assert publisher(github, namespace="b").post_review(RECS[:1], "h" * 40) == 1
+    assert posted(publisher(github, namespace="a").review(RECS[:1], "h" * 40)) == 1
+    assert posted(publisher(github, namespace="b").review(RECS[:1], "h" * 40)) == 1
 
 
 def test_nothing_on_the_diff_creates_no_review(github: FakeGitHub) -> None:
@@ -191,7 +205,7 @@ def test_read_only_token_gives_warnings_not_exceptions(github: FakeGitHub) -> No
     logs: list[str] = []
     pub = publisher(github, logs)
     comment = pub.upsert_comment("report", MARKER)
-    review = pub.post_review(RECS, "h" * 40)
+    review = review_warning(pub.review(RECS, "h" * 40))
     assert isinstance(comment, PublishWarning) and comment.status == 403 and comment.action == "comment"
     assert isinstance(review, PublishWarning) and review.status == 403 and review.action == "review"
     assert "fork" in comment.message and "pull-requests: write" in comment.message
@@ -216,7 +230,7 @@ def test_missing_pull_request_and_unreachable_api_are_warnings(github: FakeGitHu
         timeout=2,
         seconds_between_requests=0,
     )
-    result = gone.post_review(RECS, "h" * 40)
+    result = review_warning(gone.review(RECS, "h" * 40))
     assert isinstance(result, PublishWarning) and result.status is None
 
 

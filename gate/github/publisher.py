@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -286,18 +286,54 @@ class Publisher:
         No review is created when nothing is new."""
         try:
             pull = self._pull_request()
-            lines_by_file: dict[str, frozenset[int]] = {}
-            for changed in pull.get_files():
-                lines_by_file[changed.filename] = commentable_lines(changed.patch)
-            existing: set[str] = set()
-            for comment in pull.get_review_comments():
-                text = comment.body or ""
-                start = text.find(FINGERPRINT_PREFIX)
-                if start >= 0 and self._is_own(comment.user):
-                    existing.add(text[start + len(FINGERPRINT_PREFIX) :].split(" ", 1)[0])
+            lines_by_file = {
+                changed.filename: commentable_lines(changed.patch) for changed in pull.get_files()
+            }
+            existing = self._posted_fingerprints(pull)
         except Exception as exc:  # noqa: BLE001
             return self._warn("review", exc)
+        new, old, skipped = self._place(recommendations, lines_by_file, existing, window)
+        if not new:
+            return ReviewOutcome(already_posted=tuple(old), skipped=tuple(skipped))
+        summary = body or (
+            f"tool-eval-gate found {len(new)} thing(s) to improve in the definitions this pull request "
+            "changes."
+        )
+        try:
+            review = self._create_review(pull, new, summary, head_sha)
+        except Exception as exc:  # noqa: BLE001
+            warning = self._warn("review", exc)
+            return ReviewOutcome(
+                already_posted=tuple(old),
+                skipped=tuple(skipped) + tuple(p.recommendation for p in new),
+                warnings=(warning,),
+            )
+        return ReviewOutcome(
+            posted=tuple(new),
+            already_posted=tuple(old),
+            skipped=tuple(skipped),
+            review_url=str(getattr(review, "html_url", "") or ""),
+        )
 
+    def _posted_fingerprints(self, pull: Any) -> set[str]:
+        """The fingerprints of the review comments we posted on this pull request before."""
+        existing: set[str] = set()
+        for comment in pull.get_review_comments():
+            text = comment.body or ""
+            start = text.find(FINGERPRINT_PREFIX)
+            if start >= 0 and self._is_own(comment.user):
+                existing.add(text[start + len(FINGERPRINT_PREFIX) :].split(" ", 1)[0])
+        return existing
+
+    def _place(
+        self,
+        recommendations: Sequence[RecommendationLike],
+        lines_by_file: Mapping[str, frozenset[int]],
+        existing: set[str],
+        window: int,
+    ) -> tuple[list[Placed], list[Placed], list[Any]]:
+        """Each recommendation (once per fingerprint) placed on a commentable line: new ones, ones
+        already posted, and the ones with no line in the diff (skipped)."""
         new: list[Placed] = []
         old: list[Placed] = []
         skipped: list[Any] = []
@@ -317,61 +353,30 @@ class Publisher:
                 skipped.append(rec)
                 continue
             (old if fp in existing else new).append(Placed(rec, file, target, fp))
+        return new, old, skipped
 
-        if not new:
-            return ReviewOutcome(already_posted=tuple(old), skipped=tuple(skipped))
+    def _create_review(self, pull: Any, placed: Sequence[Placed], summary: str, head_sha: str) -> Any:
+        """One ``event=COMMENT`` review holding a comment per placed recommendation."""
         comments = [
             {
-                "path": placed.file,
-                "line": placed.line,
+                "path": p.file,
+                "line": p.line,
                 "side": "RIGHT",
                 "body": fit_comment(
                     review_comment_body(
-                        placed.recommendation,
-                        placed.fingerprint,
-                        moved_from=None
-                        if placed.line == placed.recommendation.line
-                        else placed.recommendation.line,
+                        p.recommendation,
+                        p.fingerprint,
+                        moved_from=None if p.line == p.recommendation.line else p.recommendation.line,
                     )
                 ),
             }
-            for placed in new
+            for p in placed
         ]
-        summary = body or (
-            f"tool-eval-gate found {len(new)} thing(s) to improve in the definitions this pull request "
-            "changes."
-        )
-        try:
-            commit = self._client().get_repo(self.repo_full_name).get_commit(head_sha) if head_sha else None
-            kwargs: dict[str, Any] = {
-                "body": neutralise_marker(summary),
-                "event": "COMMENT",
-                "comments": comments,
-            }
-            if commit is not None:
-                kwargs["commit"] = commit
-            review = pull.create_review(**kwargs)
-        except Exception as exc:  # noqa: BLE001
-            warning = self._warn("review", exc)
-            return ReviewOutcome(
-                already_posted=tuple(old),
-                skipped=tuple(skipped) + tuple(p.recommendation for p in new),
-                warnings=(warning,),
-            )
-        return ReviewOutcome(
-            posted=tuple(new),
-            already_posted=tuple(old),
-            skipped=tuple(skipped),
-            review_url=str(getattr(review, "html_url", "") or ""),
-        )
-
-    def post_review(
-        self, recommendations: Sequence[RecommendationLike], head_sha: str
-    ) -> int | PublishWarning:
-        """``review`` returning the number of comments posted (0 when nothing was new)."""
-        outcome = self.review(recommendations, head_sha)
-        if isinstance(outcome, PublishWarning):
-            return outcome
-        if outcome.warnings:
-            return outcome.warnings[0]
-        return len(outcome.posted)
+        kwargs: dict[str, Any] = {
+            "body": neutralise_marker(summary),
+            "event": "COMMENT",
+            "comments": comments,
+        }
+        if head_sha:
+            kwargs["commit"] = self._client().get_repo(self.repo_full_name).get_commit(head_sha)
+        return pull.create_review(**kwargs)
