@@ -25,8 +25,15 @@ from typing import Any
 from gate import conversation, limits
 from gate.mocks import MockSession, merged
 from gate.pricing import BUILT_IN, PriceTable
-from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError, reasoning_text
-from gate.run_record import RecordedCall, RunRecord, Usage, copy_value
+from gate.providers.base import (
+    BudgetReached,
+    ModelReply,
+    ModelRequest,
+    ProviderError,
+    ToolCall,
+    reasoning_text,
+)
+from gate.run_record import RecordedCall, RunRecord, StopReason, Usage, copy_value
 from gate.simulated_user import next_message, simulator_request
 from gate.suite_model import Case, Suite
 
@@ -64,160 +71,208 @@ async def run_trial(
 ) -> tuple[RunRecord, dict[str, Any]]:
     """Run trial ``index`` of ``case``; returns the run record and the prepared ``extra`` (e.g. the
     multiple-choice order shown), which judged checks need."""
-    started = clock()
-    prepared = conversation.build(suite, case, index)
-    agent = suite.agent
-    mocks = MockSession(merged(case.mocks, suite.mocks), case.state)
-    system = prepared.system or None
-
-    sent: list[dict[str, Any]] = [dict(m) for m in prepared.messages]  # neutral request messages
-    transcript: list[dict[str, Any]] = []  # the record's messages
-    if system:
-        transcript.append({"role": "system", "content": system})
-    transcript.extend({"role": m["role"], "content": m.get("content", "")} for m in prepared.messages)
-    user_input = next((m.get("content", "") for m in reversed(prepared.messages) if m["role"] == "user"), "")
-
-    calls: list[RecordedCall] = []
-    usage = Usage()
-    cost: float | None = 0.0
-    turns = 0
-    output = ""
-    error: str | None = None
-    stop_reason = "final_answer"
-    user_turns = 0  # messages the simulated user wrote
-    waited = 0.0  # time inside call_model beyond the provider's own answer time
-
+    episode = _Episode(suite, case, index, call_model, clock, prices)
     while True:
+        reply = await episode.agent_reply()
+        if reply is None:
+            break
+        if not reply.tool_calls:
+            episode.final_answer(reply)
+            if not await episode.simulated_user_speaks():
+                break
+            continue
+        episode.answer_calls(reply)
+        stop = episode.over_budget()
+        if stop is not None:
+            episode.stop_reason = stop
+            break
+    return episode.record(), dict(episode.prepared.extra)
+
+
+class _Episode:
+    """What one trial has exchanged so far, and its phases: ask the agent, take its final answer,
+    let the simulated user speak, answer the calls from the mocks, check the budgets, make the record.
+    ``sent`` holds the neutral request messages, ``transcript`` the record's messages."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        case: Case,
+        index: int,
+        call_model: CallModel,
+        clock: Callable[[], float],
+        prices: PriceTable,
+    ) -> None:
+        self.started = clock()
+        self.suite, self.case, self.call_model, self.clock, self.prices = (
+            suite,
+            case,
+            call_model,
+            clock,
+            prices,
+        )
+        self.prepared = conversation.build(suite, case, index)
+        self.mocks = MockSession(merged(case.mocks, suite.mocks), case.state)
+        self.system = self.prepared.system or None
+        messages = self.prepared.messages
+        self.sent: list[dict[str, Any]] = [dict(m) for m in messages]
+        self.transcript: list[dict[str, Any]] = (
+            [{"role": "system", "content": self.system}] if self.system else []
+        )
+        self.transcript.extend({"role": m["role"], "content": m.get("content", "")} for m in messages)
+        self.user_input = next((m.get("content", "") for m in reversed(messages) if m["role"] == "user"), "")
+        self.calls: list[RecordedCall] = []
+        self.usage = Usage()
+        self.cost: float | None = 0.0
+        self.turns = 0
+        self.output = ""
+        self.error: str | None = None
+        self.stop_reason: StopReason = "final_answer"
+        self.user_turns = 0  # messages the simulated user wrote
+        self.waited = 0.0  # time inside call_model beyond the provider's own answer time
+
+    async def _ask(self, request: ModelRequest, who: str) -> ModelReply | None:
+        """``request``'s reply, or None with ``error`` and ``stop_reason`` set when there is none
+        (fatal provider errors propagate: they stop the run)."""
+        try:
+            return await self.call_model(request)
+        except ProviderError as exc:
+            if exc.fatal:
+                raise
+            self.error, self.stop_reason = f"{who}{exc}", "provider_error"
+        except BudgetReached:
+            self.error, self.stop_reason = BUDGET_MESSAGE, "budget"
+        return None
+
+    async def agent_reply(self) -> ModelReply | None:
+        """The agent's next reply (one turn), or None when the trial ends without one."""
+        agent = self.suite.agent
         request = ModelRequest(
             provider=agent.provider,
             model=agent.model,
-            system=system,
-            messages=tuple(sent),
+            system=self.system,
+            messages=tuple(self.sent),
             tools=agent.tools,
             params=agent.params,
             api=agent.api,
         )
-        call_started = clock()
-        try:
-            reply = await call_model(request)
-        except ProviderError as exc:
-            if exc.fatal:
-                raise
-            error, stop_reason = str(exc), "provider_error"
-            break
-        except BudgetReached:
-            error, stop_reason = BUDGET_MESSAGE, "budget"
-            break
-        call_wall = (clock() - call_started) * 1000.0
+        call_started = self.clock()
+        reply = await self._ask(request, "")
+        if reply is None:
+            return None
+        call_wall = (self.clock() - call_started) * 1000.0
         if reply.latency_ms is not None:
-            waited += max(0.0, call_wall - reply.latency_ms)
-        turns += 1
-        usage = usage + reply.usage
-        if cost is not None:
-            step = prices.cost(agent.provider, agent.model, reply.usage, reply.cached_input_tokens)
-            cost = None if step is None else cost + step
-        output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
-        thought = _reasoning_fields(reply)
+            self.waited += max(0.0, call_wall - reply.latency_ms)
+        self.turns += 1
+        self.usage = self.usage + reply.usage
+        if self.cost is not None:
+            step = self.prices.cost(agent.provider, agent.model, reply.usage, reply.cached_input_tokens)
+            self.cost = None if step is None else self.cost + step
+        self.output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
+        return reply
 
-        if not reply.tool_calls:
-            transcript.append({"role": "assistant", "content": reply.text, **thought[0]})
-            sent.append({"role": "assistant", "content": sendable(reply.text), **thought[1]})
-            if case.user is None or suite.user_simulator is None or user_turns >= case.user.max_turns:
-                break
-            try:
-                said = await call_model(simulator_request(suite.user_simulator, case.user, transcript))
-            except ProviderError as exc:
-                if exc.fatal:
-                    raise
-                error, stop_reason = f"user simulator: {exc}", "provider_error"
-                break
-            except BudgetReached:
-                error, stop_reason = BUDGET_MESSAGE, "budget"
-                break
-            message = next_message(said.text)
-            if message is None:
-                stop_reason = "user_done"
-                break
-            user_turns += 1
-            transcript.append({"role": "user", "content": message, "simulated": True})
-            sent.append({"role": "user", "content": sendable(message)})
-            continue
+    def final_answer(self, reply: ModelReply) -> None:
+        shown, kept = _reasoning_fields(reply)
+        self.transcript.append({"role": "assistant", "content": reply.text, **shown})
+        self.sent.append({"role": "assistant", "content": sendable(reply.text), **kept})
 
+    async def simulated_user_speaks(self) -> bool:
+        """After a final answer: whether the simulated user wrote another message (the episode goes on)."""
+        user, simulator = self.case.user, self.suite.user_simulator
+        if user is None or simulator is None or self.user_turns >= user.max_turns:
+            return False
+        said = await self._ask(simulator_request(simulator, user, self.transcript), "user simulator: ")
+        if said is None:
+            return False
+        message = next_message(said.text)
+        if message is None:
+            self.stop_reason = "user_done"
+            return False
+        self.user_turns += 1
+        self.transcript.append({"role": "user", "content": message, "simulated": True})
+        self.sent.append({"role": "user", "content": sendable(message)})
+        return True
+
+    def answer_calls(self, reply: ModelReply) -> None:
+        """Record the reply's calls and answer each from the mocks."""
+        shown, kept = _reasoning_fields(reply)
         # The record keeps what the model sent; what goes back to it must be encodable (UTF-8).
         call_dicts = [
             {"id": sendable(c.id), "name": sendable(c.name), "arguments": sendable(c.arguments)}
             for c in reply.tool_calls
         ]
-        sent.append(
-            {"role": "assistant", "content": sendable(reply.text), "tool_calls": call_dicts, **thought[1]}
+        self.sent.append(
+            {"role": "assistant", "content": sendable(reply.text), "tool_calls": call_dicts, **kept}
         )
-        transcript.append(
-            {
-                "role": "assistant",
-                "content": reply.text,
-                "calls": [c.id for c in reply.tool_calls],
-                **thought[0],
-            }
+        self.transcript.append(
+            {"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls], **shown}
         )
         for call in reply.tool_calls:
-            arguments, arguments_error = parse_arguments(call.arguments)
-            outcome = mocks.call(call.name, arguments)
-            calls.append(
-                RecordedCall(
-                    id=call.id,
-                    name=call.name,
-                    raw_arguments=call.arguments,
-                    arguments=arguments,
-                    arguments_error=arguments_error,
-                    turn=turns,
-                    result=outcome.result,
-                    mock=outcome.kind,
-                    is_error=outcome.is_error,
-                    state=copy_value(mocks.state) if case.state is not None else None,
-                )
+            self._answer_call(call)
+
+    def _answer_call(self, call: ToolCall) -> None:
+        stateful = self.case.state is not None
+        arguments, arguments_error = parse_arguments(call.arguments)
+        outcome = self.mocks.call(call.name, arguments)
+        self.calls.append(
+            RecordedCall(
+                id=call.id,
+                name=call.name,
+                raw_arguments=call.arguments,
+                arguments=arguments,
+                arguments_error=arguments_error,
+                turn=self.turns,
+                result=outcome.result,
+                mock=outcome.kind,
+                is_error=outcome.is_error,
+                state=copy_value(self.mocks.state) if stateful else None,
             )
-            tool_message = {
+        )
+        self.sent.append(
+            {
                 "role": "tool",
                 "call_id": sendable(call.id),
                 "name": sendable(call.name),
                 "content": sendable(outcome.result),
                 "is_error": outcome.is_error,
             }
-            sent.append(tool_message)
-            transcript.append(
-                {
-                    "role": "tool",
-                    "call_id": call.id,
-                    "name": call.name,
-                    "content": _as_text(outcome.result),
-                    "is_error": outcome.is_error,
-                    **({"state": _as_text(mocks.state)} if case.state is not None else {}),
-                }
-            )
-        if len(calls) > case.max_tool_calls:  # a budget is a limit: exactly max_tool_calls is fine
-            stop_reason = "max_tool_calls"
-            break
-        if turns >= case.max_turns:
-            stop_reason = "max_turns"
-            break
+        )
+        self.transcript.append(
+            {
+                "role": "tool",
+                "call_id": call.id,
+                "name": call.name,
+                "content": _as_text(outcome.result),
+                "is_error": outcome.is_error,
+                **({"state": _as_text(self.mocks.state)} if stateful else {}),
+            }
+        )
 
-    latency_ms = max(0.0, (clock() - started) * 1000.0 - waited)
-    record = RunRecord(
-        input=user_input,
-        messages=tuple(transcript),
-        calls=tuple(calls),
-        output=output,
-        turns=turns,
-        latency_ms=latency_ms,
-        usage=usage,
-        cost_usd=cost,
-        error=error,
-        stop_reason=stop_reason,
-        model=agent.model,
-        extra=dict(prepared.extra),
-        state=mocks.state,
-    )
-    return record, dict(prepared.extra)
+    def over_budget(self) -> StopReason | None:
+        """After a turn with calls: the budget that stops the episode, if one does."""
+        if len(self.calls) > self.case.max_tool_calls:  # a budget is a limit: exactly max_tool_calls is fine
+            return "max_tool_calls"
+        if self.turns >= self.case.max_turns:
+            return "max_turns"
+        return None
+
+    def record(self) -> RunRecord:
+        latency_ms = max(0.0, (self.clock() - self.started) * 1000.0 - self.waited)
+        return RunRecord(
+            input=self.user_input,
+            messages=tuple(self.transcript),
+            calls=tuple(self.calls),
+            output=self.output,
+            turns=self.turns,
+            latency_ms=latency_ms,
+            usage=self.usage,
+            cost_usd=self.cost,
+            error=self.error,
+            stop_reason=self.stop_reason,
+            model=self.suite.agent.model,
+            extra=dict(self.prepared.extra),
+            state=self.mocks.state,
+        )
 
 
 def _reasoning_fields(reply: ModelReply) -> tuple[dict[str, Any], dict[str, Any]]:

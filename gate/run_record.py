@@ -9,9 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 MockKind = Literal["matched", "fallback", "error", "unmocked", "none"]
+# Why a trial's episode ended: the agent's final answer; the simulated user said it was done; the
+# agent's turn or tool-call budget; the provider failed (or the trial was not run, see ``error``);
+# the run's request or cost budget left no request for it.
+StopReason = Literal["final_answer", "user_done", "max_turns", "max_tool_calls", "provider_error", "budget"]
+STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
+
+
+def stop_reason(value: object) -> StopReason:
+    """``value`` as a ``StopReason`` (ValueError when it is none)."""
+    for reason in STOP_REASONS:
+        if value == reason:
+            return reason
+    raise ValueError(f"unknown stop_reason {value!r} (one of: {', '.join(STOP_REASONS)})")
+
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -93,7 +107,7 @@ class RunRecord:
     usage: Usage = Usage()
     cost_usd: float | None = None
     error: str | None = None
-    stop_reason: str = "final_answer"  # final_answer | max_turns | max_tool_calls | provider_error | budget
+    stop_reason: StopReason = "final_answer"
     model: str = ""
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
     state: Any = None  # the mock backend's state after the episode (None: stateless mocks)
@@ -145,7 +159,7 @@ class RunRecord:
             usage=Usage(**data.get("usage", {})),
             cost_usd=data.get("cost_usd"),
             error=data.get("error"),
-            stop_reason=data.get("stop_reason", "final_answer"),
+            stop_reason=stop_reason(data.get("stop_reason", "final_answer")),
             model=data.get("model", ""),
             extra=dict(data.get("extra", {})),
             state=data.get("state"),

@@ -34,7 +34,7 @@ from gate.pricing import BUILT_IN, PriceTable
 from gate.progress import Progress
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
 from gate.results import CaseResult, RunResults, SourceRef, SuiteResult, ToolInfo, TrialResult
-from gate.run_record import RunRecord
+from gate.run_record import RunRecord, StopReason
 from gate.scoring import score_trial
 from gate.suite_model import Case, Suite
 from gate.trial_judging import collect_requests
@@ -105,7 +105,9 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def not_run_record(suite: Suite, case: Case, reason: str, stop_reason: str = "provider_error") -> RunRecord:
+def not_run_record(
+    suite: Suite, case: Case, reason: str, stop_reason: StopReason = "provider_error"
+) -> RunRecord:
     text = next((m.content for m in reversed(case.conversation) if m.role == "user"), "")
     return RunRecord(
         input=text,

@@ -238,3 +238,18 @@ def test_latency_excludes_time_waiting_outside_the_provider(model_server, monkey
 
     record, _ = asyncio.run(go())
     assert 100 <= record.latency_ms < 400  # two answers of ~50 ms, not 2 x 300 ms of queueing
+
+
+def test_stop_reasons_are_one_closed_set_shared_with_the_results_schema():
+    from pathlib import Path
+
+    from gate.run_record import STOP_REASONS, RunRecord
+
+    schema = json.loads((Path(__file__).parents[1] / "schemas" / "results.schema.json").read_text())
+    record_schema = json.dumps(schema)
+    assert json.dumps(list(STOP_REASONS)) in record_schema  # the schema's enum is the Literal's values
+    plain = RunRecord(input="hi", messages=(), calls=(), output="", turns=0, latency_ms=0.0).to_dict()
+    for reason in STOP_REASONS:
+        assert RunRecord.from_dict({**plain, "stop_reason": reason}).stop_reason == reason
+    with pytest.raises(ValueError, match="unknown stop_reason 'gave_up'"):
+        RunRecord.from_dict({**plain, "stop_reason": "gave_up"})
