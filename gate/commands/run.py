@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_selection(parser)
+    _add_execution(parser)
+    _add_outputs(parser)
+    _add_cache(parser)
+    _add_budgets(parser)
+    _add_policy(parser)
+    return parser
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    """What to run: the suites (paths, root, changed files) and the cases (ids, tags, failures)."""
     parser.add_argument(
         "paths",
         nargs="*",
@@ -86,6 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RESULTS.json",
         help="run only the cases that failed or errored in these results",
     )
+
+
+def _add_execution(parser: argparse.ArgumentParser) -> None:
+    """How to run: threshold, trials, concurrency, the request time limit."""
     parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
     parser.add_argument(
         "--trials", type=trial_count, metavar="N", help="trials per case (overrides the suites)"
@@ -104,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="time limit of one model request (default 60)",
     )
+
+
+def _add_outputs(parser: argparse.ArgumentParser) -> None:
+    """The reports, and the base side to compare against."""
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
     parser.add_argument("--json", metavar="FILE", help="write the JSON results here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
@@ -120,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --baseline auto: write the base side's results here too "
         "(re-render later with: report RESULTS.json --baseline FILE)",
     )
+
+
+def _add_cache(parser: argparse.ArgumentParser) -> None:
+    """The response cache and its modes."""
     parser.add_argument(
         "--cache",
         metavar="DIR",
@@ -136,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer only from the cache, never call a model (no API key needed); "
         "a request not in the cache is an error for its case",
     )
+
+
+def _add_budgets(parser: argparse.ArgumentParser) -> None:
+    """Sharding, and the request and cost budgets."""
     parser.add_argument(
         "--shard", metavar="INDEX/COUNT", help="run only this deterministic share of the cases (1-based)"
     )
@@ -157,6 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="model prices in USD per million tokens (YAML/JSON: 'MODEL: {input, output, cached_input}'), "
         "extending and overriding the built-in table; with --max-cost every model needs a price",
     )
+
+
+def _add_policy(parser: argparse.ArgumentParser) -> None:
+    """What counts against the gate; the console; pre-commit's file lists."""
     parser.add_argument(
         "--errors",
         choices=("count", "ignore"),
@@ -176,7 +208,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="pass over PATHs that are neither suites nor used by one; nothing left to run is a pass "
         "(the manual pre-commit hook hands over every staged file)",
     )
-    return parser
 
 
 def _make_provider_factory(timeout: float) -> Callable[[str], Any]:
@@ -294,21 +325,80 @@ def main(argv: Sequence[str] | None = None) -> int:
             base_output.close()
 
 
-def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> int:
-    from gate.suite_loader import default_root, load_suites
+@dataclass(frozen=True)
+class _Plan:
+    """What ``run`` will do, decided before any request: the suites and cases, the comparison, the
+    gate policy and the runner's options."""
 
-    if args.root:
-        root = Path(args.root)
-        if not root.is_dir():
-            raise InputError(f"--root {args.root}: not a directory")
-    else:
-        root = default_root(args.paths)
+    suites: list[Any]
+    base_side: Any  # BaseSide for --baseline auto, else None
+    baseline: Any  # RunResults of --baseline FILE, else None
+    policy: Any  # GatePolicy
+    cache: Any  # ResponseCache or None
+    options: Any  # RunOptions
+
+
+def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> int:
+    planned = _plan(args)
+    if isinstance(planned, int):
+        return planned
+    if args.changed_since and not planned.suites:
+        print(f"no suite is affected by the changes since {args.changed_since}", file=sys.stderr)
+    with _StopOnSignal(planned.options.control) as signals:
+        results, base_results = asyncio.run(_execute(args, planned, signals))
+        results, baseline = _with_baseline(planned, results, base_results, base_output)
+        code = _report(args, planned, results, baseline, outputs)
+    return code
+
+
+def _root(args: argparse.Namespace) -> Path:
+    from gate.suite_loader import default_root
+
+    if not args.root:
+        return default_root(args.paths)
+    root = Path(args.root)
+    if not root.is_dir():
+        raise InputError(f"--root {args.root}: not a directory")
+    return root
+
+
+def _plan(args: argparse.Namespace) -> _Plan | int:
+    """The run's plan, or the exit code when there is nothing to run (or the input is refused)."""
+    root = _root(args)
+    chosen = _suites_to_run(args, root)
+    if isinstance(chosen, int):
+        return chosen
+    suites, triggered = chosen
+    baseline = None
+    base_side = None
+    if args.baseline == "auto":
+        base_side = _load_base_side(args, root, suites, triggered)
+    elif args.baseline:
+        from gate.report_json import load_results
+
+        baseline = load_results(args.baseline)
+    fail_on_rule: Any = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
+    prices = _load_prices(args.prices, root)
+    if args.max_cost is not None and not args.replay and _unpriced(suites, prices):
+        return EXIT_INVALID_INPUT
+    from gate.verdict import GatePolicy
+
+    cache = _cache(args, root, base_side is not None)
+    policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=fail_on_rule)
+    options = _run_options(args, suites, prices, cache, triggered, fail_on_rule)
+    return _Plan(suites, base_side, baseline, policy, cache, options)
+
+
+def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dict[str, dict[str, str]]] | int:
+    """The suites (with only the selected cases) this run evaluates, and what triggered each under
+    --changed-since; or the exit code when the suites do not load or nothing is left to run."""
+    from gate.suite_loader import load_suites
+
     shard: tuple[int, int] | None = None
     if args.shard:
         from gate.sharding import parse_shard
 
         shard = parse_shard(args.shard)
-
     loaded = load_suites(args.paths or [root], root=root, skip_unreferenced=args.skip_unreferenced)
     if loaded.problems:
         problems = sorted(loaded.problems, key=lambda p: (p.path, p.line, p.column, p.message))
@@ -325,73 +415,69 @@ def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> in
     if not suites:
         where = ", ".join(args.paths) if args.paths else str(root)
         raise InputError(f"no suite files (*.suite.yaml) found in {where}; nothing to run")
-
     _require_sdks(suites)
     triggered: dict[str, dict[str, str]] = {}
     if args.changed_since:
         from gate.changes import affected_suites, changed_files
 
-        changed = changed_files(args.changed_since, root)
-        triggered = affected_suites(suites, changed)
+        triggered = affected_suites(suites, changed_files(args.changed_since, root))
         suites = [s for s in suites if s.path in triggered]
     selected = _select_cases(args, suites)
     if selected is None:
         print(f"tool-eval-gate run: no case failed in {args.rerun_failed}; nothing to rerun")
         return EXIT_PASSED
-    suites = selected
     if shard is not None:
         from gate.sharding import shard_suites
 
-        suites = list(shard_suites(suites, shard[0], shard[1]))
+        selected = list(shard_suites(selected, shard[0], shard[1]))
+    return selected, triggered
 
-    baseline = None
-    base_side = None
-    if args.baseline == "auto":
-        base_side = _load_base_side(args, root, suites, triggered)
-    elif args.baseline:
-        from gate.report_json import load_results
 
-        baseline = load_results(args.baseline)
-    fail_on_rule: Any = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
+def _unpriced(suites: Sequence[Any], prices: Any) -> bool:
+    """Whether --max-cost must refuse to run: a model without a price (said on stderr)."""
+    from gate.pricing import unpriced_models
 
-    prices = _load_prices(args.prices, root)
-    if args.max_cost is not None and not args.replay:
-        from gate.pricing import unpriced_models
+    refused = unpriced_models(suites, prices)
+    for line in refused:
+        print(line, file=sys.stderr)
+    if refused:
+        print(
+            "tool-eval-gate run: --max-cost needs a price for every model; nothing was run", file=sys.stderr
+        )
+    return bool(refused)
 
-        refused = unpriced_models(suites, prices)
-        if refused:
-            for line in refused:
-                print(line, file=sys.stderr)
-            print(
-                "tool-eval-gate run: --max-cost needs a price for every model; nothing was run",
-                file=sys.stderr,
-            )
-            return EXIT_INVALID_INPUT
 
+def _cache(args: argparse.Namespace, root: Path, base_side: bool) -> Any:
+    """The response cache (checked before the run), or None when the run uses none."""
+    if not (args.cache or args.record or args.replay or base_side):
+        return None
     from gate.cache import DEFAULT_DIRECTORY, ResponseCache
+    from gate.outputs import check_directory
+
+    directory = Path(args.cache) if args.cache else root / DEFAULT_DIRECTORY
+    check_directory(directory, "--cache", writable=not args.replay)
+    return ResponseCache(directory, "record" if args.record else "replay" if args.replay else "use")
+
+
+def _run_options(
+    args: argparse.Namespace,
+    suites: Sequence[Any],
+    prices: Any,
+    cache: Any,
+    triggered: dict[str, dict[str, str]],
+    fail_on_rule: Any,
+) -> Any:
     from gate.concurrency import RetryPolicy
-    from gate.progress import Progress
-    from gate.runner import RunControl, RunOptions, run_suites
-    from gate.verdict import GatePolicy
-
-    cache = None
-    if args.cache or args.record or args.replay or base_side is not None:
-        directory = Path(args.cache) if args.cache else root / DEFAULT_DIRECTORY
-        from gate.outputs import check_directory
-
-        check_directory(directory, "--cache", writable=not args.replay)
-        cache = ResponseCache(directory, "record" if args.record else "replay" if args.replay else "use")
+    from gate.pricing import prices_used
+    from gate.runner import RunControl, RunOptions
 
     settings: dict[str, Any] = {"errors": args.errors, "fail_on": fail_on_rule}
     if args.threshold is not None:
         settings["threshold"] = args.threshold
     if args.changed_since:
         settings["changed_since"] = args.changed_since
-    from gate.pricing import prices_used
-
     settings["prices"] = prices_used(suites, prices)
-    control = RunControl()
-    options = RunOptions(
+    return RunOptions(
         concurrency=args.concurrency,
         trials=args.trials,
         max_requests=args.max_requests,
@@ -402,70 +488,71 @@ def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> in
         triggered_by=triggered,
         shard=args.shard or "",
         settings=settings,
-        control=control,
+        control=RunControl(),
     )
-    progress = Progress(enabled=not args.quiet)
 
-    if args.changed_since and not suites:
-        print(f"no suite is affected by the changes since {args.changed_since}", file=sys.stderr)
 
-    with _StopOnSignal(control) as signals:
+async def _execute(args: argparse.Namespace, plan: _Plan, signals: _StopOnSignal) -> tuple[Any, Any]:
+    """Run the head side, then (with --baseline auto, unless stopped) the base side."""
+    from gate.progress import Progress
+    from gate.runner import run_suites
 
-        async def go() -> Any:
-            signals.loop = asyncio.get_running_loop()
-            if signals.received:  # a signal came before the loop ran
-                control.stop(signals.received[0])
-            try:
-                head = await run_suites(suites, options, _make_provider_factory(args.timeout), progress)
-                if base_side is None:
-                    return head, None
-                from gate.base_run import run_base_side
+    control = plan.options.control
+    signals.loop = asyncio.get_running_loop()
+    if signals.received:  # a signal came before the loop ran
+        control.stop(signals.received[0])
+    try:
+        make_provider = _make_provider_factory(args.timeout)
+        head = await run_suites(plan.suites, plan.options, make_provider, Progress(enabled=not args.quiet))
+        if plan.base_side is None or control.stopped:
+            return head, None
+        from gate.base_run import run_base_side
 
-                if control.stopped:
-                    return head, None
-                base = await run_base_side(base_side, head, options, _make_provider_factory(args.timeout))
-                return head, base
-            finally:
-                signals.loop = None
+        return head, await run_base_side(plan.base_side, head, plan.options, make_provider)
+    finally:
+        signals.loop = None
 
-        results, base_results = asyncio.run(go())
-        if base_side is not None:
-            from gate.base_run import record
 
-            base_results = base_results or _base_not_run()
-            results, baseline = record(base_side, results, base_results), base_results
-            base_side.directory.cleanup()
-        # Model output, tool arguments and provider errors can echo a key: mask every secret before
-        # anything is written (reports, summary, and the PR comment rendered from the JSON).
-        from gate.redact import Redactor
+def _with_baseline(plan: _Plan, results: Any, base_results: Any, base_output: Any) -> tuple[Any, Any]:
+    """The head's results and the baseline to compare with, both with every secret masked (model
+    output, tool arguments and provider errors can echo a key); --baseline-json written."""
+    from gate.redact import Redactor
 
-        redactor = Redactor.from_env(os.environ)
-        results = redactor.redact_results(results)
-        if base_side is not None and baseline is not None:
-            baseline = redactor.redact_results(baseline)
-            if base_output is not None:
-                from gate.report_json import to_json
+    baseline = plan.baseline
+    if plan.base_side is not None:
+        from gate.base_run import record
 
-                base_output.write(to_json(baseline))
+        base_results = base_results or _base_not_run()
+        results, baseline = record(plan.base_side, results, base_results), base_results
+        plan.base_side.directory.cleanup()
+    redactor = Redactor.from_env(os.environ)
+    results = redactor.redact_results(results)
+    if plan.base_side is not None and baseline is not None:
+        baseline = redactor.redact_results(baseline)
+        if base_output is not None:
+            from gate.report_json import to_json
 
-        policy = GatePolicy(
-            threshold=args.threshold, errors_count=args.errors == "count", fail_on=fail_on_rule
+            base_output.write(to_json(baseline))
+    return results, baseline
+
+
+def _report(args: argparse.Namespace, plan: _Plan, results: Any, baseline: Any, outputs: Any) -> int:
+    """Write the outputs, print the summary; the exit code."""
+    from gate.outputs import OutputsNotWritten, write_outputs
+
+    not_written: OutputsNotWritten | None = None
+    try:
+        verdict = write_outputs(
+            results,
+            json_path=outputs.json,
+            junit_path=outputs.junit,
+            markdown_path=outputs.markdown,
+            baseline=baseline,
+            policy=plan.policy,
         )
-        from gate.outputs import OutputsNotWritten, write_outputs
-
-        not_written: OutputsNotWritten | None = None
-        try:
-            verdict = write_outputs(
-                results,
-                json_path=outputs.json,
-                junit_path=outputs.junit,
-                markdown_path=outputs.markdown,
-                baseline=baseline,
-                policy=policy,
-            )
-        except OutputsNotWritten as exc:
-            verdict, not_written = exc.verdict, exc
-        _print_summary(results, verdict, cache, [p for p in (args.json, args.junit, args.markdown) if p])
+    except OutputsNotWritten as exc:
+        verdict, not_written = exc.verdict, exc
+    _print_summary(results, verdict, plan.cache, [p for p in (args.json, args.junit, args.markdown) if p])
     if not_written is not None:
         print(f"tool-eval-gate run: {not_written}", file=sys.stderr)
         return not_written.exit_code
