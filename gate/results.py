@@ -66,6 +66,23 @@ REASON_TITLES: dict[str, str] = {
 
 CaseStatus = Literal["passed", "failed", "error", "skipped"]
 
+# What a check score scores: the calls and their arguments; the final answer ("output" for the string
+# checks, the judged checks by name); a path assertion; the latency; the final state; the trajectory.
+CheckKind = Literal[
+    "calls",
+    "arguments",
+    "output",
+    "criteria",
+    "semantic_contains",
+    "ranking",
+    "choice",
+    "clarification",
+    "path",
+    "latency",
+    "final_state",
+    "trajectory",
+]
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -84,11 +101,9 @@ class Failure:
 
 @dataclass(frozen=True)
 class CheckScore:
-    """The score of one check (kinds: "calls", "arguments", "output", "criteria",
-    "semantic_contains", "ranking", "choice", "clarification", "path", "latency", "final_state",
-    "trajectory")."""
+    """The score of one check (its ``kind``: see ``CheckKind``)."""
 
-    kind: str
+    kind: CheckKind
     score: float
     passed: bool
     detail: str = ""

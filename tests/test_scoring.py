@@ -6,10 +6,12 @@ from hypothesis import strategies as st
 
 from gate import judging, trial_judging
 from gate.judging import Verdict
-from gate.scoring import expected_summary, score_trial
+from gate.results import Failure
+from gate.scoring import _all_verdict, _budgets, _weighted_verdict, expected_summary, score_trial
 from gate.suite_model import (
     CallExpectation,
     Choice,
+    Defaults,
     OutputChecks,
     PathAssertion,
     Ranking,
@@ -384,7 +386,6 @@ def test_clarification_expected_and_not():
 
 
 def test_latency_budget_from_case_or_suite_defaults():
-    from gate.suite_model import Defaults
 
     c = case(expect=expectation(latency_ms=100))
     assert reasons(score(c, record(latency_ms=150))) == ["latency_exceeded"]
@@ -533,3 +534,49 @@ def test_exactly_the_expected_calls_in_any_order_pass(pairs, rnd):
     strict = case(expect=expectation(*expected, order="strict"))
     in_sequence = score(strict, record(*[call(t, {"city": city}) for t, city in pairs]))
     assert in_sequence.status == "passed", in_sequence.failures
+
+
+# --- the phases of score_trial, directly ------------------------------------------------------------
+
+
+def test_status_in_all_mode():
+
+    judge = Failure("judge_failed", "no verdict")
+    wrong = Failure("value_error", "wrong city")
+    assert _all_verdict([]) == ("passed", 1.0)
+    assert _all_verdict([judge]) == ("error", 0.0)  # only the judge stands between it and a verdict
+    assert _all_verdict([judge, wrong]) == ("failed", 0.0)
+    assert _all_verdict([wrong]) == ("failed", 0.0)
+
+
+def test_status_in_weighted_mode():
+
+    judge = Failure("judge_failed", "no verdict")
+    wrong = Failure("value_error", "wrong city")
+    assert _weighted_verdict(0.8, False, 0.8, [wrong]) == ("passed", 0.8, [])
+    assert _weighted_verdict(0.8, True, 1.0, []) == ("failed", 0.0, [])  # a hard condition broke
+    assert _weighted_verdict(0.8, True, 1.0, [judge]) == ("failed", 0.0, [])
+    assert _weighted_verdict(0.8, False, 1.0, [judge]) == ("error", 0.0, [])
+    status, value, (below,) = _weighted_verdict(0.9, False, 0.85, [wrong])
+    assert (status, value, below.reason, below.expected, below.actual) == (
+        "failed",
+        0.85,
+        "below_pass_score",
+        0.9,
+        0.85,
+    )
+
+
+def test_budgets_are_limits_and_latency_falls_back_to_the_suite_default():
+
+    c = case(max_tool_calls=2, max_turns=3)
+    at_limit = record(call("search", {"query": "a"}), call("search", {"query": "b"}), latency_ms=50.0)
+    assert _budgets(suite(c), c, at_limit) == ([], [])
+    over = record(*[call("search", {"query": "a"})] * 3, stop_reason="max_turns", turns=3, latency_ms=50.0)
+    failures, checks = _budgets(suite(c, defaults=Defaults(latency_ms=40)), c, over)
+    assert [(f.reason, f.expected, f.actual) for f in failures] == [
+        ("over_call_budget", 2, 3),
+        ("over_call_budget", 3, 3),
+        ("latency_exceeded", 40, 50.0),
+    ]
+    assert [(ch.kind, ch.passed) for ch in checks] == [("latency", False)]

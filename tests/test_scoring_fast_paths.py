@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from gate import scoring
 from gate.calls import evaluation
+from gate.output_checks import shared_check
 from gate.results import CaseResult
 from gate.suite_model import CallExpectation
 from gate.trials import case_result
@@ -135,6 +136,6 @@ def test_case_result_from_one_trial_equals_the_general_reduction() -> None:
 
 def test_shared_checks_keep_the_score_type() -> None:
     # 1, 1.0 and True are equal dictionary keys; the shared instances must not mix them up.
-    assert type(scoring._check("calls", 1.0, True, "d").score) is float
-    assert type(scoring._check("calls", 1, True, "d").score) is int
-    assert scoring._check("calls", 1.0, True, "d") is scoring._check("calls", 1.0, True, "d")
+    assert type(shared_check("calls", 1.0, True, "d").score) is float
+    assert type(shared_check("calls", 1, True, "d").score) is int
+    assert shared_check("calls", 1.0, True, "d") is shared_check("calls", 1.0, True, "d")

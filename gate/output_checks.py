@@ -1,0 +1,207 @@
+"""The checks of a case's final answer (``expect.output``, DESIGN.md section 2): the string checks
+(contains, not_contains, regex, equals) and the judged ones (criteria, semantic contains, ranking,
+multiple choice, asks for clarification), each a check score and, when it did not pass, a failure.
+
+Judged checks read verdicts obtained beforehand by the requests' keys; a missing verdict is a
+``judge_failed`` failure (the trial could not be evaluated), never the agent's. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from gate import bounded_regex, conversation, judging
+from gate.escape import show, truncate
+from gate.judging import Verdict
+from gate.results import MAX_QUOTED_CHARS, CheckKind, CheckScore, Failure
+from gate.run_record import RunRecord
+from gate.suite_model import Case, OutputChecks, Suite
+
+# The kinds of check a judge decides.
+JudgedKind = Literal["criteria", "semantic_contains", "ranking", "choice", "clarification", "trajectory"]
+
+
+@dataclass(slots=True)
+class CheckLog:
+    """The check scores and failures of a trial's expectations beyond its calls, in the order made."""
+
+    checks: list[CheckScore] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+
+# Checks that come out the same in many trials ("calls" with precision and recall 1, the same output
+# check passed): frozen and equal, so one shared instance each.
+_CHECKS: dict[tuple[CheckKind, float, type, bool, type, str], CheckScore] = {}
+
+
+def shared_check(kind: CheckKind, score: float, passed: bool, detail: str) -> CheckScore:
+    """``CheckScore(kind, score, passed, detail)``, one instance for equal ones."""
+    key = (kind, score, type(score), passed, type(passed), detail)  # 1, 1.0 and True are equal keys
+    check = _CHECKS.get(key)
+    if check is None:
+        if len(_CHECKS) > 4096:
+            _CHECKS.clear()
+        check = _CHECKS[key] = CheckScore(kind, score, passed, detail)
+    return check
+
+
+def judged(
+    log: CheckLog,
+    kind: JudgedKind,
+    label: str,
+    request: judging.JudgeRequest,
+    verdicts: Mapping[str, Verdict],
+) -> Verdict | None:
+    """The judge's verdict on ``request``; when there is none, a failed check and a ``judge_failed``
+    failure are logged and None is returned."""
+    verdict = verdicts.get(request.key)
+    if verdict is None:
+        log.failures.append(
+            Failure(
+                "judge_failed", f"{label}: no judge verdict (the judge failed or was not run)", expected=label
+            )
+        )
+        log.checks.append(CheckScore(kind, 0.0, False, f"{label}: no judge verdict"))
+    return verdict
+
+
+def output_checks(
+    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict]
+) -> CheckLog:
+    """Every check of ``expect.output`` on trial ``index``'s final answer, string checks first."""
+    log = CheckLog()
+    out = case.expect.output
+    _text_checks(out, record.output, log)
+    _judged_checks(suite, case, record, verdicts, log)
+    if out.choice is not None:
+        letters = dict(record.extra.get("choice_letters") or conversation.choice_letters(suite, case, index))
+        _choice_check(out.choice.correct, letters, record, verdicts, log)
+    if out.asks_clarification is not None:
+        _clarification_check(out.asks_clarification, record, verdicts, log)
+    return log
+
+
+def _text_checks(out: OutputChecks, answer: str, log: CheckLog) -> None:
+    """contains, not_contains, regex and equals (``ignore_case`` for all but regex)."""
+
+    def fold(text: str) -> str:
+        return text.casefold() if out.ignore_case else text
+
+    def add(passed: bool, label: str, expected: str) -> None:
+        log.checks.append(shared_check("output", float(passed), passed, label))
+        if not passed:
+            log.failures.append(
+                Failure(
+                    "output_check_failed",
+                    f"final answer: {label} failed; answer: {truncate(answer, 160, brief=True)!r}",
+                    expected=expected,
+                    actual=truncate(answer, MAX_QUOTED_CHARS, brief=True),
+                )
+            )
+
+    for text in out.contains:
+        add(fold(text) in fold(answer), f"contains {show(text)}", text)
+    for text in out.not_contains:
+        add(fold(text) not in fold(answer), f"not_contains {show(text)}", text)
+    for pattern in out.regex:
+        try:
+            add(bounded_regex.search(pattern, answer), f"regex /{pattern}/", pattern)
+        except bounded_regex.RegexError as exc:
+            add(False, f"regex /{pattern}/ (invalid pattern: {exc})", pattern)
+        except bounded_regex.RegexTimeout as exc:
+            add(False, f"regex /{pattern}/ ({exc})", pattern)
+    if out.equals is not None:
+        add(fold(answer.strip()) == fold(out.equals.strip()), f"equals {show(out.equals)}", out.equals)
+
+
+def _judged_result(
+    log: CheckLog,
+    kind: JudgedKind,
+    label: str,
+    verdict: Verdict,
+    passed: bool,
+    score: float,
+    expected: Any,
+    answer: str,
+) -> None:
+    log.checks.append(CheckScore(kind, score, passed, label, verdict.rationale))
+    if not passed:
+        log.failures.append(
+            Failure(
+                "output_check_failed",
+                f"final answer: {label} failed: {verdict.rationale or 'judge said no'}",
+                expected=expected,
+                actual=truncate(answer, MAX_QUOTED_CHARS, brief=True),
+            )
+        )
+
+
+def _judged_checks(
+    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog
+) -> None:
+    """criteria, semantic_contains and ranking: the judge's verdict is the check's."""
+    out = case.expect.output
+    answer, question = record.output, record.input
+    for criterion in out.criteria:
+        label = f"criteria {show(criterion)}"
+        verdict = judged(
+            log, "criteria", label, judging.criteria_request(criterion, answer, question), verdicts
+        )
+        if verdict is not None:
+            score = verdict.score if verdict.passed else 0.0
+            _judged_result(log, "criteria", label, verdict, verdict.passed, score, criterion, answer)
+    for phrase in out.semantic_contains:
+        label = f"semantic_contains {show(phrase)}"
+        request = judging.semantic_request(phrase, answer, question)
+        verdict = judged(log, "semantic_contains", label, request, verdicts)
+        if verdict is not None:
+            score = verdict.score if verdict.passed else 0.0
+            _judged_result(log, "semantic_contains", label, verdict, verdict.passed, score, phrase, answer)
+    if out.ranking is not None:
+        r = out.ranking
+        request = judging.ranking_request(
+            f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question
+        )
+        verdict = judged(log, "ranking", "ranking", request, verdicts)
+        if verdict is not None:
+            order = ", ".join(verdict.detail.get("order", ()))
+            label = f"ranking {verdict.score:.2f} (judge's order: {order}) vs threshold {r.threshold:g}"
+            passed = verdict.score >= r.threshold
+            _judged_result(log, "ranking", label, verdict, passed, verdict.score, r.reference, answer)
+
+
+def _choice_check(
+    correct: str, letters: dict[str, str], record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog
+) -> None:
+    """Multiple choice: decided without the judge when the answer picks one option unambiguously."""
+    answer = record.output
+    picked = judging.unambiguous_choice(answer, letters)
+    if picked is not None:
+        passed = picked == correct
+        label = f"choice: answered {show(picked)}, correct {show(correct)}"
+        log.checks.append(CheckScore("choice", float(passed), passed, label))
+        if not passed:
+            log.failures.append(
+                Failure("output_check_failed", f"final answer: {label}", expected=correct, actual=picked)
+            )
+        return
+    request = judging.choice_request(letters, correct, answer, record.input)
+    verdict = judged(log, "choice", "choice", request, verdicts)
+    if verdict is not None:
+        label = f"choice: answered {show(verdict.detail.get('option'))}, correct {show(correct)}"
+        _judged_result(log, "choice", label, verdict, verdict.passed, float(verdict.passed), correct, answer)
+
+
+def _clarification_check(
+    want: bool, record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog
+) -> None:
+    """asks_clarification: the judge says whether the agent asked; ``want`` says whether it should."""
+    request = judging.clarification_request(record.output, record.input)
+    verdict = judged(log, "clarification", "asks_clarification", request, verdicts)
+    if verdict is not None:
+        said = "yes" if verdict.passed else "no"
+        label = f"asks for clarification: expected {'yes' if want else 'no'}, judge: {said}"
+        passed = verdict.passed == want
+        _judged_result(log, "clarification", label, verdict, passed, float(passed), want, record.output)
