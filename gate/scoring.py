@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gate import judging, paths
+from gate import judging, path_assertions
 from gate.calls.automatic import automatic_failures
 from gate.calls.counting import calls_text
 from gate.calls.evaluation import CallEval, evaluate_calls
@@ -130,7 +130,7 @@ def _expectation_checks(
 
 def _path_assertions(case: Case, record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog) -> None:
     for assertion in case.expect.asserts:
-        evaluation = paths.evaluate_assertion(assertion, record, verdicts)
+        evaluation = path_assertions.evaluate(assertion, record, verdicts)
         log.checks.append(evaluation.check)
         if evaluation.judge_error:
             log.failures.append(

@@ -631,7 +631,7 @@ class _SuiteBuilder:
     def path_assertion(self, raw: dict[str, Any], at: PathKey, has_judge: bool) -> PathAssertion:
         check_key = next(k for k in raw if k not in ("path", "aggregate", "threshold"))
         operand = raw[check_key]
-        from gate.paths import PathError, parse
+        from gate.path_assertions import PathError, parse
 
         try:
             parse(raw["path"])

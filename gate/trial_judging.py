@@ -3,14 +3,14 @@
 The runner asks the judge these questions before scoring; scoring then reads the verdicts by the
 requests' keys. This module sits above ``gate.judging`` (the request builders and the verdicts),
 ``gate.matchers`` (judged argument criteria) and ``gate.path_assertions``-style checks in
-``gate.paths``, so none of them imports another in a cycle. Pure.
+``gate.path_assertions``, so none of them imports another in a cycle. Pure.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gate import paths
+from gate import path_assertions
 from gate.judging import (
     JudgeRequest,
     choice_letters_for,
@@ -58,7 +58,7 @@ def collect_requests(
                 if call.name == expected.tool and call.arguments is not None:
                     requests += judge_requests_for_arguments(expected.args, call.arguments)
     for assertion in case.expect.asserts:
-        requests += paths.judge_requests(assertion, record)
+        requests += path_assertions.judge_requests(assertion, record)
         requests += _path_match_requests(assertion, record)
     if case.expect.trajectory is not None:
         episode = trajectory_text(suite, record)
@@ -76,7 +76,7 @@ def _path_match_requests(assertion: PathAssertion, record: RunRecord) -> list[Ju
     if matcher is None or not has_judge(matcher):
         return []
     try:
-        values = paths.select(record.as_path_root(), assertion.path)
-    except paths.PathError:
+        values = path_assertions.select(record.as_path_root(), assertion.path)
+    except path_assertions.PathError:
         return []
     return [r for value in values if value is not None for r in judge_requests_for_value(matcher, value)]

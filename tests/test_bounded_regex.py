@@ -125,11 +125,11 @@ def test_a_tool_pattern_and_an_output_regex_cannot_stall_a_run(repo, model_serve
 
 
 def test_a_path_assertion_regex_that_runs_out_of_time_fails_and_says_why():
-    from gate.paths import evaluate
+    from gate.path_assertions import evaluate
     from gate.suite_model import PathAssertion
     from tests.results_factory import record
 
     assertion = PathAssertion(path="output", check={"matches": EVIL}, aggregate="all", threshold=1.0)
     score, elapsed = timed(evaluate, assertion, record(output=TEXT), {})
-    assert not score.passed and "took longer than" in score.detail
+    assert not score.check.passed and "took longer than" in score.check.detail
     assert elapsed < SLACK

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gate import trial_judging
 from gate.judging import Verdict
-from gate.paths import evaluate
+from gate.path_assertions import evaluate
 from gate.scoring import score_trial
 from gate.suite_model import Expectation, PathAssertion
 from tests.builders import call, case, ecall, expectation, record, suite
@@ -20,11 +20,11 @@ def test_a_judge_inside_a_path_match_is_asked_for_every_selected_value_the_judge
     requests = trial_judging.collect_requests(suite(c), c, RECORD, {})
     # "Paris" passes the literal alternative: only "Lyon" needs the judge.
     assert [(r.kind, r.criterion, r.text) for r in requests] == [("argument", "a city in France", "Lyon")]
-    assert not evaluate(assertion, RECORD, {}).passed  # no verdict: cannot pass
+    assert not evaluate(assertion, RECORD, {}).check.passed  # no verdict: cannot pass
     yes = {requests[0].key: Verdict(True, 1.0, "Lyon is in France")}
-    assert evaluate(assertion, RECORD, yes).passed
+    assert evaluate(assertion, RECORD, yes).check.passed
     no = {requests[0].key: Verdict(False, 0.0, "no")}
-    assert not evaluate(assertion, RECORD, no).passed
+    assert not evaluate(assertion, RECORD, no).check.passed
 
 
 def test_a_judge_inside_an_expected_calls_any_of_is_collected_and_decides_the_trial():

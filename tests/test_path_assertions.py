@@ -4,7 +4,7 @@ import pytest
 
 from gate import trial_judging
 from gate.judging import Verdict
-from gate.paths import PathError, evaluate, judge_requests, parse, select
+from gate.path_assertions import PathError, evaluate, judge_requests, parse, select
 from gate.suite_model import PathAssertion
 from tests.builders import call, record
 
@@ -19,7 +19,7 @@ ROOT = RECORD.as_path_root()
 def check(path, aggregate="all", threshold=1.0, verdicts=None, rec=RECORD, **check):
     return evaluate(
         PathAssertion(path=path, check=check, aggregate=aggregate, threshold=threshold), rec, verdicts or {}
-    )
+    ).check
 
 
 def test_parse():
@@ -96,11 +96,12 @@ def test_judged_path_checks_use_verdicts():
     assert [q.text for q in requests] == ["Paris", "Rome"]
     assert {q.kind for q in requests} == {"criteria"}
     yes = {q.key: Verdict(True, 1.0, "") for q in requests}
-    assert evaluate(assertion, RECORD, yes).passed
+    assert evaluate(assertion, RECORD, yes).check.passed
     half = {requests[0].key: Verdict(True, 1.0, ""), requests[1].key: Verdict(False, 0.0, "")}
-    assert not evaluate(assertion, RECORD, half).passed
+    assert not evaluate(assertion, RECORD, half).check.passed
     missing = evaluate(assertion, RECORD, {})
-    assert not missing.passed and "no judge verdict" in missing.detail
+    assert not missing.check.passed and "no judge verdict" in missing.check.detail
+    assert missing.judge_error is not None and "no judge verdict" in missing.judge_error
     semantic = PathAssertion(path="output", check={"semantic_contains": "it is warm in Rome"})
     assert [q.kind for q in judge_requests(semantic, RECORD)] == ["semantic_contains"]
     assert judge_requests(PathAssertion(path="output", check={"exists": True}), RECORD) == []

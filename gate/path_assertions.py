@@ -131,7 +131,7 @@ def _value_score(
     if name == "one_of":
         options = argument if isinstance(argument, (list, tuple)) else [argument]
         return float(any(typed_equal(option, value) for option in options)), None
-    if name == "matches":  # text only (evaluate_assertion fails other values with the reason)
+    if name == "matches":  # text only (evaluate fails other values with the reason)
         return float(isinstance(value, str) and bounded_regex.search(str(argument), value)), None
     if name == "match":
         outcome = match_value(argument, True, value, verdicts)
@@ -146,10 +146,10 @@ def _value_score(
     return (min(scores) if scores else 1.0), None
 
 
-def evaluate_assertion(
-    assertion: PathAssertion, record: RunRecord, verdicts: Mapping[str, Verdict]
-) -> PathEvaluation:
-    """Evaluate one path assertion; see ``evaluate``."""
+def evaluate(assertion: PathAssertion, record: RunRecord, verdicts: Mapping[str, Verdict]) -> PathEvaluation:
+    """The score of a path assertion (kind "path"). A path that selects nothing: ``exists`` fails,
+    ``not_exists`` passes, every other check fails saying so. Aggregates: ``all`` / ``any`` (every /
+    some value passes), ``mean`` / ``min`` / ``max`` of the values' scores against ``threshold``."""
     name, argument = check_of(assertion)
     label = f"{assertion.path} {name}"
     if name not in ("exists", "not_exists"):
@@ -201,10 +201,3 @@ def evaluate_assertion(
         passed = False
         detail += f"; {judge_error}"
     return PathEvaluation(CheckScore("path", score, passed, detail), judge_error)
-
-
-def evaluate(assertion: PathAssertion, record: RunRecord, verdicts: Mapping[str, Verdict]) -> CheckScore:
-    """The score of a path assertion (kind "path"). A path that selects nothing: ``exists`` fails,
-    ``not_exists`` passes, every other check fails saying so. Aggregates: ``all`` / ``any`` (every /
-    some value passes), ``mean`` / ``min`` / ``max`` of the values' scores against ``threshold``."""
-    return evaluate_assertion(assertion, record, verdicts).check
