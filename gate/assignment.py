@@ -43,11 +43,6 @@ def optimal_assignment(cost: Sequence[Sequence[float]]) -> list[int | None]:
     return result
 
 
-def total_cost(cost: Sequence[Sequence[float]], assignment: Sequence[int | None]) -> float:
-    """The summed cost of an assignment (unassigned rows cost nothing)."""
-    return sum(cost[r][c] for r, c in enumerate(assignment) if c is not None)
-
-
 def _hungarian(cost: Sequence[Sequence[float]], n: int, m: int) -> list[int | None]:
     """Shortest augmenting paths with potentials; requires n <= m. Indices are 1-based inside."""
     inf = math.inf

@@ -48,7 +48,6 @@ class ResponseCache:
         self.mode: CacheMode = mode
         self.hits = 0
         self.misses = 0
-        self.stored = 0
         self.store_errors: list[str] = []  # entries that could not be written (the run goes on)
         self._pending: dict[str, asyncio.Future[ModelReply]] = {}
         # Cache files get committed and uploaded: a key the model echoed must not be stored.
@@ -80,8 +79,6 @@ class ResponseCache:
             write_text_atomic(path, json.dumps(entry, ensure_ascii=False, indent=1, default=str))
         except OSError as exc:  # a full disk or a read-only cache never costs the answer just paid for
             self.store_errors.append(f"{path}: {exc.strerror or exc}")
-            return
-        self.stored += 1
 
     async def fetch(
         self,

@@ -30,7 +30,6 @@ Found = tuple[PathKey, str, str]
 
 # Keywords whose subschemas apply to the same value (no descent into it): a cycle through these and
 # ``$ref`` never ends.
-_IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref")
 # Keywords whose values are schemas (or maps / lists of schemas) that apply to parts of the value.
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMAS = (

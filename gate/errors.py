@@ -29,12 +29,6 @@ class InputError(GateError):
         super().__init__("\n".join(p.render() for p in problems))
 
 
-class EvaluationError(GateError):
-    """The evaluation could not be completed (provider unreachable, authentication, error budget)."""
-
-    exit_code = EXIT_INCOMPLETE
-
-
 @dataclass(frozen=True, order=True)
 class Problem:
     """One problem in one file, rendered as ``path:line:column: message`` (line and column 1-based)."""

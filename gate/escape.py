@@ -12,7 +12,6 @@ import functools
 import json
 import re
 
-MARKER_PREFIX = "<!-- tool-eval-gate"
 ZWSP = "\u200b"
 
 # C0 controls except tab/newline/carriage return, DEL, C1 controls, and bidirectional overrides
@@ -151,16 +150,6 @@ def show(value: object, limit: int = 120) -> str:
 @functools.lru_cache(maxsize=4096)
 def _show_text(text: str, limit: int) -> str:
     return truncate(json_text(text), limit, brief=True)
-
-
-def truncate_lines(s: str, max_lines: int, max_chars: int | None = None) -> str:
-    """``s`` cut to ``max_lines`` lines (and ``max_chars`` characters), saying how much was cut."""
-    lines = s.split("\n")
-    if len(lines) > max_lines:
-        s = "\n".join(lines[:max_lines]) + f"\n… [{len(lines) - max_lines} more lines cut]"
-    if max_chars is not None:
-        s = truncate(s, max_chars)
-    return s
 
 
 def html_text(s: object) -> str:

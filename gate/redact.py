@@ -28,11 +28,10 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from html import escape as html_escape
-from typing import Any, TextIO, TypeVar, cast
+from typing import Any, TextIO, TypeVar
 from urllib.parse import quote
 
 MASK = "***"
-T = TypeVar("T")
 R = TypeVar("R")
 MIN_SECRET_LENGTH = 8
 
@@ -170,12 +169,6 @@ class Redactor:
             return tuple(self.redact_obj(v) for v in obj)
         return obj
 
-    def redact_data(self, obj: T) -> T:
-        """``obj`` (frozen dataclasses and JSON-like data inside them) with every string redacted.
-        Whatever holds no secret is returned as the very same object; only the path to a secret is
-        rebuilt. For a whole ``RunResults`` use :meth:`redact_results`, which is much faster."""
-        return cast(T, self._walk(obj))
-
     def redact_results(self, results: R) -> R:
         """A ``gate.results.RunResults`` with every secret masked, in every trial's run record,
         failure and check, and in the run's own texts. Each trial is probed with one JSON dump
@@ -259,10 +252,6 @@ class Redactor:
             return dataclasses.replace(obj, **changes) if changes else obj
         return obj
 
-    def mask_commands(self) -> list[str]:
-        """GitHub Actions workflow commands that mask every known secret value in the job log."""
-        return [f"::add-mask::{value}" for value in self.secrets if "\n" not in value]
-
 
 class RedactingStream:
     """A text stream wrapper that redacts what is written to the stream it wraps.
@@ -274,10 +263,6 @@ class RedactingStream:
         self._stream = stream
         self._redactor = redactor
         self._pending = ""
-
-    @property
-    def wrapped(self) -> TextIO:
-        return self._stream
 
     def write(self, text: str) -> int:
         self._pending += text

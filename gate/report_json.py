@@ -58,17 +58,12 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def results_to_dict(results: RunResults) -> dict[str, Any]:
-    """The same dictionary as ``RunResults.to_dict()`` (plain dicts and lists, copied)."""
-    return results.to_dict()
-
-
 # --- encoding -------------------------------------------------------------------------------------
 # ``to_json`` builds the document from the dataclasses with plain dict literals and hands JSON values
 # (arguments, tool results, messages, expectations, settings) to the C encoder as they are: nothing is
 # copied (the encoder writes tuples as arrays), which is what makes a 10,000-case file fast. The
-# keys are the dataclass fields, exactly as ``RunResults.to_dict()`` has them (a test keeps the two
-# equal).
+# keys are the dataclass fields, exactly as ``dataclasses.asdict`` names them
+# (tests/test_results_serialisation.py holds the file equal to dumping ``asdict``).
 
 
 def _metrics(m: Metrics) -> dict[str, Any]:
@@ -230,27 +225,6 @@ def _document(results: RunResults) -> dict[str, Any]:
     }
 
 
-def file_form(data: dict[str, Any]) -> dict[str, Any]:
-    """``RunResults.to_dict()`` as the file stores it: per suite, the distinct system prompts in
-    ``system_prompts`` and each transcript's system message as ``{"role": "system", "prompt": i}``
-    (what ``RunResults.from_dict`` reads back). ``to_json`` writes exactly this."""
-    suites = []
-    for suite in data["suites"]:
-        prompts: dict[str, int] = {}
-        cases = [
-            {
-                **case,
-                "trials": [
-                    {**t, "record": {**t["record"], "messages": _messages(t["record"]["messages"], prompts)}}
-                    for t in case["trials"]
-                ],
-            }
-            for case in suite["cases"]
-        ]
-        suites.append({**suite, "cases": cases, "system_prompts": list(prompts)})
-    return {**data, "suites": suites}
-
-
 def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
     """The baseline comparison as the results file stores it (``comparison``): written for readers
     (dashboards, scripts); re-rendering compares the results again."""
@@ -267,7 +241,8 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
 
 def to_json(results: RunResults, comparison: Comparison | None = None) -> str:
     """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end; a system prompt
-    is stored once per suite (``file_form``); with a baseline, the comparison (``comparison``)."""
+    is stored once per suite (``system_prompts``, each transcript's system message pointing at its
+    index); with a baseline, the comparison (``comparison``)."""
     data = _document(results)
     if comparison is not None:
         data["comparison"] = comparison_to_dict(comparison)

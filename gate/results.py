@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gate.run_record import RunRecord, copy_value
+from gate.run_record import RunRecord
 
 MAX_QUOTED_CHARS = 300  # how much of an answer, a provider error or raw arguments a failure quotes
 RESULTS_VERSION = 2  # 2: system prompts stored once per suite (``system_prompts``); 1 is still read
@@ -216,20 +216,6 @@ class RunResults:
     settings: dict[str, Any] = field(default_factory=dict)  # threshold override, errors policy, fail_on
     version: int = RESULTS_VERSION
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dicts, lists and copies of every value, as ``dataclasses.asdict`` builds them (with
-        each run record as ``RunRecord.to_dict``), written out by hand: several times faster."""
-        return {
-            "suites": tuple(_suite_dict(s) for s in self.suites),
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "complete": self.complete,
-            "incomplete_reason": self.incomplete_reason,
-            "shard": self.shard,
-            "settings": copy_value(self.settings),
-            "version": self.version,
-        }
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunResults:
         def metrics(d: dict[str, Any]) -> Metrics:
@@ -291,94 +277,3 @@ class RunResults:
             settings=dict(data.get("settings", {})),
             version=RESULTS_VERSION,  # read from any version it supports, written as the current one
         )
-
-
-def _metrics_dict(m: Metrics) -> dict[str, Any]:
-    return {
-        "precision": m.precision,
-        "recall": m.recall,
-        "f1": m.f1,
-        "argument_accuracy": m.argument_accuracy,
-        "output_score": m.output_score,
-        "latency_ms": m.latency_ms,
-        "input_tokens": m.input_tokens,
-        "output_tokens": m.output_tokens,
-        "cost_usd": m.cost_usd,
-    }
-
-
-def _trial_dict(t: TrialResult) -> dict[str, Any]:
-    return {
-        "index": t.index,
-        "status": t.status,
-        "score": t.score,
-        "failures": tuple(
-            {
-                "reason": f.reason,
-                "message": f.message,
-                "tool": f.tool,
-                "argument": f.argument,
-                "expected": copy_value(f.expected),
-                "actual": copy_value(f.actual),
-                "expected_tool": f.expected_tool,
-            }
-            for f in t.failures
-        ),
-        "checks": tuple(
-            {
-                "kind": c.kind,
-                "score": c.score,
-                "passed": c.passed,
-                "detail": c.detail,
-                "rationale": c.rationale,
-            }
-            for c in t.checks
-        ),
-        "metrics": _metrics_dict(t.metrics),
-        "record": t.record.to_dict(),
-        "pairing": tuple(t.pairing),
-        "alternative": t.alternative,
-    }
-
-
-def _case_dict(c: CaseResult) -> dict[str, Any]:
-    return {
-        "suite": c.suite,
-        "case_id": c.case_id,
-        "file": c.file,
-        "line": c.line,
-        "status": c.status,
-        "score": c.score,
-        "flaky": c.flaky,
-        "trials": tuple(_trial_dict(t) for t in c.trials),
-        "metrics": _metrics_dict(c.metrics),
-        "tags": tuple(c.tags),
-        "expected": copy_value(c.expected),
-        "skip_reason": c.skip_reason,
-        **({"non_gating": c.non_gating} if c.non_gating is not None else {}),
-    }
-
-
-def _suite_dict(s: SuiteResult) -> dict[str, Any]:
-    return {
-        "name": s.name,
-        "path": s.path,
-        "threshold": s.threshold,
-        "cases": tuple(_case_dict(c) for c in s.cases),
-        "tools": tuple(
-            {
-                "name": t.name,
-                "description": t.description,
-                "file": t.file,
-                "line": t.line,
-                "description_line": t.description_line,
-                "parameter_lines": copy_value(t.parameter_lines),
-            }
-            for t in s.tools
-        ),
-        "prompt": {"file": s.prompt.file, "line": s.prompt.line} if s.prompt is not None else None,
-        "provider": s.provider,
-        "model": s.model,
-        "triggered_by": copy_value(s.triggered_by),
-        "wall_ms": s.wall_ms,
-    }

@@ -1,7 +1,7 @@
 """The provider-neutral record of one trial of one case (DESIGN.md section 3).
 
-The agent loop produces it; scoring, path assertions and reports read it. Pure data with a
-lossless ``to_dict`` / ``from_dict`` so that it travels inside the JSON results.
+The agent loop produces it; scoring, path assertions and reports read it. Pure data: it travels
+inside the JSON results (``gate.report_json`` writes it, ``RunRecord.from_dict`` reads it back).
 """
 
 from __future__ import annotations
@@ -112,43 +112,11 @@ class RunRecord:
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
     state: Any = None  # the mock backend's state after the episode (None: stateless mocks)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data: what ``dataclasses.asdict`` gives (values copied), with ``messages`` and
-        ``calls`` as lists. Written out by hand: several times faster than ``asdict``."""
-        return {
-            "input": self.input,
-            "messages": list(self.messages),
-            "calls": [
-                {
-                    "id": c.id,
-                    "name": c.name,
-                    "raw_arguments": c.raw_arguments,
-                    "arguments": copy_value(c.arguments),
-                    "arguments_error": c.arguments_error,
-                    "turn": c.turn,
-                    "result": copy_value(c.result),
-                    "mock": c.mock,
-                    "is_error": c.is_error,
-                    **({"state": copy_value(c.state)} if c.state is not None else {}),
-                }
-                for c in self.calls
-            ],
-            "output": self.output,
-            "turns": self.turns,
-            "latency_ms": self.latency_ms,
-            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
-            "cost_usd": self.cost_usd,
-            "error": self.error,
-            "stop_reason": self.stop_reason,
-            "model": self.model,
-            "extra": copy_value(self.extra),
-            **({"state": copy_value(self.state)} if self.state is not None else {}),
-        }
-
     @classmethod
     def from_dict(cls, data: dict[str, Any], system_prompts: Sequence[str] = ()) -> RunRecord:
-        """The record of ``to_dict``; a system message stored as ``{"role": "system", "prompt": i}``
-        gets its text back from the suite's ``system_prompts`` (ValueError when there is none)."""
+        """The record from the results file (``gate.report_json`` writes it); a system message stored as
+        ``{"role": "system", "prompt": i}`` gets its text back from the suite's ``system_prompts``
+        (ValueError when there is none)."""
         return cls(
             input=data["input"],
             messages=tuple(_message(m, system_prompts) for m in data.get("messages", ())),

@@ -212,15 +212,6 @@ class OutputChecks:
     asks_clarification: bool | None = None
     ignore_case: bool = False
 
-    def judged(self) -> bool:
-        return bool(
-            self.criteria
-            or self.semantic_contains
-            or self.ranking
-            or self.choice
-            or self.asks_clarification is not None
-        )
-
 
 @dataclass(frozen=True)
 class Ranking:

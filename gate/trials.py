@@ -66,17 +66,6 @@ def mean_metrics(trials: Sequence[TrialResult]) -> Metrics:
     )
 
 
-def excluded_note(result: CaseResult) -> str:
-    """A sentence for reports when errored trials were left out of the reducer ("" otherwise)."""
-    errored = sum(1 for t in result.trials if t.status == "error")
-    if not errored or errored == len(result.trials):
-        return ""
-    return (
-        f"{errored} of {len(result.trials)} trials errored (provider or judge failure) and were excluded; "
-        f"the verdict is over the other {len(result.trials) - errored}"
-    )
-
-
 def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> CaseResult:
     """The case's result over its trials."""
     if len(trials) == 1:

@@ -283,10 +283,6 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
         raise YamlError([Problem(display_path, 1, 1, "document nested too deeply")]) from None
 
 
-class _NotPlain(Exception):
-    """The document uses something the fast composer leaves to :class:`_Composer`."""
-
-
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 

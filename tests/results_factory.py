@@ -9,6 +9,7 @@ Every builder has defaults for everything, so a test names only what it is about
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from gate.results import (
@@ -253,3 +254,31 @@ def simple(
             cases.append(case(f"{status}-{i}", status, failures=fails, line=line))
             line += 5
     return suite(name, cases, threshold=threshold)
+
+
+def _without_null_state(data: dict[str, Any]) -> dict[str, Any]:
+    """Stateless mocks store no ``state`` (records and calls of stateful ones do)."""
+    if data.get("state") is None:
+        data.pop("state", None)
+    return data
+
+
+def _plain_record(rec: RunRecord) -> dict[str, Any]:
+    data = _without_null_state(asdict(rec))
+    data["messages"] = list(rec.messages)
+    data["calls"] = [_without_null_state(asdict(c)) for c in rec.calls]
+    return data
+
+
+def plain_results(results: RunResults) -> dict[str, Any]:
+    """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
+    (``state`` of stateless records and calls, ``non_gating`` of gating cases): the reference
+    ``gate.report_json.to_json`` is held to."""
+    data = asdict(results)
+    for s_i, s in enumerate(results.suites):
+        for c_i, c in enumerate(s.cases):
+            if c.non_gating is None:  # only non-gating cases store the field
+                data["suites"][s_i]["cases"][c_i].pop("non_gating")
+            for t_i, t in enumerate(c.trials):
+                data["suites"][s_i]["cases"][c_i]["trials"][t_i]["record"] = _plain_record(t.record)
+    return data

@@ -14,7 +14,6 @@ from gate.escape import (
     md_text,
     show,
     truncate,
-    truncate_lines,
     xml_text,
 )
 
@@ -93,7 +92,6 @@ def test_html_text_for_summary_elements():
 def test_truncation_says_what_was_cut():
     assert truncate("abcdef", 3) == "abc… [3 more characters cut]"
     assert truncate("abc", 3) == "abc"
-    assert truncate_lines("1\n2\n3\n4", 2) == "1\n2\n… [2 more lines cut]"
 
 
 def test_brief_truncation_fits_the_limit_and_ends_with_an_ellipsis():

@@ -10,6 +10,7 @@ from xml.sax.saxutils import escape as xml_escape
 import pytest
 
 from gate.redact import MASK, RedactingStream, Redactor, is_secret_name
+from gate.report_json import to_json
 
 OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"
 ANTHROPIC_KEY = "sk-ant-api03-ZZZyyyXXXwww-vvvUUUttt_sss"
@@ -143,15 +144,6 @@ def test_multiline_secret_is_masked_line_by_line() -> None:
     redactor = Redactor.from_env({"DEPLOY_PRIVATE_KEY": pem})
     out = redactor.redact("line: MIIEvQIBADANBgkqhkiG9w0BAQEFAASC")
     assert "MIIEvQ" not in out
-    assert all("\n" not in cmd for cmd in redactor.mask_commands())
-
-
-def test_mask_commands_cover_every_secret_value() -> None:
-    redactor = Redactor.from_env(env())
-    commands = redactor.mask_commands()
-    for secret in (OPENAI_KEY, ANTHROPIC_KEY, GITHUB_TOKEN, ODD_SECRET):
-        assert f"::add-mask::{secret}" in commands
-    assert not any("abc" == c.split("::")[-1] for c in commands)
 
 
 def test_redacting_stream_catches_a_secret_written_in_pieces() -> None:
@@ -211,7 +203,7 @@ def test_redact_results_masks_every_trial_text_and_keeps_clean_objects() -> None
         incomplete_reason=f"stopped: auth failed for {ANTHROPIC_KEY}",
     )
     out = redactor.redact_results(results)
-    text = json.dumps(out.to_dict())
+    text = to_json(out)
     for secret in (OPENAI_KEY, GITHUB_TOKEN, ANTHROPIC_KEY):
         assert secret not in text
     assert out.suites[0].cases[1].trials[0].record.output == f"Your key is {MASK}"
@@ -221,12 +213,3 @@ def test_redact_results_masks_every_trial_text_and_keeps_clean_objects() -> None
     # Nothing to mask: the very same object back.
     clean_results = run(suite("s", [clean]))
     assert redactor.redact_results(clean_results) is clean_results
-
-
-def test_redact_data_walks_frozen_dataclasses() -> None:
-    from tests.results_factory import record
-
-    rec = record(output=f"token {GITHUB_TOKEN}")
-    out = Redactor.from_env(env()).redact_data(rec)
-    assert out.output == f"token {MASK}" and out is not rec
-    assert Redactor.from_env(env()).redact_data(record()) == record()

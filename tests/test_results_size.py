@@ -13,7 +13,7 @@ from gate.cli import main as cli_main
 from gate.errors import InputError
 from gate.report_json import load_results, parse_results, to_json
 from gate.results import RunResults
-from tests.results_factory import case, record, run, suite
+from tests.results_factory import case, plain_results, record, run, suite
 
 GOLDEN = Path(__file__).parent / "golden"
 PROMPT = ("Answer precisely; always call lookup first and never guess the value. " * 1500)[:100_000]
@@ -72,7 +72,7 @@ def test_report_re_renders_a_compact_file_identically(tmp_path):
 
 def test_version_1_files_with_the_prompt_in_every_trial_are_still_read(tmp_path):
     results = big_run(3)
-    data = results.to_dict()  # the in-memory form: the prompt inside every transcript, as version 1 wrote it
+    data = plain_results(results)  # the prompt inside every transcript, as version 1 wrote it
     data["version"] = 1
     v1 = tmp_path / "v1.json"
     v1.write_text(json.dumps(data, default=list), encoding="utf-8")
