@@ -248,7 +248,9 @@ def test_stop_reasons_are_one_closed_set_shared_with_the_results_schema():
     schema = json.loads((Path(__file__).parents[1] / "schemas" / "results.schema.json").read_text())
     record_schema = json.dumps(schema)
     assert json.dumps(list(STOP_REASONS)) in record_schema  # the schema's enum is the Literal's values
-    plain = RunRecord(input="hi", messages=(), calls=(), output="", turns=0, latency_ms=0.0).to_dict()
+    plain = dataclasses.asdict(
+        RunRecord(input="hi", messages=(), calls=(), output="", turns=0, latency_ms=0.0)
+    )
     for reason in STOP_REASONS:
         assert RunRecord.from_dict({**plain, "stop_reason": reason}).stop_reason == reason
     with pytest.raises(ValueError, match="unknown stop_reason 'gave_up'"):
