@@ -18,7 +18,7 @@ import difflib
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from gate import bounded_regex, cannot_work, mock_state, schema_check, state_checks, templating
+from gate import bounded_regex, cannot_work, matcher_specs, mock_state, schema_check, state_checks, templating
 from gate.errors import Problem
 from gate.escape import truncate
 from gate.model_family import provider_problems
@@ -462,7 +462,7 @@ class _SuiteBuilder:
             self.need_judge((*at, "trajectory"), "a trajectory judgement")
         final_state = raw.get("final_state")
         if final_state is not None:
-            self.check_matchers(final_state, (*at, "final_state"), has_judge)
+            self.check_matchers(final_state, (*at, "final_state"), has_judge, never_judged="the final state")
             self.report(state_checks.final_state_findings(final_state, (*at, "final_state"), self.state_keys))
         return Expectation(
             calls=calls,
@@ -480,11 +480,12 @@ class _SuiteBuilder:
             cat = (*at, "calls", i)
             self.check_tool(call["tool"], (*cat, "tool"))
             args = call.get("args", {})
-            self.check_matchers(args, (*cat, "args"), has_judge)
+            tool = self.tools.get(call["tool"])
+            params = tool.parameters if tool is not None else None
+            self.check_matchers(args, (*cat, "args"), has_judge, parameters=params)
             self.check_arg_names(call["tool"], args, (*cat, "args"))
             self.report(cannot_work.whole_number_problems(call, ("times",), cat))
             self.report(cannot_work.placeholder_problems(args, (*cat, "args")))
-            tool = self.tools.get(call["tool"])
             if tool is not None and isinstance(args, dict):
                 self.report(cannot_work.literal_problems(tool.name, tool.parameters, args, (*cat, "args")))
             times = call.get("times", ExpectedCall.times.min)
@@ -540,10 +541,23 @@ class _SuiteBuilder:
             )
 
     def check_matchers(
-        self, value: Any, at: PathKey, has_judge: bool, doc: SuiteDocument | None = None
+        self,
+        value: Any,
+        at: PathKey,
+        has_judge: bool,
+        doc: SuiteDocument | None = None,
+        *,
+        parameters: dict[str, Any] | None = None,
+        never_judged: str = "",
     ) -> None:
+        """Matchers under ``value`` (name -> matcher): specs no one can mean (gate.matcher_specs, with the
+        tool's ``parameters`` schema), patterns, schemas, ranges, and judge matchers where no judge is
+        configured or, ``never_judged`` naming the place, where none is ever asked."""
+        self.report(matcher_specs.arguments_problems(value, at, parameters), doc)
         for path, key, operand in _matcher_ops(value, at):
-            if key == "judge" and not has_judge:
+            if key == "judge" and never_judged:
+                self.err(path, *matcher_specs.never_judged(never_judged), doc=doc)
+            elif key == "judge" and not has_judge:
                 self.need_judge(path, "a judge matcher")
             elif key == "regex":
                 self.check_regex(operand, (*path, "regex"), doc)
@@ -642,7 +656,7 @@ class _SuiteBuilder:
         elif check_key == "matches":
             self.check_regex(operand, (*at, "matches"))
         elif check_key == "match":
-            self.check_matchers({"_": operand}, (*at, "match"), has_judge)
+            self.check_matchers({"match": operand}, at, has_judge)
         return PathAssertion(
             path=raw["path"],
             check={check_key: operand},
@@ -667,8 +681,11 @@ class _MockReader:
                 self.builder.err(
                     (*at, "tools", name), f"mocks for unknown tool {name!r}", hint, at_key=True, doc=self.doc
                 )
-            tools[name] = tuple(self.rule(rule, (*at, "tools", name, i)) for i, rule in enumerate(rules))
             tool = self.builder.tools.get(name)
+            params = tool.parameters if tool is not None else None
+            tools[name] = tuple(
+                self.rule(rule, (*at, "tools", name, i), params) for i, rule in enumerate(rules)
+            )
             parameters = None if tool is None else tuple(tool.parameters.get("properties", {}))
             for i, rule in enumerate(rules):
                 found = state_checks.rule_findings(
@@ -685,14 +702,19 @@ class _MockReader:
         line, column = self.doc.position(at)
         return Mocks(tools=tools, unmocked=unmocked, source=Source(self.doc.path, line, column))
 
-    def rule(self, raw: dict[str, Any], at: PathKey) -> MockRule:
+    def rule(self, raw: dict[str, Any], at: PathKey, parameters: dict[str, Any] | None = None) -> MockRule:
         when = raw.get("when")
         if when is not None:
-            self.builder.check_matchers(when, (*at, "when"), True, self.doc)
+            where = "a mock rule"
+            self.builder.check_matchers(
+                when, (*at, "when"), True, self.doc, parameters=parameters, never_judged=where
+            )
         line, column = self.doc.position(at)
         state_when = raw.get("state_when")
         if state_when is not None:
-            self.builder.check_matchers(state_when, (*at, "state_when"), True, self.doc)
+            self.builder.check_matchers(
+                state_when, (*at, "state_when"), True, self.doc, never_judged="a mock rule"
+            )
         return MockRule(
             when=when,
             returns=raw.get("returns"),
@@ -738,6 +760,8 @@ def _matcher_ops(value: Any, at: PathKey) -> Iterator[tuple[PathKey, str, Any]]:
                         stack.append((operand, (*path, key)))
                     elif key in ("unordered", "any_of", "all_of") and isinstance(operand, list):
                         stack.extend((v, (*path, key, i)) for i, v in enumerate(operand))
+                    elif key == "contains" and isinstance(operand, (dict, list)):
+                        stack.append((operand, (*path, key)))
                     elif key == "object" and isinstance(operand, dict):
                         stack.extend((v, (*path, key, k)) for k, v in operand.items())
             else:
