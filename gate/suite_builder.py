@@ -502,7 +502,10 @@ class _SuiteBuilder:
                     tool=call["tool"],
                     args=args,
                     times=parsed,
-                    allow_extra_args=call.get("allow_extra_args", ExpectedCall.allow_extra_args),
+                    # `args` left out means any arguments; `args: {}` means none (DESIGN.md section 2).
+                    allow_extra_args=call.get(
+                        "allow_extra_args", "args" not in call or ExpectedCall.allow_extra_args
+                    ),
                     source=self.source(cat),
                 )
             )

@@ -188,10 +188,11 @@ class Times:
 @dataclass(frozen=True)
 class ExpectedCall:
     tool: str
-    # Argument name -> matcher (YAML form, see gate.matchers). Empty: any arguments.
+    # Argument name -> matcher (YAML form, see gate.matchers). ``args: {}`` means no arguments.
     args: dict[str, Any]
     times: Times = Times()
-    # Arguments not named in ``args`` are allowed (otherwise: "unexpected argument").
+    # Arguments not named in ``args`` are allowed (otherwise: "unexpected argument"). The loader sets it
+    # when ``args`` is left out, which means any arguments.
     allow_extra_args: bool = False
     source: Source | None = None
 

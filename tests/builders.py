@@ -67,11 +67,11 @@ def ecall(
     tool_name: str,
     args: dict[str, Any] | None = None,
     times: tuple[int, int | None] = (1, 1),
-    allow_extra_args: bool = False,
+    allow_extra_args: bool | None = None,
 ) -> ExpectedCall:
-    return ExpectedCall(
-        tool=tool_name, args=dict(args or {}), times=Times(*times), allow_extra_args=allow_extra_args
-    )
+    """An expected call; without ``args`` any arguments are allowed, as when a suite leaves them out."""
+    extra = args is None if allow_extra_args is None else allow_extra_args
+    return ExpectedCall(tool=tool_name, args=dict(args or {}), times=Times(*times), allow_extra_args=extra)
 
 
 def calls_expectation(*calls: ExpectedCall, **kw: Any) -> CallExpectation:

@@ -102,8 +102,7 @@ def arguments_outcomes(
     """The argument outcomes of pairing ``call`` with ``expected`` (None: unparseable arguments)."""
     if call.arguments is None:
         return None
-    allow_extra = expected.allow_extra_args or not expected.args
-    return match_arguments(expected.args, call.arguments, allow_extra, verdicts)
+    return match_arguments(expected.args, call.arguments, expected.allow_extra_args, verdicts)
 
 
 def pair_cost(outcomes: Outcomes) -> float:
