@@ -184,7 +184,7 @@ def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
 
 
 def _tool(t: ToolInfo) -> dict[str, Any]:
-    return {
+    tool = {
         "description": t.description,
         "description_line": t.description_line,
         "file": t.file,
@@ -192,6 +192,9 @@ def _tool(t: ToolInfo) -> dict[str, Any]:
         "name": t.name,
         "parameter_lines": t.parameter_lines,
     }
+    if t.parameters is not None:
+        tool["parameters"] = t.parameters
+    return tool
 
 
 def _suite(s: SuiteResult) -> dict[str, Any]:

@@ -184,6 +184,9 @@ class ToolInfo:
     line: int
     description_line: int
     parameter_lines: dict[str, int] = field(default_factory=dict)
+    # The tool's parameter JSON Schema, so that advice can say what the definition already says;
+    # None: not recorded (results written before it was).
+    parameters: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

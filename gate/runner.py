@@ -360,6 +360,7 @@ def suite_result(suite: Suite, cases: tuple[CaseResult, ...], triggered_by: Mapp
                 line=t.source.line,
                 description_line=t.description_line,
                 parameter_lines=dict(t.parameter_lines),
+                parameters=t.parameters,
             )
             for t in suite.agent.tools
         ),

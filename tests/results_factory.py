@@ -182,6 +182,7 @@ def tool(
     line: int = 1,
     description_line: int | None = None,
     parameter_lines: dict[str, int] | None = None,
+    parameters: dict[str, Any] | None = None,
 ) -> ToolInfo:
     return ToolInfo(
         name=name,
@@ -190,6 +191,7 @@ def tool(
         line=line,
         description_line=description_line if description_line is not None else line + 1,
         parameter_lines=dict(parameter_lines or {}),
+        parameters=parameters,
     )
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from gate.analysis import analyse, jaccard
+from gate.analysis import analyse
+from gate.definition_facts import overlap
 from gate.results import SourceRef
 from tests.results_factory import call, case, failure, record, run, suite, tool
 
@@ -122,8 +123,10 @@ def test_recommendations_point_at_the_lines_to_change():
     confusion = by_pattern["confused_tools"]
     assert (confusion.file, confusion.line, confusion.tool) == ("tools/weather.json", 4, "get_weather")
     assert "4 cases" in confusion.message and "when to use" in confusion.message
-    overlap = round(jaccard(weather_tools()[0].description, weather_tools()[1].description) * 100)
-    assert f"share {overlap}%" in confusion.message
+    share = overlap(weather_tools()[0].description, weather_tools()[1].description)
+    assert f"share {share.shared} of their {share.total} distinct content words ({share.ratio:.0%})" in (
+        confusion.message
+    )
     assert len(confusion.cases) == 4 and confusion.cases[0] == "weather/now-0"
 
     days = by_pattern["argument_value_error"]
@@ -133,7 +136,11 @@ def test_recommendations_point_at_the_lines_to_change():
         "get_forecast",
         "days",
     )
-    assert "3 of 9 calls" in days.message and "range and an example" in days.message.replace("values or ", "")
+    assert "3 of 9 calls" in days.message
+    # These results hold no schema of the tool: the advice says what to check, claims nothing.
+    assert (
+        "these results do not hold the tool's schema: if it does not list the allowed values" in days.message
+    )
 
     ghost = by_pattern["hallucinated_tool"]
     assert (ghost.file, ghost.line) == ("prompts/weather.md", 1) and "`get_weather`" in ghost.message
@@ -173,11 +180,10 @@ def test_nothing_failed_means_no_patterns():
     assert analysis.reasons == () and analysis.recommendations == () and analysis.confusion == ()
 
 
-def test_jaccard():
-    assert (
-        jaccard("get the weather now", "the weather forecast") == 1 / 3
-    )  # {weather} / {weather, now, forecast}
-    assert jaccard("", "") == 0.0
+def test_description_overlap_counts_shared_content_words():
+    share = overlap("get the weather now", "the weather forecast")  # {weather} of {weather, now, forecast}
+    assert (share.shared, share.total, share.ratio) == (1, 3, 1 / 3)
+    assert overlap("", "").ratio == 0.0
 
 
 def test_missing_and_extra_calls_explained_by_a_confusion_get_no_separate_advice():

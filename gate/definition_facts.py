@@ -1,0 +1,172 @@
+"""What a tool definition already says, so that advice about it is true of it: whether a parameter is
+declared and required, its type, allowed values, range and examples, what its description says, and
+how much two tool descriptions share. Pure: no I/O.
+
+A parameter is addressed by an argument path as the failures name it (``days``, ``address.city``,
+``stops[0].city``); local ``$ref`` (``#/...``) are followed. Where the schema says something this
+module cannot read (``anyOf``/``oneOf``/``allOf``, a remote ``$ref``), ``opaque`` is set and nothing
+is claimed to be absent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    "a an the and or of to for in on at by with from is are be this that it its as use used uses when "
+    "which can will get gets returns return".split()
+)
+_SEGMENT = re.compile(r"\[\d+\]|[^.\[\]]+")
+_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "if")
+# How a description shows an example value.
+_EXAMPLE_WORDS = re.compile(r"\b(e\.g\.|eg\b|for example|for instance|such as|example)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParameterFacts:
+    """What the tool's parameter schema says about one argument. ``known`` False: the schema was not
+    recorded (then every other field is empty and nothing may be claimed)."""
+
+    known: bool
+    declared: bool = False  # the schema defines the parameter
+    required: bool = False  # listed in ``required`` of the object that holds it
+    types: tuple[str, ...] = ()
+    enum: tuple[Any, ...] = ()
+    minimum: float | None = None  # inclusive or exclusive bound, as written
+    maximum: float | None = None
+    examples: tuple[Any, ...] = ()  # ``examples``, ``example``, ``default``, ``const``
+    description: str = ""
+    opaque: bool = False  # constraints the facts above do not capture
+
+    @property
+    def has_example(self) -> bool:
+        """The definition shows an example value: in the schema, or in the description's words."""
+        return bool(self.examples) or bool(_EXAMPLE_WORDS.search(self.description))
+
+    @property
+    def has_range(self) -> bool:
+        return self.minimum is not None or self.maximum is not None
+
+
+def _resolve(node: Any, root: dict[str, Any], depth: int = 0) -> Any:
+    """``node`` with a local ``$ref`` followed (a few levels at most); anything else unchanged."""
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and depth < 8:
+        ref = node["$ref"]
+        if not ref.startswith("#"):
+            return node
+        target: Any = root
+        for part in (p for p in ref[1:].split("/") if p):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(target, dict) or part not in target:
+                return node
+            target = target[part]
+        node, depth = target, depth + 1
+    return node
+
+
+def _bound(schema: dict[str, Any], inclusive: str, exclusive: str) -> float | None:
+    for key in (inclusive, exclusive):
+        value = schema.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def _examples(schema: dict[str, Any]) -> tuple[Any, ...]:
+    found: list[Any] = []
+    if isinstance(schema.get("examples"), list):
+        found += schema["examples"]
+    for key in ("example", "default", "const"):
+        if key in schema:
+            found.append(schema[key])
+    return tuple(found)
+
+
+def _types(schema: dict[str, Any]) -> tuple[str, ...]:
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return (declared,)
+    if isinstance(declared, list):
+        return tuple(t for t in declared if isinstance(t, str))
+    return ()
+
+
+def _facts_of(schema: dict[str, Any], *, required: bool) -> ParameterFacts:
+    enum = schema.get("enum")
+    return ParameterFacts(
+        known=True,
+        declared=True,
+        required=required,
+        types=_types(schema),
+        enum=tuple(enum) if isinstance(enum, list) else (),
+        minimum=_bound(schema, "minimum", "exclusiveMinimum"),
+        maximum=_bound(schema, "maximum", "exclusiveMaximum"),
+        examples=_examples(schema),
+        description=schema["description"] if isinstance(schema.get("description"), str) else "",
+        opaque=any(key in schema for key in (*_COMBINATORS, "$ref")),
+    )
+
+
+def parameter_facts(parameters: dict[str, Any] | None, path: str) -> ParameterFacts:
+    """The facts of the parameter at ``path`` in the tool's parameter schema ``parameters`` (None:
+    not recorded)."""
+    if parameters is None:
+        return ParameterFacts(known=False)
+    node: Any = _resolve(parameters, parameters)
+    required = False
+    for segment in _SEGMENT.findall(path) or [path]:
+        if not isinstance(node, dict):
+            return ParameterFacts(known=True, opaque=True)
+        if any(key in node for key in _COMBINATORS) or "$ref" in node:
+            return ParameterFacts(known=True, opaque=True)  # the parameter may be defined in there
+        if segment.startswith("["):
+            node = _resolve(node.get("items"), parameters)
+            continue
+        properties = node.get("properties")
+        if not isinstance(properties, dict) or segment not in properties:
+            return ParameterFacts(known=True, opaque=bool(node.get("patternProperties")))
+        held = node.get("required")
+        required = isinstance(held, list) and segment in held
+        node = _resolve(properties[segment], parameters)
+    if not isinstance(node, dict):
+        return ParameterFacts(known=True, declared=True, required=required, opaque=True)
+    return _facts_of(node, required=required)
+
+
+def closed_object(parameters: dict[str, Any] | None) -> bool | None:
+    """Whether the tool's arguments object forbids keys it does not define (None: not recorded)."""
+    if parameters is None:
+        return None
+    root = _resolve(parameters, parameters)
+    return isinstance(root, dict) and root.get("additionalProperties") is False
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a whole word (a tool or parameter name in a description)."""
+    return bool(name) and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+
+
+def words(text: str) -> set[str]:
+    """The content words of a description (lower case, without stop words)."""
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """The content words two descriptions share, out of the distinct content words of both."""
+
+    shared: int
+    total: int
+
+    @property
+    def ratio(self) -> float:
+        """Jaccard similarity: |A ∩ B| / |A ∪ B| (0 when both are empty)."""
+        return self.shared / self.total if self.total else 0.0
+
+
+def overlap(a: str, b: str) -> Overlap:
+    wa, wb = words(a), words(b)
+    return Overlap(len(wa & wb), len(wa | wb))

@@ -1,0 +1,351 @@
+"""Each recommendation is true of the definition it points at. Every test gives a small tool
+definition and failed results on which the advice of before would have said something false (ask to
+mark a required argument required, to add an enum or example that is there, to name a tool the
+description already names) and checks what is said instead."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from gate.analysis import analyse
+from gate.recommendations import Recommendation
+from gate.results import SourceRef
+from tests.results_factory import call, case, failure, record, run, suite, tool
+
+UNITS = {"type": "string", "enum": ["metric", "imperial"], "description": "Unit system of the result."}
+DAYS = {"type": "integer", "minimum": 1, "maximum": 7, "description": "Days to forecast, 1 to 7, e.g. 3."}
+CITY = {"type": "string", "description": 'City name in English, e.g. "Paris".'}
+
+
+def weather(
+    properties: dict[str, Any] | None = None,
+    required: tuple[str, ...] = ("city", "units"),
+    description: str = "Current weather for one city.",
+    **schema: Any,
+) -> Any:
+    parameters = {
+        "type": "object",
+        "properties": properties if properties is not None else {"city": CITY, "units": UNITS},
+        "required": list(required),
+        **schema,
+    }
+    return tool(
+        "get_weather",
+        description,
+        file="tools/weather.json",
+        line=2,
+        description_line=5,
+        parameter_lines={"city": 10, "units": 14, "days": 18},
+        parameters=parameters,
+    )
+
+
+def failed(i: int, failures: list[Any], calls: list[Any]) -> Any:
+    return case(f"c{i}", "failed", line=10 + i, failures=failures, rec=record(calls=calls))
+
+
+def advice(tools: list[Any], cases: list[Any], pattern: str) -> Recommendation:
+    analysis = analyse(run(suite("s", cases, tools=tools, prompt=SourceRef("prompts/p.md", 1))))
+    found = [r for r in analysis.recommendations if r.pattern == pattern]
+    assert len(found) == 1, [r.pattern for r in analysis.recommendations]
+    return found[0]
+
+
+def units_missing(i: int) -> Any:
+    return failed(
+        i,
+        [failure("missing_argument", tool="get_weather", argument="units", expected="metric")],
+        [call("get_weather", {"city": "Paris"})],
+    )
+
+
+# --- missing arguments ---------------------------------------------------------------------------
+
+
+def test_a_required_argument_left_out_is_called_required_and_named_in_the_tool_description():
+    rec = advice([weather()], [units_missing(0), units_missing(1)], "argument_missing_argument")
+    assert "mark it required" not in rec.message
+    assert "left out in 2 of 2 calls" in rec.message
+    assert "it is already required in the schema: name it" in rec.message
+    assert 'name it in the description of `get_weather` (e.g. "always pass units")' in rec.message
+    assert "example" not in rec.message.split("(e.g.")[1]  # an enum lists its values: no example asked
+    assert (rec.file, rec.line) == ("tools/weather.json", 14)
+
+
+def test_a_required_argument_without_enum_or_example_gets_an_example_asked_for():
+    bare = {"city": CITY, "units": {"type": "string"}}
+    rec = advice([weather(bare)], [units_missing(0)], "argument_missing_argument")
+    assert "already required" in rec.message and "give it an example value" in rec.message
+
+
+def test_a_required_argument_the_description_names_and_exemplifies_points_at_the_system_prompt():
+    named = weather(
+        {"city": CITY, "units": {"type": "string", "description": "e.g. metric"}},
+        description="Current weather for one city; always give units.",
+    )
+    rec = advice([named], [units_missing(0)], "argument_missing_argument")
+    assert "already required" in rec.message
+    assert "name it in the description" not in rec.message and "example" not in rec.message
+    assert "say in the system prompt that every call of `get_weather` needs it" in rec.message
+
+
+def test_an_optional_argument_left_out_is_called_optional():
+    rec = advice([weather(required=("city",))], [units_missing(0)], "argument_missing_argument")
+    assert "it is optional in the schema: add it to `required`" in rec.message
+    assert "already required" not in rec.message
+
+
+def test_an_argument_the_schema_does_not_define_is_said_to_be_undefined():
+    rec = advice(
+        [weather({"city": CITY}, required=("city",))], [units_missing(0)], "argument_missing_argument"
+    )
+    assert "the schema of `get_weather` does not define it: add it to its `properties` and `required`" in (
+        rec.message
+    )
+
+
+def test_without_a_recorded_schema_the_advice_claims_nothing_about_it():
+    unknown = tool("get_weather", "Current weather.", parameter_lines={"units": 14})
+    rec = advice([unknown], [units_missing(0)], "argument_missing_argument")
+    assert "these results do not hold the tool's schema: make sure it is listed in `required`" in rec.message
+    assert "already required" not in rec.message and "optional" not in rec.message
+
+
+# --- wrong types and values ----------------------------------------------------------------------
+
+
+def days_case(i: int, reason: str, value: Any, expected: Any = 3) -> Any:
+    return failed(
+        i,
+        [failure(reason, tool="get_weather", argument="days", expected=expected, actual=value)],
+        [call("get_weather", {"city": "Paris", "units": "metric", "days": value})],
+    )
+
+
+def with_days(days: dict[str, Any]) -> Any:
+    return weather({"city": CITY, "units": UNITS, "days": days})
+
+
+def test_a_type_error_on_a_typed_argument_names_the_type_and_what_was_sent():
+    rec = advice([with_days(DAYS)], [days_case(0, "type_error", "3 days")], "argument_type_error")
+    assert "state its type" not in rec.message and "give an example" not in rec.message
+    assert 'the schema already declares it `integer`, yet the model sent `"3 days"`' in rec.message
+    assert 'say in its description that it takes a bare integer (e.g. `3`, not `"3 days"`)' in rec.message
+
+
+def test_a_type_error_on_an_untyped_argument_asks_for_the_type_the_case_expects():
+    rec = advice(
+        [with_days({"description": "How many days."})],
+        [days_case(0, "type_error", "3")],
+        "argument_type_error",
+    )
+    assert 'the schema gives it no type: add `"type": "integer"`' in rec.message
+
+
+def test_values_outside_the_enum_point_at_the_enum_and_the_values_sent():
+    cases = [
+        failed(
+            i,
+            [failure("value_error", tool="get_weather", argument="units", expected="metric", actual=sent)],
+            [call("get_weather", {"city": "Paris", "units": sent})],
+        )
+        for i, sent in enumerate(["celsius", "celsius", "C"])
+    ]
+    rec = advice([weather()], cases, "argument_value_error")
+    assert "give its allowed values" not in rec.message
+    assert 'its schema already gives the allowed values (`enum`: `"metric"`, `"imperial"`)' in rec.message
+    assert 'yet the model sent `"celsius"`, `"C"`' in rec.message
+    assert "its description names them" not in rec.message  # "Unit system of the result."
+    assert "which of the user's words map to which allowed value" in rec.message
+    assert '(e.g. `"celsius"` means `"metric"`)' in rec.message
+
+
+def test_a_wrong_value_inside_the_enum_says_the_enum_allows_it():
+    rec = advice(
+        [weather()],
+        [
+            failed(
+                0,
+                [
+                    failure(
+                        "value_error",
+                        tool="get_weather",
+                        argument="units",
+                        expected="metric",
+                        actual="imperial",
+                    )
+                ],
+                [call("get_weather", {"city": "Paris", "units": "imperial"})],
+            )
+        ],
+        "argument_value_error",
+    )
+    assert 'the model sent `"imperial"`, which its schema allows' in rec.message
+    assert 'where the case expected `"metric"`' in rec.message and "how to choose the value" in rec.message
+
+
+def test_values_outside_the_range_point_at_the_range():
+    rec = advice(
+        [with_days(DAYS)],
+        [days_case(0, "value_error", 14, {"range": {"min": 1, "max": 7}})],
+        "argument_value_error",
+    )
+    assert "its schema already gives the allowed values (range 1 to 7) and its description names them" in (
+        rec.message
+    )
+    assert "yet the model sent `14`" in rec.message
+
+
+def test_a_wrong_value_of_an_unconstrained_number_asks_for_a_range_and_an_example():
+    rec = advice([with_days({"type": "integer"})], [days_case(0, "value_error", 5)], "argument_value_error")
+    assert "give its range (`minimum`/`maximum`) in the schema, and give an example value" in rec.message
+
+
+def test_a_wrong_value_of_a_string_with_an_example_does_not_ask_for_an_example():
+    rec = advice(
+        [weather()],
+        [
+            failed(
+                0,
+                [
+                    failure(
+                        "value_error",
+                        tool="get_weather",
+                        argument="city",
+                        expected="Munich",
+                        actual="München",
+                    )
+                ],
+                [call("get_weather", {"city": "München", "units": "metric"})],
+            )
+        ],
+        "argument_value_error",
+    )
+    assert "example" not in rec.message.split(":", 1)[1]
+    assert "list them in `enum`; else say in its description how to write it" in rec.message
+
+
+# --- unexpected arguments ------------------------------------------------------------------------
+
+
+def extra_units(i: int) -> Any:
+    return failed(
+        i,
+        [failure("unexpected_argument", tool="get_weather", argument="units", actual="metric")],
+        [call("get_weather", {"city": "Paris", "units": "metric"})],
+    )
+
+
+def test_an_unexpected_argument_the_schema_defines_is_not_called_undefined():
+    rec = advice([weather(required=("city",))], [extra_units(0)], "argument_unexpected_argument")
+    assert "does not define" not in rec.message
+    assert (
+        "it is an optional parameter of `get_weather`, but the case expects calls without it" in rec.message
+    )
+    assert "`units: {optional: true}`" in rec.message
+
+
+def test_an_undefined_argument_of_a_closed_schema_is_not_told_to_close_it():
+    closed = weather({"city": CITY}, required=("city",), additionalProperties=False)
+    rec = advice([closed], [extra_units(0)], "argument_unexpected_argument")
+    assert "already forbids other arguments (`additionalProperties: false`)" in rec.message
+    assert "set `additionalProperties: false`" not in rec.message
+    open_schema = advice(
+        [weather({"city": CITY}, required=("city",))], [extra_units(0)], "argument_unexpected_argument"
+    )
+    assert "set `additionalProperties: false`" in open_schema.message
+
+
+# --- schema violations no expectation caught -----------------------------------------------------
+
+
+def test_a_schema_violation_whose_rule_the_description_states_asks_for_an_example_call():
+    units = {"type": "string", "enum": ["metric", "imperial"], "description": "metric or imperial."}
+    cases = [
+        failed(
+            0,
+            [
+                failure(
+                    "schema_violation",
+                    tool="get_weather",
+                    argument="units",
+                    expected="enum: ['metric', 'imperial']",
+                    actual="kelvin",
+                )
+            ],
+            [call("get_weather", {"city": "Paris", "units": "kelvin"})],
+        )
+    ]
+    rec = advice([weather({"city": CITY, "units": units})], cases, "argument_schema_violation")
+    assert "make its schema constraints explicit" not in rec.message
+    assert "its description says it too: give an example call in `get_weather`'s description" in rec.message
+
+
+# --- confused tools ------------------------------------------------------------------------------
+
+
+def confused(i: int) -> Any:
+    return failed(
+        i,
+        [failure("wrong_tool", tool="get_forecast", expected_tool="get_weather")],
+        [call("get_forecast", {"city": "Oslo", "days": 1})],
+    )
+
+
+def forecast(description: str) -> Any:
+    return tool("get_forecast", description, file="tools/weather.json", line=20, description_line=23)
+
+
+def test_confused_tools_show_the_real_word_overlap_of_their_descriptions():
+    rec = advice(
+        [weather(description="Weather now in a city."), forecast("Weather forecast for a city.")],
+        [confused(0)],
+        "confused_tools",
+    )
+    # {weather, now, city} and {weather, forecast, city}: 2 shared of 4 distinct content words.
+    assert "their descriptions share 2 of their 4 distinct content words (50%)" in rec.message
+    assert "make the two descriptions differ" in rec.message
+
+
+def test_descriptions_that_already_name_each_other_are_not_told_to():
+    rec = advice(
+        [
+            weather(description="Weather right now. Not for future days: use get_forecast."),
+            forecast("Forecast for the coming days. Not for now: use get_weather."),
+        ],
+        [confused(0), confused(1)],
+        "confused_tools",
+    )
+    assert "say in the description of" not in rec.message
+    assert "both descriptions already name the other tool" in rec.message
+    assert (rec.file, rec.line) == ("tools/weather.json", 5)
+
+
+def test_when_only_the_expected_tool_names_the_other_the_advice_goes_to_the_other():
+    rec = advice(
+        [
+            weather(description="Weather right now; for later days use get_forecast."),
+            forecast("Daily forecast."),
+        ],
+        [confused(0)],
+        "confused_tools",
+    )
+    assert "the description of `get_weather` already names `get_forecast`" in rec.message
+    assert (rec.file, rec.line, rec.tool) == ("tools/weather.json", 23, "get_forecast")
+
+
+# --- a tool that is not called -------------------------------------------------------------------
+
+
+def test_a_tool_without_description_is_told_it_has_none():
+    silent = failed(0, [failure("missing_call", tool="get_weather")], [])
+    rec = advice([dataclasses.replace(weather(), description="")], [silent], "missing_call")
+    assert "`get_weather` has no description, and it was not called where it should have been" in rec.message
+
+
+def test_an_argument_failing_for_several_reasons_counts_the_main_one_and_lists_the_others():
+    rec = advice(
+        [weather()], [units_missing(0), units_missing(1), extra_units(2)], "argument_missing_argument"
+    )
+    assert "left out in 2 of 3 calls (other failures of it: unexpected argument 1)" in rec.message
