@@ -274,10 +274,13 @@ def _plain_record(rec: RunRecord) -> dict[str, Any]:
 
 def plain_results(results: RunResults) -> dict[str, Any]:
     """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
-    (``state`` of stateless records and calls, ``non_gating`` of gating cases): the reference
-    ``gate.report_json.to_json`` is held to."""
+    (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``parameters`` of tools
+    whose schema was not recorded): the reference ``gate.report_json.to_json`` is held to."""
     data = asdict(results)
     for s_i, s in enumerate(results.suites):
+        for tool_i, tool in enumerate(s.tools):
+            if tool.parameters is None:
+                data["suites"][s_i]["tools"][tool_i].pop("parameters")
         for c_i, c in enumerate(s.cases):
             if c.non_gating is None:  # only non-gating cases store the field
                 data["suites"][s_i]["cases"][c_i].pop("non_gating")
