@@ -11,7 +11,7 @@ Pure: judged checks read verdicts obtained beforehand (``gate.judging.collect_re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gate import judging, path_assertions
@@ -237,19 +237,38 @@ class _Scored:
     value: float
 
 
-_NO_CALLS = CallExpectation()
-
-
 def _candidates(case: Case) -> list[tuple[int | None, CallExpectation]]:
+    """The acceptable call expectations, each with its index among the alternatives (None: the main one).
+    With alternatives, the main expectation competes only with calls of its own (or ``no_calls``): its
+    other rules are no acceptable expectation by themselves. Its prohibitions (``forbidden_tools``,
+    ``max_calls``, ``extra_calls: forbid``) hold for every alternative."""
     expect = case.expect
-    options: list[tuple[int | None, CallExpectation]] = []
-    # Without written calls of its own, the main expectation does not compete with the alternatives.
+    main = expect.calls
     if not expect.alternatives:
-        return [(None, expect.calls)]
-    if expect.calls != _NO_CALLS:
-        options.append((None, expect.calls))
-    options += list(enumerate(expect.alternatives))
+        return [(None, main)]
+    options: list[tuple[int | None, CallExpectation]] = []
+    if main.calls or main.no_calls:
+        options.append((None, main))
+    options += [
+        (i, _with_prohibitions(alternative, main)) for i, alternative in enumerate(expect.alternatives)
+    ]
     return options
+
+
+def _with_prohibitions(alternative: CallExpectation, main: CallExpectation) -> CallExpectation:
+    """The alternative with the main expectation's prohibitions added (the stricter limit wins)."""
+    if not main.forbidden_tools and main.max_calls is None and main.extra_calls != "forbid":
+        return alternative
+    forbidden = alternative.forbidden_tools + tuple(
+        tool for tool in main.forbidden_tools if tool not in alternative.forbidden_tools
+    )
+    limits = [limit for limit in (alternative.max_calls, main.max_calls) if limit is not None]
+    return replace(
+        alternative,
+        forbidden_tools=forbidden,
+        max_calls=min(limits) if limits else None,
+        extra_calls="forbid" if main.extra_calls == "forbid" else alternative.extra_calls,
+    )
 
 
 def _weighted(

@@ -268,6 +268,51 @@ def test_alternatives_compete_with_written_main_calls():
     assert result.status == "passed" and result.alternative is None
 
 
+ALTERNATIVES = (
+    calls_expectation(ecall("get_weather", {"city": "Paris"})),
+    calls_expectation(ecall("get_forecast", {"city": "Paris"})),
+)
+
+
+@pytest.mark.parametrize(
+    "top_level",
+    [{"order": "in_order"}, {"forbidden_tools": ("search",)}, {"max_calls": 3}],
+)
+def test_top_level_call_rules_without_calls_do_not_stand_in_for_the_alternatives(top_level):
+    # Written next to alternatives, top-level rules without calls are no acceptable expectation of their
+    # own: a call that none of the alternatives accepts fails.
+    c = case(expect=expectation(alternatives=ALTERNATIVES, **top_level))
+    result = score(c, record(call("get_weather", {"city": "Rome"})))
+    assert result.status == "failed" and result.alternative == 0 and reasons(result) == ["value_error"]
+    assert score(c, record(call("get_forecast", {"city": "Paris"}))).status == "passed"
+
+
+def test_top_level_prohibitions_hold_for_every_alternative():
+    forbidden = case(expect=expectation(alternatives=ALTERNATIVES, forbidden_tools=("search",)))
+    result = score(forbidden, record(call("search", {"query": "x"}), call("get_weather", {"city": "Paris"})))
+    assert result.status == "failed" and "forbidden_call" in reasons(result)
+    limited = case(expect=expectation(alternatives=ALTERNATIVES, max_calls=1))
+    result = score(
+        limited, record(call("get_weather", {"city": "Paris"}), call("get_forecast", {"city": "Paris"}))
+    )
+    assert result.status == "failed" and reasons(result) == ["over_call_budget"]
+    closed = case(expect=expectation(alternatives=ALTERNATIVES, extra_calls="forbid"))
+    result = score(closed, record(call("get_weather", {"city": "Paris"}), call("search", {"query": "x"})))
+    assert result.status == "failed" and reasons(result) == ["extra_call"]
+    # An alternative's own, stricter limit still holds.
+    own = (calls_expectation(ecall("get_weather", {"city": "Paris"}), max_calls=1),)
+    both = case(expect=expectation(alternatives=own, max_calls=5))
+    made = record(call("get_weather", {"city": "Paris"}), call("search", {"query": "x"}))
+    assert reasons(score(both, made)) == ["over_call_budget"]
+
+
+def test_no_calls_at_the_top_level_is_an_acceptable_expectation_beside_the_alternatives():
+    c = case(expect=expectation(alternatives=ALTERNATIVES, no_calls=True))
+    assert score(c, record()).status == "passed"
+    assert score(c, record(call("get_forecast", {"city": "Paris"}))).status == "passed"
+    assert score(c, record(call("get_weather", {"city": "Rome"}))).status == "failed"
+
+
 # --- output checks ---------------------------------------------------------------------------------
 
 
