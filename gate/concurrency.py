@@ -43,12 +43,10 @@ class AdaptiveLimiter:
         self.regrow_after = max(1, regrow_after)
         self._current = limit
         self._in_flight = 0
-        self._max_seen = 0
         self._successes = 0
         self._paused_until = 0.0  # time.monotonic()
         self._timer: asyncio.TimerHandle | None = None
         self._waiters: deque[asyncio.Future[None]] = deque()
-        self.rate_limit_events = 0
         # Bumped on every cut; a 429 from a request started before the latest cut says nothing new
         # about the current limit, so it pauses but does not cut again (see ``rate_limited``).
         self.generation = 0
@@ -61,22 +59,11 @@ class AdaptiveLimiter:
     def current_limit(self) -> int:
         return self._current
 
-    @property
-    def max_in_flight_seen(self) -> int:
-        return self._max_seen
-
-    @property
-    def paused_for(self) -> float:
-        """Seconds until new requests may start again (0 when not paused)."""
-        return max(0.0, self._paused_until - time.monotonic())
-
     def _can_start(self) -> bool:
         return self._in_flight < self._current and time.monotonic() >= self._paused_until
 
     def _take(self) -> None:
         self._in_flight += 1
-        if self._in_flight > self._max_seen:
-            self._max_seen = self._in_flight
 
     async def acquire(self) -> None:
         if not self._waiters and self._can_start():
@@ -115,7 +102,6 @@ class AdaptiveLimiter:
 
         ``started_generation`` (the ``generation`` when that request started) avoids cutting again and
         again for a burst of 429s from requests that were all in flight before the latest cut."""
-        self.rate_limit_events += 1
         self._successes = 0
         if started_generation is None or started_generation >= self.generation:
             self._current = max(self.min_limit, self._current // 2)

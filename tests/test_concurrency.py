@@ -72,7 +72,6 @@ def test_limiter_never_exceeds_its_limit():
         return limiter
 
     limiter = asyncio.run(go())
-    assert limiter.max_in_flight_seen == 5
     assert limiter.in_flight == 0
 
 
@@ -105,7 +104,6 @@ def test_a_burst_of_429s_from_requests_started_before_a_cut_cuts_once():
     for _ in range(10):  # ...and all come back 429
         limiter.rate_limited(None, started_generation=started)
     assert limiter.current_limit == 16
-    assert limiter.rate_limit_events == 10
     limiter.rate_limited(None, started_generation=limiter.generation)  # started after the cut
     assert limiter.current_limit == 8
 
@@ -141,7 +139,6 @@ def test_retry_after_pauses_new_starts():
     async def go() -> float:
         limiter = AdaptiveLimiter(4)
         limiter.rate_limited(0.15)
-        assert limiter.paused_for > 0.1
         started = time.monotonic()
         async with limiter:
             return time.monotonic() - started
@@ -297,7 +294,7 @@ def test_retries_retryable_errors_then_returns():
     assert len(sleep.delays) == 2
     assert 0.0 <= sleep.delays[0] <= 1.0  # jittered backoff after the first failure
     assert sleep.delays[1] == 2.0  # the server's retry-after after the 429
-    assert limiter.current_limit == 4 and limiter.rate_limit_events == 1
+    assert limiter.current_limit == 4  # one cut
     assert limiter.in_flight == 0
 
 
@@ -368,7 +365,7 @@ def test_no_slot_is_held_while_backing_off():
 
 
 def test_many_callers_never_exceed_the_limit_and_regrow_after_rate_limits():
-    async def go() -> tuple[int, AdaptiveLimiter, int]:
+    async def go() -> tuple[int, AdaptiveLimiter, int, int]:
         limiter = AdaptiveLimiter(8, regrow_after=4)
         peak = 0
         done = 0
@@ -398,12 +395,12 @@ def test_many_callers_never_exceed_the_limit_and_regrow_after_rate_limits():
             done += 1
 
         await asyncio.gather(*(one(i) for i in range(200)))
-        return peak, limiter, done
+        return peak, limiter, done, attempts
 
-    peak, limiter, done = run(go())
+    peak, limiter, done, attempts = run(go())
     assert done == 200
-    assert peak <= 8 and limiter.max_in_flight_seen <= 8
-    assert limiter.rate_limit_events > 0
+    assert peak <= 8
+    assert attempts > 200  # rate limited attempts were retried
     assert limiter.current_limit > limiter.min_limit  # it grew back after the cuts
     assert limiter.in_flight == 0
 
