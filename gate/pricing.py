@@ -200,11 +200,6 @@ def price(provider: str, model: str) -> tuple[float, float] | None:
     return best
 
 
-def cost_usd(provider: str, model: str, usage: Usage, table: PriceTable = BUILT_IN) -> float | None:
-    """Estimated cost of ``usage`` tokens on ``model``; None when the model's price is unknown."""
-    return table.cost(provider, model, usage)
-
-
 def suite_models(suite: Suite) -> list[tuple[str, str, str]]:
     """(role, provider, model) of every model a suite asks: the agent, the judge and the user
     simulator."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.pricing import cost_usd, price
+from gate.pricing import BUILT_IN, price
 from gate.run_record import Usage
 
 
@@ -33,15 +33,15 @@ def test_known_models(provider, model, expected):
 )
 def test_unknown_models_have_no_price(provider, model):
     assert price(provider, model) is None
-    assert cost_usd(provider, model, Usage(1000, 1000)) is None
+    assert BUILT_IN.cost(provider, model, Usage(1000, 1000)) is None
 
 
 def test_cost_is_tokens_times_price_per_million():
-    assert cost_usd("openai", "gpt-4o-mini", Usage(1_000_000, 0)) == pytest.approx(0.15)
-    assert cost_usd("openai", "gpt-4o-mini", Usage(2000, 500)) == pytest.approx(
+    assert BUILT_IN.cost("openai", "gpt-4o-mini", Usage(1_000_000, 0)) == pytest.approx(0.15)
+    assert BUILT_IN.cost("openai", "gpt-4o-mini", Usage(2000, 500)) == pytest.approx(
         (2000 * 0.15 + 500 * 0.60) / 1e6
     )
-    assert cost_usd("anthropic", "claude-3-haiku-20240307", Usage(0, 0)) == 0.0
+    assert BUILT_IN.cost("anthropic", "claude-3-haiku-20240307", Usage(0, 0)) == 0.0
 
 
 def _table(text: str, name: str = "prices.yaml"):
