@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -230,6 +231,12 @@ def _block(request: JudgeRequest, name: str, text: str) -> str:
     return f"<<<BEGIN {tag} {name}>>>\n{clean}\n<<<END {tag} {name}>>>"
 
 
+_Block = Callable[[str, str], str]
+# A prompt's body for one kind of request: its paragraphs, the verdict tool's name, description and
+# parameters.
+_Body = tuple[list[str], str, str, dict[str, Any]]
+
+
 def prompt_for(request: JudgeRequest) -> JudgePrompt:
     """The judge prompt and the forced verdict tool for ``request``."""
 
@@ -239,130 +246,148 @@ def prompt_for(request: JudgeRequest) -> JudgePrompt:
     parts: list[str] = []
     if request.context and request.kind not in ("argument", "trajectory"):
         parts.append("The user's request to the assistant:\n" + b("REQUEST", request.context))
-    if request.kind == "trajectory":
-        parts += [
+    body, tool, description, parameters = _BODIES[request.kind](request, b)
+    tag = _marker(request)
+    system = _SYSTEM.format(open=f"<<<BEGIN {tag} NAME>>>", close=f"<<<END {tag} NAME>>>", tool=tool)
+    return JudgePrompt(
+        system=system,
+        user="\n\n".join([*parts, *body]),
+        tool_name=tool,
+        tool_description=description,
+        tool_parameters=parameters,
+    )
+
+
+def _yes_no(parts: list[str], description: str) -> _Body:
+    return parts, "submit_verdict", description, _YES_NO_TOOL
+
+
+def _trajectory_body(request: JudgeRequest, b: _Block) -> _Body:
+    return _yes_no(
+        [
             "The user's goal:\n" + b("GOAL", request.context),
             "What the assistant could use and did:\n" + b("TRAJECTORY", request.text),
             "The criteria:\n" + b("CRITERIA", request.criterion),
             "Question: did the assistant reach the user's goal by reasonable steps that meet the criteria? "
             "Judge the steps and their order, not only the final answer.",
-        ]
-        tool, description, parameters = (
-            "submit_verdict",
-            "Submit whether the trajectory reaches the goal by reasonable steps meeting the criteria.",
-            _YES_NO_TOOL,
-        )
-    elif request.kind == "criteria":
-        parts += [
+        ],
+        "Submit whether the trajectory reaches the goal by reasonable steps meeting the criteria.",
+    )
+
+
+def _criteria_body(request: JudgeRequest, b: _Block) -> _Body:
+    return _yes_no(
+        [
             "The assistant's answer:\n" + b("ANSWER", request.text),
             "The criterion:\n" + b("CRITERION", request.criterion),
             "Question: does the answer meet the criterion? Judge only this criterion, nothing else.",
-        ]
-        tool, description, parameters = (
-            "submit_verdict",
-            "Submit whether the answer meets the criterion.",
-            _YES_NO_TOOL,
-        )
-    elif request.kind == "semantic_contains":
-        parts += [
+        ],
+        "Submit whether the answer meets the criterion.",
+    )
+
+
+def _semantic_body(request: JudgeRequest, b: _Block) -> _Body:
+    return _yes_no(
+        [
             "TEXT_1, the assistant's answer:\n" + b("TEXT_1", request.text),
             "TEXT_2:\n" + b("TEXT_2", request.criterion),
             "Question: is the meaning of TEXT_2 present in TEXT_1? Paraphrases, synonyms and equivalent "
             "units or formats count as present; a contradiction or a vaguer statement does not.",
-        ]
-        tool, description, parameters = (
-            "submit_verdict",
-            "Submit whether TEXT_2 is semantically present in TEXT_1.",
-            _YES_NO_TOOL,
-        )
-    elif request.kind == "clarification":
-        parts += [
+        ],
+        "Submit whether TEXT_2 is semantically present in TEXT_1.",
+    )
+
+
+def _clarification_body(request: JudgeRequest, b: _Block) -> _Body:
+    return _yes_no(
+        [
             "The assistant's reply:\n" + b("REPLY", request.text),
             "Question: does the reply ask the user for missing information or for clarification (instead of "
             "guessing, assuming, or answering outright)? A reply that answers and only offers further help "
             "does not count as asking.",
-        ]
-        tool, description, parameters = (
-            "submit_verdict",
-            "Submit whether the reply asks for clarification.",
-            _YES_NO_TOOL,
-        )
-    elif request.kind == "argument":
-        name = request.context or "argument"
-        parts += [
+        ],
+        "Submit whether the reply asks for clarification.",
+    )
+
+
+def _argument_body(request: JudgeRequest, b: _Block) -> _Body:
+    name = request.context or "argument"
+    return _yes_no(
+        [
             f"The value the assistant passed as the tool call {name}:\n" + b("VALUE", request.text),
             "The criterion:\n" + b("CRITERION", request.criterion),
             "Question: does the value meet the criterion?",
-        ]
-        tool, description, parameters = (
-            "submit_verdict",
-            "Submit whether the value meets the criterion.",
-            _YES_NO_TOOL,
-        )
-    elif request.kind == "ranking":
-        parts.append("A verified correct reference answer:\n" + b("REFERENCE", request.reference))
-        for i, candidate in enumerate(request.candidates, 1):
-            parts.append(f"Candidate {i}:\n" + b(f"CANDIDATE_{i}", candidate))
-        parts.append(
-            "Rank all three candidates from best to worst by how correctly and completely they answer the "
-            "request, using the reference answer as the truth. Give the candidate numbers, best first."
-        )
-        numbers = [str(i) for i in range(1, len(request.candidates) + 1)]
-        tool, description = "submit_ranking", "Submit the candidates' order from best to worst."
-        parameters = {
-            "type": "object",
-            "properties": {
-                "order": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": numbers},
-                    "minItems": len(numbers),
-                    "maxItems": len(numbers),
-                    "uniqueItems": True,
-                    "description": 'Candidate numbers, best first, e.g. ["2", "1", "3"].',
-                },
-                "rationale": {"type": "string", "description": "One or two sentences explaining the order."},
-            },
-            "required": ["order", "rationale"],
-            "additionalProperties": False,
-        }
-    elif request.kind == "choice":
-        letters = _letters_of(len(request.options))
-        listed = "\n".join(f"{key}) {option}" for key, option in zip(letters, request.options, strict=True))
-        parts += [
-            "The options the assistant was offered:\n" + b("OPTIONS", listed),
-            "The assistant's answer:\n" + b("ANSWER", request.text),
-            "Question: which single option does the answer choose? "
-            'Answer "none" if it chooses none, several, or is undecided. '
-            "Do not judge whether the choice is correct.",
-        ]
-        tool, description = "submit_choice", "Submit the letter of the option the answer chose."
-        parameters = {
-            "type": "object",
-            "properties": {
-                "letter": {
-                    "type": "string",
-                    "enum": [*letters, "none"],
-                    "description": "The chosen option's letter.",
-                },
-                "rationale": {
-                    "type": "string",
-                    "description": "One or two sentences explaining the reading.",
-                },
-            },
-            "required": ["letter", "rationale"],
-            "additionalProperties": False,
-        }
-    else:  # pragma: no cover - JudgeKind is closed
-        raise ValueError(f"unknown judge request kind {request.kind!r}")
-    tag = _marker(request)
-    system = _SYSTEM.format(open=f"<<<BEGIN {tag} NAME>>>", close=f"<<<END {tag} NAME>>>", tool=tool)
-    return JudgePrompt(
-        system=system,
-        user="\n\n".join(parts),
-        tool_name=tool,
-        tool_description=description,
-        tool_parameters=parameters,
+        ],
+        "Submit whether the value meets the criterion.",
     )
+
+
+def _ranking_body(request: JudgeRequest, b: _Block) -> _Body:
+    parts = ["A verified correct reference answer:\n" + b("REFERENCE", request.reference)]
+    for i, candidate in enumerate(request.candidates, 1):
+        parts.append(f"Candidate {i}:\n" + b(f"CANDIDATE_{i}", candidate))
+    parts.append(
+        "Rank all three candidates from best to worst by how correctly and completely they answer the "
+        "request, using the reference answer as the truth. Give the candidate numbers, best first."
+    )
+    numbers = [str(i) for i in range(1, len(request.candidates) + 1)]
+    parameters = {
+        "type": "object",
+        "properties": {
+            "order": {
+                "type": "array",
+                "items": {"type": "string", "enum": numbers},
+                "minItems": len(numbers),
+                "maxItems": len(numbers),
+                "uniqueItems": True,
+                "description": 'Candidate numbers, best first, e.g. ["2", "1", "3"].',
+            },
+            "rationale": {"type": "string", "description": "One or two sentences explaining the order."},
+        },
+        "required": ["order", "rationale"],
+        "additionalProperties": False,
+    }
+    return parts, "submit_ranking", "Submit the candidates' order from best to worst.", parameters
+
+
+def _choice_body(request: JudgeRequest, b: _Block) -> _Body:
+    letters = _letters_of(len(request.options))
+    listed = "\n".join(f"{key}) {option}" for key, option in zip(letters, request.options, strict=True))
+    parts = [
+        "The options the assistant was offered:\n" + b("OPTIONS", listed),
+        "The assistant's answer:\n" + b("ANSWER", request.text),
+        "Question: which single option does the answer choose? "
+        'Answer "none" if it chooses none, several, or is undecided. '
+        "Do not judge whether the choice is correct.",
+    ]
+    parameters = {
+        "type": "object",
+        "properties": {
+            "letter": {
+                "type": "string",
+                "enum": [*letters, "none"],
+                "description": "The chosen option's letter.",
+            },
+            "rationale": {
+                "type": "string",
+                "description": "One or two sentences explaining the reading.",
+            },
+        },
+        "required": ["letter", "rationale"],
+        "additionalProperties": False,
+    }
+    return parts, "submit_choice", "Submit the letter of the option the answer chose.", parameters
+
+
+_BODIES: dict[JudgeKind, Callable[[JudgeRequest, _Block], _Body]] = {
+    "trajectory": _trajectory_body,
+    "criteria": _criteria_body,
+    "semantic_contains": _semantic_body,
+    "clarification": _clarification_body,
+    "argument": _argument_body,
+    "ranking": _ranking_body,
+    "choice": _choice_body,
+}
 
 
 # --- parsing verdicts --------------------------------------------------------------------------------
