@@ -8,7 +8,7 @@ the same ``call_model`` as the agent's requests: the same cache, limiter, retrie
 
 A judge that fails (provider error after retries, budget reached, a reply that is not a valid
 verdict) does not fail the run: the entry for that key is the failure reason (a string) instead of
-a ``Verdict``, and scoring reports ``judge_failed`` with it. Fatal provider errors propagate.
+a ``JudgeVerdict``, and scoring reports ``judge_failed`` with it. Fatal provider errors propagate.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from gate.escape import truncate
-from gate.judging import JudgeReplyError, JudgeRequest, Verdict, parse_verdict, prompt_for
+from gate.judging import JudgeReplyError, JudgeRequest, JudgeVerdict, parse_verdict, prompt_for
 from gate.model_family import judge_params
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
 from gate.suite_model import Source, Suite, ToolDef
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
-JudgeAnswer = Verdict | str  # a verdict, or why there is none
+JudgeAnswer = JudgeVerdict | str  # a verdict, or why there is none
 
 
 def judge_request(suite: Suite, request: JudgeRequest) -> ModelRequest:
@@ -82,7 +82,7 @@ class JudgeClient:
         self.calls = 0
 
     async def answers(self, suite: Suite, requests: Iterable[JudgeRequest]) -> dict[str, JudgeAnswer]:
-        """Verdict (or failure reason) for every request, by ``key``."""
+        """JudgeVerdict (or failure reason) for every request, by ``key``."""
         unique: dict[str, JudgeRequest] = {}
         for request in requests:
             unique.setdefault(request.key, request)

@@ -63,7 +63,7 @@ class JudgeRequest:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class JudgeVerdict:
     """The judge's structured answer. ``score`` in [0, 1]; ``detail`` holds the parsed fields."""
 
     passed: bool
@@ -402,7 +402,7 @@ def _rationale(arguments: dict[str, Any]) -> str:
     return rationale.strip()
 
 
-def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verdict:
+def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> JudgeVerdict:
     """Interpret the judge's forced tool call; raises ``JudgeReplyError`` when it is malformed."""
     if not isinstance(tool_arguments, dict):
         raise JudgeReplyError(
@@ -418,7 +418,7 @@ def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verd
         else:
             raise JudgeReplyError(f'judge reply: \'verdict\' must be "yes" or "no", got {raw!r}')
         passed = answer == "yes"
-        return Verdict(
+        return JudgeVerdict(
             passed=passed, score=1.0 if passed else 0.0, rationale=rationale, detail={"verdict": answer}
         )
     if request.kind == "ranking":
@@ -442,7 +442,7 @@ def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verd
         score = RANKING_SCORES.get((roles[0], roles[1], roles[2])) if len(roles) == 3 else None
         if score is None:
             raise JudgeReplyError(f"judge reply: cannot score the order {roles!r}")
-        return Verdict(
+        return JudgeVerdict(
             passed=score >= DEFAULT_RANKING_THRESHOLD,
             score=score,
             rationale=rationale,
@@ -455,12 +455,12 @@ def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> Verd
         picked = raw.strip().strip("().").upper()
         letters = _letters_of(len(request.options))
         if picked == "NONE":
-            return Verdict(False, 0.0, rationale, {"letter": None, "option": None})
+            return JudgeVerdict(False, 0.0, rationale, {"letter": None, "option": None})
         if picked not in letters:
             raise JudgeReplyError(
                 f"judge reply: {raw!r} is not one of the letters {', '.join(letters)} or none"
             )
         option = request.options[letters.index(picked)]
         passed = option == request.reference
-        return Verdict(passed, 1.0 if passed else 0.0, rationale, {"letter": picked, "option": option})
+        return JudgeVerdict(passed, 1.0 if passed else 0.0, rationale, {"letter": picked, "option": option})
     raise JudgeReplyError(f"judge reply: unknown request kind {request.kind!r}")  # pragma: no cover

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from gate import bounded_regex
 from gate.assignment import optimal_assignment
 from gate.escape import show
-from gate.judging import JudgeRequest, Verdict
+from gate.judging import JudgeRequest, JudgeVerdict
 from gate.suite_model import MATCHER_KEYS
 from gate.text_normalization import LOOSER_COMPARISONS, normalize_text
 
@@ -104,7 +104,7 @@ def value_text(value: Any) -> str:
 
 @dataclass
 class _Context:
-    verdicts: Mapping[str, Verdict] | None
+    verdicts: Mapping[str, JudgeVerdict] | None
     requests: list[JudgeRequest] | None = None
 
 
@@ -556,7 +556,7 @@ def match_value(
     matcher: Any,
     present: bool,
     value: Any,
-    verdicts: Mapping[str, Verdict] | None = None,
+    verdicts: Mapping[str, JudgeVerdict] | None = None,
     path: str = "",
 ) -> MatchOutcome:
     """Match one value (``present`` False: the argument was not given) against an expected value."""
@@ -601,7 +601,7 @@ def match_arguments(
     expected_args: Mapping[str, Any],
     actual: Mapping[str, Any],
     allow_extra: bool,
-    verdicts: Mapping[str, Verdict] | None = None,
+    verdicts: Mapping[str, JudgeVerdict] | None = None,
 ) -> tuple[MatchOutcome, ...]:
     """One outcome per expected argument, then one per unexpected argument (unless ``allow_extra``)."""
     return _match_arguments(expected_args, actual, allow_extra, _Context(verdicts))

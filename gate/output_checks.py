@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from gate import bounded_regex, conversation, judging
 from gate.escape import show, truncate
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.results import MAX_QUOTED_CHARS, CheckKind, CheckScore, Failure
 from gate.run_record import RunRecord
 from gate.suite_model import Case, OutputChecks, Suite
@@ -52,8 +52,8 @@ def judged(
     kind: JudgedKind,
     label: str,
     request: judging.JudgeRequest,
-    verdicts: Mapping[str, Verdict],
-) -> Verdict | None:
+    verdicts: Mapping[str, JudgeVerdict],
+) -> JudgeVerdict | None:
     """The judge's verdict on ``request``; when there is none, a failed check and a ``judge_failed``
     failure are logged and None is returned."""
     verdict = verdicts.get(request.key)
@@ -68,7 +68,7 @@ def judged(
 
 
 def output_checks(
-    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict]
+    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, JudgeVerdict]
 ) -> CheckLog:
     """Every check of ``expect.output`` on trial ``index``'s final answer, string checks first."""
     log = CheckLog()
@@ -120,7 +120,7 @@ def _judged_result(
     log: CheckLog,
     kind: JudgedKind,
     label: str,
-    verdict: Verdict,
+    verdict: JudgeVerdict,
     passed: bool,
     score: float,
     expected: Any,
@@ -139,7 +139,7 @@ def _judged_result(
 
 
 def _judged_checks(
-    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog
+    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
 ) -> None:
     """criteria, semantic_contains and ranking: the judge's verdict is the check's."""
     out = case.expect.output
@@ -173,7 +173,11 @@ def _judged_checks(
 
 
 def _choice_check(
-    correct: str, letters: dict[str, str], record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog
+    correct: str,
+    letters: dict[str, str],
+    record: RunRecord,
+    verdicts: Mapping[str, JudgeVerdict],
+    log: CheckLog,
 ) -> None:
     """Multiple choice: decided without the judge when the answer picks one option unambiguously."""
     answer = record.output
@@ -195,7 +199,7 @@ def _choice_check(
 
 
 def _clarification_check(
-    want: bool, record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog
+    want: bool, record: RunRecord, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
 ) -> None:
     """asks_clarification: the judge says whether the agent asked; ``want`` says whether it should."""
     request = judging.clarification_request(record.output, record.input)

@@ -16,7 +16,7 @@ from typing import Any
 
 from gate import bounded_regex
 from gate.escape import show
-from gate.judging import JudgeRequest, Verdict, criteria_request, semantic_request
+from gate.judging import JudgeRequest, JudgeVerdict, criteria_request, semantic_request
 from gate.matchers import match_value, typed_equal, value_text
 from gate.results import CheckScore
 from gate.run_record import RunRecord
@@ -123,7 +123,7 @@ class PathEvaluation:
 
 
 def _value_score(
-    name: str, argument: Any, value: Any, record: RunRecord, verdicts: Mapping[str, Verdict]
+    name: str, argument: Any, value: Any, record: RunRecord, verdicts: Mapping[str, JudgeVerdict]
 ) -> tuple[float, str | None]:
     """The score (0..1) of one selected value, and a judge error if a verdict is missing."""
     if name == "equals":
@@ -146,7 +146,9 @@ def _value_score(
     return (min(scores) if scores else 1.0), None
 
 
-def evaluate(assertion: PathAssertion, record: RunRecord, verdicts: Mapping[str, Verdict]) -> PathEvaluation:
+def evaluate(
+    assertion: PathAssertion, record: RunRecord, verdicts: Mapping[str, JudgeVerdict]
+) -> PathEvaluation:
     """The score of a path assertion (kind "path"). A path that selects nothing: ``exists`` fails,
     ``not_exists`` passes, every other check fails saying so. Aggregates: ``all`` / ``any`` (every /
     some value passes), ``mean`` / ``min`` / ``max`` of the values' scores against ``threshold``."""

@@ -29,7 +29,7 @@ from gate.agent_loop import BUDGET_MESSAGE, run_trial
 from gate.cache import ResponseCache
 from gate.concurrency import AdaptiveLimiter, AttemptTimeout, RetryPolicy, call_with_retries
 from gate.judge_client import JudgeClient
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.pricing import BUILT_IN, PriceTable
 from gate.progress import Progress
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
@@ -233,7 +233,7 @@ class _Run:
                     answers = await self.judge.answers(suite, requests)
                 except ProviderError as exc:
                     answers = {r.key: f"judge not run: {exc}" for r in requests}
-        verdicts = {key: value for key, value in answers.items() if isinstance(value, Verdict)}
+        verdicts = {key: value for key, value in answers.items() if isinstance(value, JudgeVerdict)}
         result = score_trial(suite, case, record, index, verdicts)
         problems = sorted({value for value in answers.values() if isinstance(value, str)})
         return with_judge_reasons(result, problems) if problems else result

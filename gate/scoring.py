@@ -20,7 +20,7 @@ from gate.calls.counting import calls_text
 from gate.calls.evaluation import CallEval, evaluate_calls
 from gate.escape import truncate
 from gate.final_state import final_state_check, final_state_failures
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.output_checks import CheckLog, judged, output_checks, shared_check
 from gate.results import (
     MAX_QUOTED_CHARS,
@@ -59,7 +59,7 @@ OUTPUT_KINDS: frozenset[CheckKind] = frozenset(
 
 
 def score_trial(
-    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict]
+    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, JudgeVerdict]
 ) -> TrialResult:
     """Score one trial: every failure, every check, the metrics, the status and the weighted score."""
     if record.error is not None:
@@ -112,7 +112,7 @@ def _provider_error(record: RunRecord, error: str, index: int) -> TrialResult:
 
 
 def _expectation_checks(
-    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, Verdict]
+    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, JudgeVerdict]
 ) -> tuple[CheckLog, bool]:
     """The checks of the final answer, the path assertions, the trajectory and the final state, in that
     order; and whether the final state broke (a hard condition, as an expected call missing is)."""
@@ -128,7 +128,9 @@ def _expectation_checks(
     return log, bool(state_failures)
 
 
-def _path_assertions(case: Case, record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog) -> None:
+def _path_assertions(
+    case: Case, record: RunRecord, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
+) -> None:
     for assertion in case.expect.asserts:
         evaluation = path_assertions.evaluate(assertion, record, verdicts)
         log.checks.append(evaluation.check)
@@ -148,7 +150,7 @@ def _path_assertions(case: Case, record: RunRecord, verdicts: Mapping[str, Verdi
 
 
 def _trajectory_check(
-    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, Verdict], log: CheckLog
+    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
 ) -> None:
     """``expect.trajectory``: the judge's verdict on the whole episode, its rationale kept."""
     criteria = case.expect.trajectory
@@ -289,7 +291,7 @@ def _best_expectation(
     suite: Suite,
     case: Case,
     calls: Sequence[RecordedCall],
-    verdicts: Mapping[str, Verdict],
+    verdicts: Mapping[str, JudgeVerdict],
     output_score: float,
 ) -> _Scored:
     """The first acceptable expectation the calls pass, else the one with the best value (fewest

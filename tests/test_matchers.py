@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.matchers import (
     has_judge,
     is_matcher,
@@ -227,8 +227,8 @@ def test_judge_matcher_reads_verdicts_by_request_key():
     missing = match_arguments(expected, actual, allow_extra=False)
     assert [o.reason for o in missing] == ["judge_failed", None]
 
-    yes = {requests[0].key: Verdict(True, 1.0, "polite")}
-    no = {requests[0].key: Verdict(False, 0.0, "rude")}
+    yes = {requests[0].key: JudgeVerdict(True, 1.0, "polite")}
+    no = {requests[0].key: JudgeVerdict(False, 0.0, "rude")}
     assert all(o.ok for o in match_arguments(expected, actual, False, yes))
     outcome = match_arguments(expected, actual, False, no)[0]
     assert outcome.reason == "value_error" and "rude" in outcome.detail
@@ -238,7 +238,9 @@ def test_judge_requests_inside_nested_and_unordered_values_are_consistent():
     expected = {"items": {"unordered": [{"judge": "a fruit"}, "x"]}}
     actual = {"items": ["apple", "x"]}
     requests = judge_requests_for_arguments(expected, actual)
-    verdicts = {r.key: Verdict(r.text == "apple", 1.0 if r.text == "apple" else 0.0, "") for r in requests}
+    verdicts = {
+        r.key: JudgeVerdict(r.text == "apple", 1.0 if r.text == "apple" else 0.0, "") for r in requests
+    }
     assert {r.text for r in requests} == {"apple", "x"}
     assert match_arguments(expected, actual, False, verdicts)[0].ok
 
@@ -352,8 +354,8 @@ def test_judge_criteria_inside_any_of_and_all_of_are_collected_and_read():
     [request] = judge_requests_for_arguments(expected, {"city": "Lyon"})
     assert (request.criterion, request.text, request.context) == ("a city in France", "Lyon", "argument city")
     assert match_arguments(expected, {"city": "Lyon"}, False)[0].reason == "judge_failed"
-    yes = {request.key: Verdict(True, 1.0, "Lyon is in France")}
-    no = {request.key: Verdict(False, 0.0, "not in France")}
+    yes = {request.key: JudgeVerdict(True, 1.0, "Lyon is in France")}
+    no = {request.key: JudgeVerdict(False, 0.0, "not in France")}
     assert match_arguments(expected, {"city": "Lyon"}, False, yes)[0].ok
     outcome = match_arguments(expected, {"city": "Lyon"}, False, no)[0]
     assert outcome.reason == "value_error" and "not in France" in outcome.detail
@@ -361,9 +363,9 @@ def test_judge_criteria_inside_any_of_and_all_of_are_collected_and_read():
     both = {"note": {"all_of": [{"judge": "is polite"}, {"judge": "is short"}]}}
     requests = judge_requests_for_arguments(both, {"note": "Thanks!"})
     assert [r.criterion for r in requests] == ["is polite", "is short"]
-    verdicts = {r.key: Verdict(True, 1.0, "") for r in requests}
+    verdicts = {r.key: JudgeVerdict(True, 1.0, "") for r in requests}
     assert match_arguments(both, {"note": "Thanks!"}, False, verdicts)[0].ok
-    verdicts[requests[1].key] = Verdict(False, 0.0, "too long")
+    verdicts[requests[1].key] = JudgeVerdict(False, 0.0, "too long")
     assert "too long" in match_arguments(both, {"note": "Thanks!"}, False, verdicts)[0].detail
     assert has_judge(both) and has_judge({"x": {"any_of": [1, {"judge": "c"}]}})
 

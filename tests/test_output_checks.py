@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gate import judging
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.output_checks import CheckLog, judged, output_checks, shared_check
 from gate.suite_model import Choice, OutputChecks
 from tests.builders import case, expectation, record, suite
@@ -66,10 +66,10 @@ def test_judged_checks_take_the_verdict_and_keep_the_rationale():
     answer = "Could you tell me which city?"
     out = OutputChecks(criteria=("Polite.",), asks_clarification=False)
     verdicts = {
-        judging.criteria_request("Polite.", answer, "What's the weather in Paris?").key: Verdict(
+        judging.criteria_request("Polite.", answer, "What's the weather in Paris?").key: JudgeVerdict(
             True, 0.9, "kind"
         ),
-        judging.clarification_request(answer, "What's the weather in Paris?").key: Verdict(
+        judging.clarification_request(answer, "What's the weather in Paris?").key: JudgeVerdict(
             True, 1.0, "asked"
         ),
     }
@@ -103,7 +103,7 @@ def test_judged_logs_a_missing_verdict_and_returns_the_present_one():
     log = CheckLog()
     assert judged(log, "criteria", "criteria 'Polite.'", request, {}) is None
     assert [f.reason for f in log.failures] == ["judge_failed"] and not log.checks[0].passed
-    verdict = Verdict(True, 1.0, "ok")
+    verdict = JudgeVerdict(True, 1.0, "ok")
     again = CheckLog()
     assert judged(again, "criteria", "criteria", request, {request.key: verdict}) is verdict
     assert again.checks == [] and again.failures == []

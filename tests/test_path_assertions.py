@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from gate import trial_judging
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.path_assertions import PathError, evaluate, judge_requests, parse, select
 from gate.suite_model import PathAssertion
 from tests.builders import call, record
@@ -95,9 +95,9 @@ def test_judged_path_checks_use_verdicts():
     requests = judge_requests(assertion, RECORD)
     assert [q.text for q in requests] == ["Paris", "Rome"]
     assert {q.kind for q in requests} == {"criteria"}
-    yes = {q.key: Verdict(True, 1.0, "") for q in requests}
+    yes = {q.key: JudgeVerdict(True, 1.0, "") for q in requests}
     assert evaluate(assertion, RECORD, yes).check.passed
-    half = {requests[0].key: Verdict(True, 1.0, ""), requests[1].key: Verdict(False, 0.0, "")}
+    half = {requests[0].key: JudgeVerdict(True, 1.0, ""), requests[1].key: JudgeVerdict(False, 0.0, "")}
     assert not evaluate(assertion, RECORD, half).check.passed
     missing = evaluate(assertion, RECORD, {})
     assert not missing.check.passed and "no judge verdict" in missing.check.detail

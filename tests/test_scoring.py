@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import judging, trial_judging
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.results import Failure
 from gate.scoring import _all_verdict, _budgets, _weighted_verdict, expected_summary, score_trial
 from gate.suite_model import (
@@ -357,11 +357,11 @@ def verdicts_for(s, c, r, decide):
 def test_criteria_from_verdicts_and_missing_verdict_is_judge_failed():
     c = case(expect=expectation(output=OutputChecks(criteria=("States the temperature in Celsius.",))))
     s, r = suite(c), record()
-    yes = verdicts_for(s, c, r, lambda q: Verdict(True, 1.0, "says 18 °C"))
+    yes = verdicts_for(s, c, r, lambda q: JudgeVerdict(True, 1.0, "says 18 °C"))
     result = score(c, r, yes, s)
     assert result.status == "passed"
     assert result.checks[0].kind == "criteria" and result.checks[0].rationale == "says 18 °C"
-    no = verdicts_for(s, c, r, lambda q: Verdict(False, 0.0, "no unit"))
+    no = verdicts_for(s, c, r, lambda q: JudgeVerdict(False, 0.0, "no unit"))
     assert reasons(score(c, r, no, s)) == ["output_check_failed"]
     assert reasons(score(c, r, {}, s)) == ["judge_failed"]
 
@@ -426,7 +426,7 @@ def test_clarification_expected_and_not():
     ]:
         c = case(expect=expectation(output=OutputChecks(asks_clarification=want)))
         s, r = suite(c), record(output="Which city do you mean?")
-        verdicts = verdicts_for(s, c, r, lambda q, asked=asked: Verdict(asked, float(asked), ""))
+        verdicts = verdicts_for(s, c, r, lambda q, asked=asked: JudgeVerdict(asked, float(asked), ""))
         assert score(c, r, verdicts, s).status == status
 
 
@@ -454,7 +454,7 @@ def test_judged_argument_matcher():
     s, r = suite(c), record(call("search", {"query": "weather in paris today"}))
     requests = trial_judging.collect_requests(s, c, r, {})
     assert [q.kind for q in requests] == ["argument"]
-    assert score(c, r, {requests[0].key: Verdict(True, 1.0, "ok")}, s).status == "passed"
+    assert score(c, r, {requests[0].key: JudgeVerdict(True, 1.0, "ok")}, s).status == "passed"
     assert reasons(score(c, r, {}, s)) == ["judge_failed"]
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from gate import trial_judging
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.path_assertions import evaluate
 from gate.scoring import score_trial
 from gate.suite_model import Expectation, PathAssertion
@@ -21,9 +21,9 @@ def test_a_judge_inside_a_path_match_is_asked_for_every_selected_value_the_judge
     # "Paris" passes the literal alternative: only "Lyon" needs the judge.
     assert [(r.kind, r.criterion, r.text) for r in requests] == [("argument", "a city in France", "Lyon")]
     assert not evaluate(assertion, RECORD, {}).check.passed  # no verdict: cannot pass
-    yes = {requests[0].key: Verdict(True, 1.0, "Lyon is in France")}
+    yes = {requests[0].key: JudgeVerdict(True, 1.0, "Lyon is in France")}
     assert evaluate(assertion, RECORD, yes).check.passed
-    no = {requests[0].key: Verdict(False, 0.0, "no")}
+    no = {requests[0].key: JudgeVerdict(False, 0.0, "no")}
     assert not evaluate(assertion, RECORD, no).check.passed
 
 
@@ -32,8 +32,10 @@ def test_a_judge_inside_an_expected_calls_any_of_is_collected_and_decides_the_tr
     s = suite(c)
     requests = trial_judging.collect_requests(s, c, RECORD, {})
     assert [r.text for r in requests] == ["Lyon"]
-    passed = score_trial(s, c, RECORD, 0, {requests[0].key: Verdict(True, 1.0, "in France")})
+    passed = score_trial(s, c, RECORD, 0, {requests[0].key: JudgeVerdict(True, 1.0, "in France")})
     assert passed.status == "passed", passed.failures
-    failed = score_trial(s, c, RECORD, 0, {requests[0].key: Verdict(False, 0.0, "Lyon is not a capital")})
+    failed = score_trial(
+        s, c, RECORD, 0, {requests[0].key: JudgeVerdict(False, 0.0, "Lyon is not a capital")}
+    )
     assert failed.status == "failed"
     assert any("Lyon is not a capital" in f.message for f in failed.failures)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.calls import counting, metrics, order, pairing, prohibitions
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.results import Failure
 from gate.run_record import RecordedCall
 from gate.suite_model import CallExpectation, ExpectedCall, Suite
@@ -37,7 +37,10 @@ class CallEval:
 
 
 def evaluate_calls(
-    suite: Suite, expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
+    suite: Suite,
+    expectation: CallExpectation,
+    calls: Sequence[RecordedCall],
+    verdicts: Mapping[str, JudgeVerdict],
 ) -> CallEval:
     """Score the calls against the expectation."""
     simple = evaluate_one_to_one(expectation, calls, verdicts)
@@ -47,7 +50,10 @@ def evaluate_calls(
 
 
 def evaluate_by_assignment(
-    suite: Suite, expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
+    suite: Suite,
+    expectation: CallExpectation,
+    calls: Sequence[RecordedCall],
+    verdicts: Mapping[str, JudgeVerdict],
 ) -> CallEval:
     """The general evaluation: pairing, then the arguments of the pairs, counting, prohibitions,
     order and metrics. Failures come in that order (argument failures first)."""
@@ -113,7 +119,7 @@ def _one_to_one(expectation: CallExpectation, calls: Sequence[RecordedCall]) -> 
 
 
 def evaluate_one_to_one(
-    expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, Verdict]
+    expectation: CallExpectation, calls: Sequence[RecordedCall], verdicts: Mapping[str, JudgeVerdict]
 ) -> CallEval | None:
     """The common case (``_one_to_one``), scored without the assignment: the only possible pairing is
     call i with expected call i; the result is exactly what ``evaluate_by_assignment`` finds for it.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gate.assignment import optimal_assignment
-from gate.judging import Verdict
+from gate.judging import JudgeVerdict
 from gate.matchers import MatchOutcome, match_arguments
 from gate.run_record import RecordedCall
 from gate.suite_model import CallExpectation, ExpectedCall
@@ -97,7 +97,7 @@ def expand_slots(expectation: CallExpectation, named: Mapping[str, int]) -> list
 
 
 def arguments_outcomes(
-    expected: ExpectedCall, call: RecordedCall, verdicts: Mapping[str, Verdict]
+    expected: ExpectedCall, call: RecordedCall, verdicts: Mapping[str, JudgeVerdict]
 ) -> Outcomes:
     """The argument outcomes of pairing ``call`` with ``expected`` (None: unparseable arguments)."""
     if call.arguments is None:
@@ -122,7 +122,7 @@ def pair_costs(
     expected_calls: Sequence[ExpectedCall],
     slots: Sequence[Slot],
     calls: Sequence[RecordedCall],
-    verdicts: Mapping[str, Verdict],
+    verdicts: Mapping[str, JudgeVerdict],
 ) -> tuple[list[list[float | None]], dict[tuple[int, int], Outcomes]]:
     """The cost of every (slot, call) pair and the argument outcomes behind it, each pair of an
     expected call and an actual call matched once however many slots the expected call has."""
@@ -261,7 +261,7 @@ def pair_calls(
     expectation: CallExpectation,
     calls: Sequence[RecordedCall],
     named: Mapping[str, int],
-    verdicts: Mapping[str, Verdict],
+    verdicts: Mapping[str, JudgeVerdict],
 ) -> CallPairing:
     """Pair the expectation's slots with the calls: an optimal pairing, order-preserving when one of
     the optimal pairings is."""
