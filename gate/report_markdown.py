@@ -17,6 +17,7 @@ model made up, error messages) goes through ``gate.escape``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gate.analysis import Analysis
@@ -549,48 +550,21 @@ def _join(lines: list[str]) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def render(
-    results: RunResults,
-    verdict: Verdict,
-    analysis: Analysis,
-    comparison: Comparison | None = None,
-    *,
-    limit: int = 65536,
-    full_report_hint: str = "",
-    marker: str = "default",
-) -> str:
-    """The Markdown report, at most ``limit`` characters, starting with the hidden marker line."""
-    head_fixed = _join(
-        [marker_line(marker)] + _pr_section(results, comparison) + _verdict_section(results, verdict)
-    )
-    baseline = _join(_baseline_section(comparison))
-    suites = _join(_suites_section(results, verdict))
-    bad = sorted(
-        (c for s in results.suites for c in s.cases if c.status in ("failed", "error")), key=_badness
-    )
-    any_passed = any(c.status in ("passed", "skipped") for s in results.suites for c in s.cases)
-    hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
+class _CaseBlocks:
+    """The failed and errored cases' blocks, worst first, each built once."""
 
-    def note(cut: list[str]) -> str:
-        return (
-            (f"\n---\n_This report was shortened to fit {limit:,} characters: {', '.join(cut)}.{hint}_\n")
-            if cut
-            else ""
+    def __init__(self, results: RunResults):
+        self.cases = sorted(
+            (c for s in results.suites for c in s.cases if c.status in ("failed", "error")), key=_badness
         )
+        self._parts: dict[int, tuple[str, str]] = {}  # index in ``cases`` -> ``_case_parts``
 
-    reserve = 600 + len(hint)
-    analysis_full = _join(_analysis_section(analysis, None))
-    blocks_header = "### Failed cases\n\n" if bad else ""
-    body = head_fixed + baseline + suites + analysis_full + blocks_header
-
-    parts: dict[int, tuple[str, str]] = {}  # index in ``bad`` -> ``_case_parts``, each built once
-
-    def take(with_transcript: bool, budget: int) -> tuple[list[str], bool]:
+    def take(self, with_transcript: bool, budget: int) -> tuple[list[str], bool]:
         """Blocks worst first while they fit in ``budget``; whether all of them did."""
         kept: list[str] = []
         used = 0
-        for i, c in enumerate(bad):
-            main, transcript_part = parts.get(i) or parts.setdefault(i, _case_parts(c))
+        for i, c in enumerate(self.cases):
+            main, transcript_part = self._parts.get(i) or self._parts.setdefault(i, _case_parts(c))
             if with_transcript and transcript_part:
                 block = f"{main}\n{transcript_part}\n</details>\n\n"
             else:
@@ -601,48 +575,107 @@ def render(
             kept.append(block)
         return kept, True
 
-    full_blocks, all_fit = take(True, limit - len(body))
+
+@dataclass(frozen=True)
+class _Layout:
+    """What a report is fitted from: the sections that are always whole (marker, what the PR did,
+    verdict, baseline, suites), the analysis, the case blocks, and the limit."""
+
+    head: str
+    analysis: Analysis
+    blocks: _CaseBlocks
+    limit: int
+    hint: str  # where the full report is, as a sentence ("" when not said)
+
+    @property
+    def reserve(self) -> int:
+        """Room kept for the note that says what was cut."""
+        return 600 + len(self.hint)
+
+    def body(self, rows: int | None) -> str:
+        """Everything before the case blocks, the analysis tables cut to ``rows`` rows (None: whole)."""
+        header = "### Failed cases\n\n" if self.blocks.cases else ""
+        return self.head + _join(_analysis_section(self.analysis, rows)) + header
+
+    def note(self, cut: list[str]) -> str:
+        if not cut:
+            return ""
+        what = ", ".join(cut)
+        return f"\n---\n_This report was shortened to fit {self.limit:,} characters: {what}.{self.hint}_\n"
+
+
+def render(
+    results: RunResults,
+    verdict: Verdict,
+    analysis: Analysis,
+    comparison: Comparison | None = None,
+    *,
+    limit: int = 65536,
+    full_report_hint: str = "",
+    marker: str = "default",
+) -> str:
+    """The Markdown report, at most ``limit`` characters, starting with the hidden marker line. The
+    least important detail goes first: the passed cases, then transcripts, then the least severe case
+    blocks and the tails of the analysis tables, and at last the report is cut off."""
+    head = _join(
+        [marker_line(marker)] + _pr_section(results, comparison) + _verdict_section(results, verdict)
+    )
+    head += _join(_baseline_section(comparison)) + _join(_suites_section(results, verdict))
+    hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
+    layout = _Layout(head, analysis, _CaseBlocks(results), limit, hint)
+    body = layout.body(None)
+    blocks, all_fit = layout.blocks.take(True, limit - len(body))
     if all_fit:  # the list of passed cases is built only when it may fit
         passed = _join(_passed_section(results))
-        if len(body) + sum(map(len, full_blocks)) + len(passed) <= limit:
-            return body + "".join(full_blocks) + passed
+        if len(body) + sum(map(len, blocks)) + len(passed) <= limit:
+            return body + "".join(blocks) + passed
+    any_passed = any(c.status in ("passed", "skipped") for s in results.suites for c in s.cases)
+    cut = ["the list of passed and skipped cases was left out"] if any_passed else []
+    if all_fit and len(body) + sum(map(len, blocks)) + layout.reserve <= limit:
+        return body + "".join(blocks) + layout.note(cut)
+    del blocks
+    return _without_transcripts(layout, cut)
 
-    cut: list[str] = []
-    if any_passed:
-        cut.append("the list of passed and skipped cases was left out")
-    if all_fit and len(body) + sum(map(len, full_blocks)) + reserve <= limit:
-        return body + "".join(full_blocks) + note(cut)
-    del full_blocks
 
-    if any(c.trials for c in bad):
-        cut.append("transcripts were left out")
-    short_blocks, all_fit = take(False, limit - reserve - len(body))
+def _without_transcripts(layout: _Layout, cut: list[str]) -> str:
+    """The report with case blocks but no transcripts; failing that, a shorter one."""
+    if any(c.trials for c in layout.blocks.cases):
+        cut = [*cut, "transcripts were left out"]
+    body = layout.body(None)
+    blocks, all_fit = layout.blocks.take(False, layout.limit - layout.reserve - len(body))
     if all_fit:
-        return body + "".join(short_blocks) + note(cut)
+        return body + "".join(blocks) + layout.note(cut)
+    return _fewer_blocks(layout, cut, blocks) or _cut_off(layout, cut)
 
+
+def _fewer_blocks(layout: _Layout, cut: list[str], whole_analysis_blocks: list[str]) -> str | None:
+    """The worst cases' blocks that fit, beside the whole analysis or its tables' top rows; None when
+    even 3 rows leave no room."""
+    bad = layout.blocks.cases
     for rows in (None, 20, 10, 5, 3):
-        analysis_text = _join(_analysis_section(analysis, rows))
-        body = head_fixed + baseline + suites + analysis_text + blocks_header
-        budget = limit - reserve - len(body)
+        body = layout.body(rows)
+        budget = layout.limit - layout.reserve - len(body)
         if budget < 0:
             continue
-        kept = short_blocks if rows is None else take(False, budget)[0]
+        kept = whole_analysis_blocks if rows is None else layout.blocks.take(False, budget)[0]
+        if rows is None and not kept and bad:
+            continue  # rather trim the analysis than drop every case block
         this_cut = list(cut)
         if rows is not None:
             this_cut.append(f"the failure-pattern tables show their top {rows} rows")
-        if rows is None and not kept and bad:
-            continue  # rather trim the analysis than drop every case block
         this_cut.append(
             f"details of {len(bad) - len(kept)} of {len(bad)} failed cases (the least severe) were left out"
         )
-        return body + "".join(kept) + note(this_cut)
+        return body + "".join(kept) + layout.note(this_cut)
+    return None
 
-    # Even the shortest form is too long: cut at a line boundary (the head has no code blocks).
-    cut.append("the report was cut off")
-    text = head_fixed + baseline + suites + _join(_analysis_section(analysis, 3))
-    ending = note(cut)
-    room = max(0, limit - len(ending))
+
+def _cut_off(layout: _Layout, cut: list[str]) -> str:
+    """Even the shortest form is too long: cut at a line boundary (the head has no code blocks)."""
+    ending = layout.note([*cut, "the report was cut off"])
+    text = layout.head + _join(_analysis_section(layout.analysis, 3))
+    room = max(0, layout.limit - len(ending))
     if len(text) > room:
         text = text[:room]
         text = text[: text.rfind("\n") + 1] if "\n" in text else ""
-    return (text + ending)[:limit] if limit > 0 else ""
+    return (text + ending)[: layout.limit] if layout.limit > 0 else ""

@@ -26,6 +26,7 @@ Rules (DESIGN.md sections 3 and 4):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -138,6 +139,126 @@ def suite_verdict(suite: SuiteResult, policy: GatePolicy) -> SuiteVerdict:
     )
 
 
+@dataclass(frozen=True)
+class _Totals:
+    """The case counts of every suite together."""
+
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    flaky: int
+    non_gating: int
+    counted: int
+
+
+def _totals(suites: Sequence[SuiteVerdict]) -> _Totals:
+    return _Totals(
+        passed=sum(s.passed_count for s in suites),
+        failed=sum(s.failed_count for s in suites),
+        errors=sum(s.error_count for s in suites),
+        skipped=sum(s.skipped_count for s in suites),
+        flaky=sum(s.flaky_count for s in suites),
+        non_gating=sum(s.non_gating_count for s in suites),
+        counted=sum(s.counted for s in suites),
+    )
+
+
+def _comparison(
+    results: RunResults, comparison: Comparison | None, baseline: RunResults | Comparison | None
+) -> Comparison | None:
+    """The comparison given, else the one ``baseline`` gives (compared here when it is results)."""
+    if comparison is not None or baseline is None:
+        return comparison
+    if isinstance(baseline, RunResults):
+        from gate.baseline import compare
+
+        return compare(results, baseline)
+    return baseline
+
+
+def _rule(policy: GatePolicy, comparison: Comparison | None) -> tuple[str, list[str]]:
+    """The ``fail_on`` rule that applies, and a note when the policy's could not."""
+    fail_on = str(policy.fail_on).replace("-", "_")  # tolerate the CLI spelling "any-failure"
+    if comparison is None and fail_on == "regression":
+        return "threshold", ["fail_on=regression without a baseline: the threshold rule applies"]
+    if comparison is None and fail_on == "regression_or_threshold":
+        return "threshold", []
+    return fail_on, []
+
+
+def _regressions(comparison: Comparison) -> list[str]:
+    regressed = [c for c in comparison.changes if c.status == "regressed"]
+    if not regressed:
+        return []
+    names = ", ".join(f"{c.suite}/{c.case_id}" for c in regressed[:10])
+    more = f" and {len(regressed) - 10} more" if len(regressed) > 10 else ""
+    return [f"{len(regressed)} case(s) regressed against the baseline: {names}{more}"]
+
+
+def _under_threshold(suites: Sequence[SuiteVerdict]) -> list[str]:
+    return [
+        f"suite {s.name}: pass rate {pct(s.pass_rate)} ({s.passed_count}/{s.counted}) "
+        f"is below the threshold {pct(s.threshold)}"
+        for s in suites
+        if not s.passed
+    ]
+
+
+def _any_failure(totals: _Totals, policy: GatePolicy) -> list[str]:
+    reasons = [f"{totals.failed} case(s) failed"] if totals.failed else []
+    if totals.errors and policy.errors_count:
+        reasons.append(f"{totals.errors} case(s) could not be evaluated (errors)")
+    return reasons
+
+
+def _failing(
+    rule: str,
+    comparison: Comparison | None,
+    suites: Sequence[SuiteVerdict],
+    totals: _Totals,
+    policy: GatePolicy,
+) -> list[str]:
+    """Why the gate fails under ``rule`` (empty: it does not)."""
+    reasons: list[str] = []
+    if rule in ("regression", "regression_or_threshold") and comparison is not None:
+        reasons += _regressions(comparison)
+    if rule in ("threshold", "regression_or_threshold"):
+        reasons += _under_threshold(suites)
+    if rule == "any_failure":
+        reasons += _any_failure(totals, policy)
+    return reasons
+
+
+def _incomplete(results: RunResults, totals: _Totals) -> list[str]:
+    """Why the evaluation is incomplete (empty: it is complete)."""
+    reasons = []
+    if not results.complete:
+        why = f": {results.incomplete_reason}" if results.incomplete_reason else ""
+        reasons.append(f"the evaluation is incomplete{why}")
+    if totals.errors and totals.passed + totals.failed == 0:
+        reasons.append(f"no case could be evaluated: all {totals.errors} evaluated case(s) ended in errors")
+    return reasons
+
+
+def _summary(
+    word: str, totals: _Totals, interval: tuple[float, float], threshold: float, policy: GatePolicy
+) -> str:
+    if totals.counted:
+        rate = totals.passed / totals.counted
+        core = (
+            f"{totals.passed}/{totals.counted} passed ({pct(rate)}, "
+            f"95% CI {pct(interval[0])}-{pct(interval[1])}), threshold {pct(threshold)}"
+        )
+    else:
+        core = "no cases evaluated"
+    return (
+        f"tool-eval-gate {word}: {core}; {totals.failed} failed, {totals.errors} errors"
+        f"{'' if policy.errors_count else ' (not counted)'}, {totals.skipped} skipped, {totals.flaky} flaky"
+        + (f", {totals.non_gating} non-gating (not counted)" if totals.non_gating else "")
+    )
+
+
 def decide(
     results: RunResults,
     policy: GatePolicy | None = None,
@@ -149,107 +270,36 @@ def decide(
     comparison used by ``fail_on="regression"``; ``baseline`` may be given instead, as the base
     run's results (compared here) or as a ready comparison."""
     policy = policy or GatePolicy()
-    if comparison is None and baseline is not None:
-        if isinstance(baseline, RunResults):
-            from gate.baseline import compare
-
-            comparison = compare(results, baseline)
-        else:
-            comparison = baseline
+    comparison = _comparison(results, comparison, baseline)
     suites = tuple(suite_verdict(s, policy) for s in results.suites)
-    passed_n = sum(s.passed_count for s in suites)
-    failed_n = sum(s.failed_count for s in suites)
-    errors_n = sum(s.error_count for s in suites)
-    skipped_n = sum(s.skipped_count for s in suites)
-    flaky_n = sum(s.flaky_count for s in suites)
-    non_gating_n = sum(s.non_gating_count for s in suites)
-    counted = sum(s.counted for s in suites)
-    rate = passed_n / counted if counted else 1.0
-    interval = wilson_interval(passed_n, counted)
+    totals = _totals(suites)
+    interval = wilson_interval(totals.passed, totals.counted)
     if policy.threshold is not None:
         threshold = policy.threshold
     else:
         threshold = max((s.threshold for s in suites), default=DEFAULT_THRESHOLD)
-
-    reasons: list[str] = []
-    failed = False
-    fail_on = str(policy.fail_on).replace("-", "_")  # tolerate the CLI spelling "any-failure"
-    if fail_on == "regression" and comparison is None:
-        reasons.append("fail_on=regression without a baseline: the threshold rule applies")
-        fail_on = "threshold"
-    if fail_on == "regression_or_threshold":
-        fail_on = "threshold" if comparison is None else fail_on
-    if fail_on in ("regression", "regression_or_threshold"):
-        assert comparison is not None
-        regressed = [c for c in comparison.changes if c.status == "regressed"]
-        if regressed:
-            failed = True
-            names = ", ".join(f"{c.suite}/{c.case_id}" for c in regressed[:10])
-            more = f" and {len(regressed) - 10} more" if len(regressed) > 10 else ""
-            reasons.append(f"{len(regressed)} case(s) regressed against the baseline: {names}{more}")
-    if fail_on in ("threshold", "regression_or_threshold"):
-        for s in suites:
-            if not s.passed:
-                failed = True
-                reasons.append(
-                    f"suite {s.name}: pass rate {pct(s.pass_rate)} ({s.passed_count}/{s.counted}) "
-                    f"is below the threshold {pct(s.threshold)}"
-                )
-    if fail_on == "any_failure":
-        if failed_n:
-            failed = True
-            reasons.append(f"{failed_n} case(s) failed")
-        if errors_n and policy.errors_count:
-            failed = True
-            reasons.append(f"{errors_n} case(s) could not be evaluated (errors)")
-
-    incomplete = False
-    if not results.complete:
-        incomplete = True
-        reasons.append(
-            "the evaluation is incomplete"
-            + (f": {results.incomplete_reason}" if results.incomplete_reason else "")
-        )
-    evaluated = passed_n + failed_n
-    if errors_n and evaluated == 0:
-        incomplete = True
-        reasons.append(f"no case could be evaluated: all {errors_n} evaluated case(s) ended in errors")
-
+    rule, notes = _rule(policy, comparison)
+    failing = _failing(rule, comparison, suites, totals, policy)
+    incomplete = _incomplete(results, totals)
     if incomplete:
-        exit_code, passed = EXIT_INCOMPLETE, False
-    elif failed:
-        exit_code, passed = EXIT_GATE_FAILED, False
+        exit_code, word = EXIT_INCOMPLETE, "INCOMPLETE"
     else:
-        exit_code, passed = EXIT_PASSED, True
-
-    word = "PASSED" if passed else ("INCOMPLETE" if incomplete else "FAILED")
-    if counted:
-        core = (
-            f"{passed_n}/{counted} passed ({pct(rate)}, 95% CI {pct(interval[0])}-{pct(interval[1])}), "
-            f"threshold {pct(threshold)}"
-        )
-    else:
-        core = "no cases evaluated"
-    summary = (
-        f"tool-eval-gate {word}: {core}; {failed_n} failed, {errors_n} errors"
-        f"{'' if policy.errors_count else ' (not counted)'}, {skipped_n} skipped, {flaky_n} flaky"
-        + (f", {non_gating_n} non-gating (not counted)" if non_gating_n else "")
-    )
+        exit_code, word = (EXIT_GATE_FAILED, "FAILED") if failing else (EXIT_PASSED, "PASSED")
     return Verdict(
-        passed=passed,
+        passed=exit_code == EXIT_PASSED,
         exit_code=exit_code,
-        pass_rate=rate,
+        pass_rate=totals.passed / totals.counted if totals.counted else 1.0,
         interval=interval,
         threshold=threshold,
-        passed_count=passed_n,
-        failed_count=failed_n,
-        error_count=errors_n,
-        skipped_count=skipped_n,
-        flaky_count=flaky_n,
+        passed_count=totals.passed,
+        failed_count=totals.failed,
+        error_count=totals.errors,
+        skipped_count=totals.skipped,
+        flaky_count=totals.flaky,
         suites=suites,
-        reasons=tuple(reasons),
-        summary_line=summary,
-        counted=counted,
+        reasons=tuple(notes + failing + incomplete),
+        summary_line=_summary(word, totals, interval, threshold, policy),
+        counted=totals.counted,
         complete=not incomplete,
         fail_on=policy.fail_on,
         errors_count=policy.errors_count,
