@@ -21,8 +21,9 @@ from typing import Any
 
 from gate.errors import Problem
 from gate.escape import truncate
+from gate.suite_builder import ToolFile, written_tool_name
 from gate.suite_discovery import inside
-from gate.suite_model import Prompt, Source, ToolDef
+from gate.suite_model import Prompt, Source
 from gate.suite_schema import schema_problems
 from gate.tool_formats import parse_tools, tool_file_items
 from gate.yaml_source import YamlDocument, YamlError, load_file, read_text
@@ -74,11 +75,11 @@ class SuiteFiles:
         self.repo.checked[rel] = None
         return path, rel
 
-    def tool_file(self, ref: str, at: PathKey) -> tuple[list[ToolDef] | None, list[Problem]]:
-        """The tools of the referenced tool file and its problems (None: the reference is refused)."""
+    def tool_file(self, ref: str, at: PathKey) -> ToolFile:
+        """The tools of the referenced tool file, its problems and the names written in it."""
         found = self._resolve(ref, at)
         if isinstance(found, Problem):
-            return None, [found]
+            return ToolFile(None, (found,), None)
         return read_tool_file(self.repo, *found)
 
     def prompt_file(self, ref: str, at: PathKey) -> tuple[Prompt | None, list[Problem]]:
@@ -119,20 +120,22 @@ def _read_mock_file(path: Path, rel: str) -> tuple[YamlDocument | None, list[Pro
     return doc, schema_problems(doc, doc.data, "mocksInline")
 
 
-def read_tool_file(repo: Repository, path: Path, rel: str) -> tuple[list[ToolDef], list[Problem]]:
-    """The tools of a tool file and its problems, read once per repository."""
+def read_tool_file(repo: Repository, path: Path, rel: str) -> ToolFile:
+    """The tools of a tool file, its problems and the names written in it, read once per repository."""
     key = "tools:" + rel
     if key not in repo.read:
         repo.checked[rel] = None
         try:
             doc = load_file(path, rel)
         except YamlError as exc:
-            repo.read[key] = ([], exc.problems)
+            repo.read[key] = ToolFile((), tuple(exc.problems), None)
         else:
             items, base, problems = tool_file_items(doc, doc.data)
             tools, tool_problems = parse_tools(items, doc, base)
-            repo.read[key] = (tools, problems + tool_problems)
-    read: tuple[list[ToolDef], list[Problem]] = repo.read[key]
+            names = [written_tool_name(item) for item in items]
+            known = None if None in names or (problems and not items) else frozenset(n for n in names if n)
+            repo.read[key] = ToolFile(tuple(tools), (*problems, *tool_problems), known)
+    read: ToolFile = repo.read[key]
     return read
 
 
@@ -253,8 +256,7 @@ def check_unreferenced(repo: Repository, path: Path, rel: str) -> list[Problem]:
                         f"rename it to {Path(rel).stem}.suite.yaml",
                     )
                 ]
-            _, problems = read_tool_file(repo, path, rel)
-            return problems
+            return list(read_tool_file(repo, path, rel).problems)
         read_text(path, rel)
     except YamlError as exc:
         return exc.problems

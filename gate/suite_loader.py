@@ -9,9 +9,10 @@ The public entry of the suite phases, each in its own module:
    reading referenced prompt, tool and mock files through :mod:`gate.file_references`.
 
 Each stage reports every problem it finds, located at the offending node. A file with schema
-problems is not checked further (the semantic checks rely on its shape). Referenced prompt, tool and
-mock files are read once per :func:`load_suites` call and are reported under their own path. Nothing
-is cached across calls.
+problems is still built, without the parts its schema errors damaged (:mod:`gate.schema_damage`), so
+that one run shows the schema's problems, the semantic ones and those of the referenced files; its
+suite is not used. Referenced prompt, tool and mock files are read once per :func:`load_suites` call
+and are reported under their own path. Nothing is cached across calls.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from gate.schema_messages import type_word
 from gate.suite_builder import build_suite
 from gate.suite_discovery import default_root, find_suite_files, inside, is_suite_file
 from gate.suite_model import Suite
-from gate.suite_schema import schema_problems
+from gate.suite_schema import schema_findings
 from gate.yaml_source import YamlError, load_file
 
 __all__ = ["LoadResult", "default_root", "find_suite_files", "is_suite_file", "load_suites"]
@@ -180,9 +181,12 @@ def _load_suite_file(repo: Repository, file: Path) -> _Loaded:
             "start with 'version: 1' and 'name: ...'",
         )
         return _Loaded(None, [problem])
-    problems = schema_problems(doc, doc.data)
-    if problems:
-        return _Loaded(None, problems, declared_refs(repo, file, doc.data))
+    # The schema's problems and the semantic checks' problems, in one run: the builder skips what the
+    # schema errors damaged (gate.schema_damage), and its suite is used only when nothing was found.
+    problems, damage = schema_findings(doc, doc.data)
     files = SuiteFiles(repo, doc, file.parent)
-    suite, problems = build_suite(doc, files)
-    return _Loaded(None if problems else suite, problems, files.dependencies, doc.position(("name",)))
+    suite, semantic = build_suite(doc, files, damage)
+    dependencies = list(dict.fromkeys([*files.dependencies, *declared_refs(repo, file, doc.data)]))
+    if problems:
+        return _Loaded(None, problems + semantic, dependencies)
+    return _Loaded(None if semantic else suite, semantic, dependencies, doc.position(("name",)))

@@ -14,6 +14,7 @@ from typing import Any
 
 from gate import schema_check
 from gate.errors import Problem
+from gate.schema_damage import Damage, damage_of
 from gate.schema_messages import Document, PathKey, problems_of
 
 SCHEMA_FILE = Path(__file__).parent / "schemas" / "suite.schema.json"
@@ -41,7 +42,15 @@ def schema_problems(
     doc: Document, data: Any, definition: str | None = None, base: PathKey = ()
 ) -> list[Problem]:
     """Every schema violation of ``data`` (found at ``base`` in ``doc``), readable and located."""
+    return schema_findings(doc, data, definition, base)[0]
+
+
+def schema_findings(
+    doc: Document, data: Any, definition: str | None = None, base: PathKey = ()
+) -> tuple[list[Problem], Damage]:
+    """:func:`schema_problems`, and the damage they do to ``data`` (what the semantic checks skip)."""
     fast = schema_check.checker(suite_schema(), definition)
     if fast is not None and fast(data):  # the common case: valid, and jsonschema is never imported
-        return []
-    return problems_of(_validator(definition).iter_errors(data), doc, base, suite_schema()["$defs"])
+        return [], Damage()
+    errors = list(_validator(definition).iter_errors(data))
+    return problems_of(errors, doc, base, suite_schema()["$defs"]), damage_of(errors)

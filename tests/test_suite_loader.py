@@ -242,3 +242,108 @@ def test_any_of_errors_name_what_is_wrong_not_another_branch_s_type(tmp_path):
         "a.suite.yaml:9:52: cases[0].expect.output.contains: must not be empty",
         "a.suite.yaml:10:52: cases[1].expect.output.contains: expected a string or a list, got the integer 5",
     ]
+
+
+def test_schema_errors_hide_nothing_else_and_cause_nothing_nonsensical(tmp_path):
+    """A schema-invalid suite is still checked (DESIGN section 4: everything in one run), without what its
+    schema errors damaged: a misspelt key is not followed by errors about its absence."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "a.suite.yaml").write_text(
+        "version: 1\n"
+        "name: a\n"
+        "agent:\n"
+        "  provider: openai\n"
+        "  model: gpt-4o-mini\n"
+        "  tols:\n"
+        "    - {name: get_weather, parameters: {type: object, properties: {city: {type: string}}}}\n"
+        "juge: {provider: openai, model: gpt-4o-mini}\n"
+        "vars: {user: [1]}\n"
+        "cases:\n"
+        "  - id: one\n"
+        '    input: "hi {{ user }}"\n'
+        "    trails: 3\n"
+        "    reducer: at_least\n"
+        "    at_least: 2\n"
+        "    expect:\n"
+        "      calls: [{tool: get_weather, args: {city: Paris}}]\n"
+        "      output: {criteria: polite}\n"
+        "  - id: two\n"
+        "    conversation:\n"
+        "      - {role: user, content: hi}\n"
+        "      - {role: assistant}\n"
+        "    expect:\n"
+        '      calls: [{args: {city: {regex: "("}}}]\n'
+    )
+    (tmp_path / "b.suite.yaml").write_text(
+        "version: 1\n"
+        "name: b\n"
+        "agent:\n"
+        "  provider: openai\n"
+        "  model: gpt-4o-mini\n"
+        "  tools:\n"
+        "    - {name: get_weather, parameters: {type: object, properties: {city: {type: string}}}}\n"
+        "judge: {provider: openai}\n"
+        "mocks:\n"
+        "  tools:\n"
+        "    get_weather: [{retuns: 1}]\n"
+        "    get_wether: [{returns: 1}]\n"
+        "cases:\n"
+        "  - id: one\n"
+        "    input: hi\n"
+        "    expect:\n"
+        "      calls: [{tool: get_wether, args: {city: 5}}, {tool: get_weather, args: {city: 5, cty: x}}]\n"
+        "      output: {criteria: polite}\n"
+        "  - id: one\n"
+        "    input: hi\n"
+        "    vars: 3\n"
+    )
+    result = load_suites([tmp_path], root=tmp_path)
+    assert result.suites == ()
+    assert [p.render() for p in result.problems] == [
+        "a.suite.yaml:6:3: agent: unknown key 'tols' (fix: did you mean 'tools'?)",
+        "a.suite.yaml:8:1: unknown key 'juge' (fix: did you mean 'judge'?)",
+        "a.suite.yaml:9:14: vars.user: expected a string or a number or true or false, got a list",
+        "a.suite.yaml:13:5: cases[0]: unknown key 'trails' (fix: did you mean 'trials'?)",
+        "a.suite.yaml:22:9: cases[1].conversation[1]: missing required key 'content' "
+        "(fix: add 'content': The text; may contain {{ var }} placeholders.)",
+        "a.suite.yaml:24:15: cases[1].expect.calls[0]: missing required key 'tool' "
+        "(fix: add 'tool': Name of the expected tool (must be one of the agent's tools).)",
+        "a.suite.yaml:24:37: cases[1].expect.calls[0].args.city.regex: invalid regular expression '(': "
+        "missing ) at position 1 (fix: check the escaping (in YAML, prefer single quotes))",
+        "b.suite.yaml:8:8: judge: missing required key 'model' (fix: add 'model': Judge model name.)",
+        "b.suite.yaml:11:19: mocks.tools.get_weather[0]: needs one of: returns, error, sequence "
+        "(fix: add 'returns')",
+        "b.suite.yaml:11:20: mocks.tools.get_weather[0]: unknown key 'retuns' (fix: did you mean 'returns'?)",
+        "b.suite.yaml:12:5: mocks.tools.get_wether: mocks for unknown tool 'get_wether' "
+        "(fix: did you mean 'get_weather'?)",
+        "b.suite.yaml:17:22: cases[0].expect.calls[0].tool: unknown tool 'get_wether' "
+        "(fix: did you mean 'get_weather'?)",
+        "b.suite.yaml:17:85: cases[0].expect.calls[1].args.city: the expected value 5 can never match: tool "
+        "'get_weather' requires 'city' to satisfy its schema (5 is not of type 'string') "
+        "(fix: write a value the tool accepts)",
+        "b.suite.yaml:17:88: cases[0].expect.calls[1].args.cty: tool 'get_weather' has no parameter 'cty' "
+        "(fix: did you mean 'city'?)",
+        "b.suite.yaml:19:9: cases[1].id: duplicate case id 'one' (first at line 14) "
+        "(fix: case ids must be unique in the suite)",
+        "b.suite.yaml:21:11: cases[1].vars: expected a mapping, got the integer 3",
+    ]
+
+
+def test_a_tool_definition_without_a_valid_name_makes_no_tool_unknown(tmp_path):
+    repo = _copy_valid(tmp_path)
+    (repo / "suites" / "tools" / "shared.json").write_text(
+        '[{"name": "look up", "parameters": {"type": "object"}}]'
+    )
+    result = load_suites([repo / "suites" / "file-refs.suite.yml"], root=repo)
+    assert [p.path for p in result.problems] == ["suites/tools/shared.json"]  # not "unknown tool 'lookup'"
+    (repo / "suites" / "tools" / "shared.json").write_text(
+        '[{"name": "lookup", "parameters": {"type": "object", "required": ["wrd"]}}, '
+        '{"name": "other", "parameters": {"type": "object"}}]'
+    )
+    result = load_suites([repo / "suites" / "file-refs.suite.yml"], root=repo)
+    assert [p.path for p in result.problems] == ["suites/tools/shared.json"]
+    (repo / "suites" / "tools" / "shared.json").write_text('[{"name": "other", "parameters": {"typ": 1}}]')
+    messages = [
+        p.render() for p in load_suites([repo / "suites" / "file-refs.suite.yml"], root=repo).problems
+    ]
+    assert any("suites/file-refs.suite.yml:14:22" in m and "unknown tool 'lookup'" in m for m in messages)

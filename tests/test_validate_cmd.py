@@ -183,3 +183,43 @@ def test_skip_unreferenced_checks_only_suites_and_the_files_they_use(tmp_path, c
     assert main(["--skip-unreferenced", "--root", str(tmp_path), str(unrelated), str(used)]) == 2
     err = capsys.readouterr().err
     assert used.name in err and "package.json" not in err
+
+
+def test_one_run_shows_schema_semantic_and_tool_file_errors_together(tmp_path, capsys):
+    """DESIGN section 4: what the schema finds and what the semantic checks find, in the same run, for
+    every file: a schema error does not hide the suite's unknown tool or its broken tool file."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "weather.json").write_text(
+        '[\n  {"name": "get_weather",\n'
+        '   "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}},\n'
+        '  {"name": "get_forecast", "parameters": {"type": "objekt"}}\n]\n'
+    )
+    (tmp_path / "weather.suite.yaml").write_text(
+        "version: 1\n"
+        "name: weather\n"
+        "agent:\n"
+        "  provider: openai\n"
+        "  model: gpt-4o-mini\n"
+        "  tools: [{file: tools/weather.json}]\n"
+        "cases:\n"
+        "  - id: paris\n"
+        "    input: Weather in Paris?\n"
+        "    trials: many\n"
+        "    expect:\n"
+        "      calls:\n"
+        "        - tool: get_wether\n"
+    )
+    assert cli_main(["validate", "--root", str(tmp_path), str(tmp_path)]) == EXIT_INVALID_INPUT
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "tools/weather.json:4:51: the parameters of tool 'get_forecast' are not a valid JSON Schema at type: "
+        "'objekt' is not valid under any of the given schemas "
+        "(fix: see https://json-schema.org/understanding-json-schema/)",
+        "tools/weather.json:4:51: the parameters of tool 'get_forecast' must be a schema of type object "
+        "(fix: set type: object (arguments are always a JSON object))",
+        "weather.suite.yaml:10:13: cases[0].trials: expected an integer, got the string 'many'",
+        "weather.suite.yaml:13:17: cases[0].expect.calls[0].tool: unknown tool 'get_wether' "
+        "(fix: did you mean 'get_weather'?)",
+        "4 problems in 2 files",
+    ]
