@@ -23,10 +23,10 @@ Pure: ``(path, message, hint)`` triples, reported by the suite builder.
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gate.escape import show
 from gate.suite_model import MATCHER_KEYS
 
 PathKey = tuple[Any, ...]
@@ -118,7 +118,7 @@ def _one_of_matchers(options: list[Any], at: PathKey) -> Iterator[Found]:
         if isinstance(option, Mapping) and _is_matcher(option):
             yield (
                 (*at, index),
-                f"one_of takes values, not matchers: {_show(option)} would be compared as an object",
+                f"one_of takes values, not matchers: {show(option, 80)} would be compared as an object",
                 "one_of takes values; any_of takes matchers: write {any_of: [...]} (values may stay in it)",
             )
 
@@ -263,11 +263,6 @@ def _item(schema: Any, index: int, root: Mapping[str, Any] | None) -> Any:
         if isinstance(items, Mapping):
             return items
     return None
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def never_judged(place: str) -> tuple[str, str]:
