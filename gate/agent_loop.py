@@ -140,8 +140,8 @@ class _Episode:
             if exc.fatal:
                 raise
             self.error, self.stop_reason = f"{who}{exc}", "provider_error"
-        except BudgetReached:
-            self.error, self.stop_reason = BUDGET_MESSAGE, "budget"
+        except BudgetReached as exc:  # the run's budget: the exception says which, and why
+            self.error, self.stop_reason = str(exc) or BUDGET_MESSAGE, "budget"
         return None
 
     async def agent_reply(self) -> ModelReply | None:

@@ -90,8 +90,21 @@ async def run_base_side(
         max_requests=None if requests_left is None else max(0, int(requests_left)),
         max_cost_usd=None if cost_left is None else max(0.0, cost_left),
         settings={},
+        reserve_base_for=frozenset(),
+        refused=budget_refused(head),
     )
     return await run_suites(side.suites, base_options, make_provider, None)
+
+
+def budget_refused(head: RunResults) -> frozenset[tuple[str, str]]:
+    """The cases (suite path, case id) the request budget did not run on the head side: the base side
+    does not spend requests on them (there is nothing to compare them with)."""
+    return frozenset(
+        (suite.path, case.case_id)
+        for suite in head.suites
+        for case in suite.cases
+        if case.trials and all(t.record.stop_reason == "budget" for t in case.trials)
+    )
 
 
 def record(side: BaseSide, head: RunResults, base: RunResults) -> RunResults:

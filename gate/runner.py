@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -33,12 +35,16 @@ from gate.judging import JudgeVerdict
 from gate.pricing import BUILT_IN, PriceTable
 from gate.progress import Progress
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
-from gate.results import CaseResult, RunResults, SourceRef, SuiteResult, ToolInfo, TrialResult
+from gate.request_budget import Account, RequestBudget, case_need
+from gate.results import CaseResult, Failure, RunResults, SourceRef, SuiteResult, ToolInfo, TrialResult
 from gate.run_record import RunRecord, StopReason
 from gate.scoring import score_trial
 from gate.suite_model import Case, Suite
 from gate.trial_judging import collect_requests
 from gate.trials import case_result, skipped_result
+
+# The started case a request is for (set in each trial's task; judge tasks inherit it).
+_ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
 
 
 class RunControl:
@@ -90,6 +96,10 @@ class RunOptions:
     shard: str = ""
     settings: Mapping[str, Any] = field(default_factory=dict)
     control: RunControl | None = None
+    # --baseline auto, head side: the suites (paths) whose cases reserve budget for their base side too.
+    reserve_base_for: frozenset[str] = frozenset()
+    # --baseline auto, base side: the cases (suite path, case id) the budget did not run on the head side.
+    refused: frozenset[tuple[str, str]] = frozenset()
 
 
 def _stamp(ends: dict[str, float], key: str) -> Callable[[asyncio.Task[TrialResult]], None]:
@@ -136,10 +146,12 @@ class _Run:
         self.trial_slots = asyncio.Semaphore(max(1, options.concurrency))
         self.policy = options.retry or RetryPolicy()
         self.providers: dict[str, Provider] = {}
-        self.requests = 0
+        self.budget = RequestBudget(options.max_requests)
+        self.released = asyncio.Event()  # set whenever a started case ends (its reservation comes back)
         self.cost = 0.0
         self.unpriced = False
-        self.budget_reason = ""
+        self.budget_reason = ""  # --max-requests left cases unrun or unfinished
+        self.cost_reason = ""  # --max-cost was reached
         # Fatal errors by what they stop: a provider ("openai") or one of its models ("openai gpt-x").
         self.fatal: dict[str, ProviderError] = {}
         self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
@@ -152,16 +164,27 @@ class _Run:
             provider = self.providers[name] = self.make_provider(name)
         return provider
 
-    def _check_budget(self) -> None:
-        if self.budget_reason:
-            raise BudgetReached(self.budget_reason)
+    @property
+    def requests(self) -> int:
+        return self.budget.sent
+
+    def _take_request(self) -> None:
+        """Count one request about to be sent, or raise ``BudgetReached`` when none may be."""
         opts = self.options
-        if opts.max_requests is not None and self.requests >= opts.max_requests:
-            self.budget_reason = f"budget reached: {opts.max_requests} model requests (--max-requests)"
-        elif opts.max_cost_usd is not None and self.cost >= opts.max_cost_usd:
-            self.budget_reason = f"budget reached: ${self.cost:.4f} of ${opts.max_cost_usd:g} (--max-cost)"
-        if self.budget_reason:
-            raise BudgetReached(self.budget_reason)
+        if opts.max_cost_usd is not None and self.cost >= opts.max_cost_usd:
+            if not self.cost_reason:
+                self.cost_reason = f"budget reached: ${self.cost:.4f} of ${opts.max_cost_usd:g} (--max-cost)"
+            raise BudgetReached(f"not run: {self.cost_reason}")
+        account = _ACCOUNT.get()
+        if not self.budget.take(account):
+            self._note_budget()
+            raise BudgetReached(_budget_error(opts.max_requests, account))
+
+    def _note_budget(self) -> None:
+        if not self.budget_reason:
+            self.budget_reason = (
+                f"request budget ran out: {self.options.max_requests} model requests (--max-requests)"
+            )
 
     def _stopped(self, request: ModelRequest) -> ProviderError | None:
         return self.fatal.get(request.provider) or self.fatal.get(f"{request.provider} {request.model}")
@@ -170,12 +193,10 @@ class _Run:
         stopped = self._stopped(request)
         if stopped is not None:
             raise stopped
-        self._check_budget()
         provider = self._provider(request.provider)
 
         async def attempt() -> ModelReply:
-            self._check_budget()  # also between retries: a retry is a request too
-            self.requests += 1
+            self._take_request()  # for every attempt: a retry is a request too
             return await provider.complete(request)
 
         try:
@@ -211,11 +232,12 @@ class _Run:
 
     # ---- trials ----
 
-    async def trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
+    async def trial(self, suite: Suite, case: Case, index: int, account: Account) -> TrialResult:
         # Trials hold a slot from start to finish, so that started trials finish before new ones
-        # begin: a budget or an interrupt then leaves whole trials done rather than many half done,
-        # and only ``concurrency`` transcripts are in memory at a time.
+        # begin: an interrupt then leaves whole trials done rather than many half done, and only
+        # ``concurrency`` transcripts are in memory at a time.
         async with self.trial_slots:
+            _ACCOUNT.set(account)  # this task's requests (and its judge's) draw on its case's account
             return await self._trial(suite, case, index)
 
     async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
@@ -235,6 +257,8 @@ class _Run:
                     answers = {r.key: f"judge not run: {exc}" for r in requests}
         verdicts = {key: value for key, value in answers.items() if isinstance(value, JudgeVerdict)}
         result = score_trial(suite, case, record, index, verdicts)
+        if record.stop_reason == "budget":
+            return budget_result(result)
         problems = sorted({value for value in answers.values() if isinstance(value, str)})
         return with_judge_reasons(result, problems) if problems else result
 
@@ -242,36 +266,73 @@ class _Run:
         if self.progress is not None and not task.cancelled() and task.exception() is None:
             self.progress.trial_done(task.result().status)
 
+    # ---- admission (the request budget) ----
+
+    async def _admit(self, work: Sequence[_CaseWork], ends: dict[str, float]) -> None:
+        """Start the cases in order, each once the budget covers it (gate.request_budget)."""
+        for item in work:
+            if item.case.skip:
+                continue
+            account = await self._account(item)
+            if account is None:
+                if self.progress is not None:
+                    for _ in range(item.trials):
+                        self.progress.trial_done("error")
+                continue
+            countdown = _Countdown(item.trials, functools.partial(self._release, account))
+            item.tasks = []
+            for index in range(item.trials):
+                task = asyncio.ensure_future(self.trial(item.suite, item.case, index, account))
+                task.add_done_callback(self._done)
+                task.add_done_callback(_stamp(ends, item.suite.path))
+                task.add_done_callback(countdown)
+                self.control._register(task)
+                item.tasks.append(task)
+
+    async def _account(self, item: _CaseWork) -> Account | None:
+        """The case's share of the budget once it fits (waiting for started cases to give back what
+        they did not use); for a case that cannot fit, a cache-only account when there is a cache,
+        else None with ``item.refused`` saying why."""
+        budget, opts = self.budget, self.options
+        sides = 2 if item.suite.path in opts.reserve_base_for else 1
+        need = case_need(item.suite, item.case, item.trials, sides)
+        if (item.suite.path, item.case.id) not in opts.refused:
+            while not budget.fits(need) and budget.started:
+                self.released.clear()
+                await self.released.wait()
+            if budget.fits(need):
+                return budget.open(need)
+            item.refused = (
+                f"not run: the request budget ran out (--max-requests {opts.max_requests}: "
+                f"{budget.free} left, this case may need up to {need})"
+            )
+        else:
+            item.refused = "not run: the request budget ran out before this case ran on the head side"
+        if opts.cache is not None:  # it may still run from the cache, for free
+            return budget.cache_only()
+        self._note_budget()
+        return None
+
+    def _release(self, account: Account) -> None:
+        self.budget.close(account)
+        self.released.set()
+
+    # ---- the run ----
+
     async def run(self, suites: Sequence[Suite]) -> RunResults:
         started_at = _now()
         start = time.monotonic()
         ends: dict[str, float] = {}  # suite path -> when its last trial ended (callbacks run in order)
-        plan: list[tuple[Suite, list[tuple[Case, list[asyncio.Task[TrialResult]] | None]]]] = []
-        total = 0
-        for suite in suites:
-            entries: list[tuple[Case, list[asyncio.Task[TrialResult]] | None]] = []
-            for case in suite.cases:
-                if self.options.trials is not None and not case.skip:
-                    case = dataclasses.replace(case, trials=self.options.trials)
-                if case.skip:
-                    entries.append((case, None))
-                    continue
-                tasks = []
-                for index in range(max(1, case.trials)):
-                    task = asyncio.ensure_future(self.trial(suite, case, index))
-                    task.add_done_callback(self._done)
-                    task.add_done_callback(_stamp(ends, suite.path))
-                    self.control._register(task)
-                    tasks.append(task)
-                    total += 1
-                entries.append((case, tasks))
-            plan.append((suite, entries))
+        work = self._work(suites)
         if self.progress is not None:
-            self.progress.start([len(tasks) for _, entries in plan for _, tasks in entries if tasks])
-        all_tasks = [t for _, entries in plan for _, tasks in entries if tasks for t in tasks]
+            self.progress.start([item.trials for item in work if not item.case.skip])
         try:
-            if all_tasks:
-                await asyncio.gather(*all_tasks, return_exceptions=True)
+            admission = asyncio.ensure_future(self._admit(work, ends))
+            self.control._register(admission)
+            await asyncio.gather(admission, return_exceptions=True)
+            tasks = [task for item in work for task in item.tasks or ()]
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
         finally:
             if self.progress is not None:
                 self.progress.finish()
@@ -280,29 +341,40 @@ class _Run:
                     await provider.aclose()
                 except Exception:  # noqa: S110 - closing is best effort
                     pass
-
-        stop_reason = self.control.reason
         suite_results = []
-        for suite, entries in plan:
-            cases: list[CaseResult] = []
-            for case, case_tasks in entries:
-                if case_tasks is None:
-                    cases.append(skipped_result(suite, case))
-                    continue
-                trials = [
-                    self._outcome(suite, case, index, task, stop_reason)
-                    for index, task in enumerate(case_tasks)
-                ]
-                cases.append(case_result(suite, case, tuple(trials)))
-            result = suite_result(suite, tuple(cases), self.options.triggered_by.get(suite.path, {}))
+        for suite in suites:
+            cases = tuple(self._case_result(item) for item in work if item.suite is suite)
+            result = suite_result(suite, cases, self.options.triggered_by.get(suite.path, {}))
             wall_ms = (ends.get(suite.path, start) - start) * 1000
             suite_results.append(dataclasses.replace(result, wall_ms=round(wall_ms, 3)))
+        return self._results(tuple(suite_results), started_at)
 
+    def _work(self, suites: Sequence[Suite]) -> list[_CaseWork]:
+        """Every case of ``suites`` in order, with ``--trials`` applied."""
+        work = []
+        for suite in suites:
+            for case in suite.cases:
+                if self.options.trials is not None and not case.skip:
+                    case = dataclasses.replace(case, trials=self.options.trials)
+                work.append(_CaseWork(suite, case, max(1, case.trials)))
+        return work
+
+    def _case_result(self, item: _CaseWork) -> CaseResult:
+        suite, case = item.suite, item.case
+        if case.skip:
+            return skipped_result(suite, case)
+        if item.tasks is None:  # never started: refused by the budget, or the run was stopped first
+            reason = item.refused or f"not run: {self.control.reason or 'cancelled'}"
+            stop: StopReason = "budget" if item.refused else "provider_error"
+            record = not_run_record(suite, case, reason, stop)
+            trials = [score_trial(suite, case, record, index, {}) for index in range(item.trials)]
+            return case_result(suite, case, tuple(budget_result(t) if item.refused else t for t in trials))
+        outcomes = [self._outcome(suite, case, i, task) for i, task in enumerate(item.tasks)]
+        return case_result(suite, case, tuple(outcomes))
+
+    def _results(self, suites: tuple[SuiteResult, ...], started_at: str) -> RunResults:
         reasons = [f"stopped {scope}: {exc}" for scope, exc in self.fatal.items()]
-        if stop_reason:
-            reasons.append(stop_reason)
-        if self.budget_reason:
-            reasons.append(self.budget_reason)
+        reasons += [r for r in (self.control.reason, self.budget_reason, self.cost_reason) if r]
         settings = dict(self.options.settings)
         settings.setdefault("requests", self.requests)
         settings.setdefault("estimated_cost_usd", round(self.cost, 6))
@@ -313,7 +385,7 @@ class _Run:
                 "cache", {"hits": self.options.cache.hits, "misses": self.options.cache.misses}
             )
         return RunResults(
-            suites=tuple(suite_results),
+            suites=suites,
             started_at=started_at,
             finished_at=_now(),
             complete=not reasons,
@@ -322,17 +394,56 @@ class _Run:
             settings=settings,
         )
 
-    def _outcome(
-        self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult], stop_reason: str
-    ) -> TrialResult:
+    def _outcome(self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult]) -> TrialResult:
         if task.cancelled():
-            reason = f"not run: {stop_reason or 'cancelled'}"
+            reason = f"not run: {self.control.reason or 'cancelled'}"
             return score_trial(suite, case, not_run_record(suite, case, reason), index, {})
         exc = task.exception()
         if exc is not None:  # a bug, not a provider failure: keep the run going, report it on the trial
             reason = f"internal error: {type(exc).__name__}: {exc}"
             return score_trial(suite, case, not_run_record(suite, case, reason), index, {})
         return task.result()
+
+
+@dataclass
+class _CaseWork:
+    """One case of the run: its trials' tasks once the budget let it start (None before), or why
+    the budget did not (``refused``)."""
+
+    suite: Suite
+    case: Case
+    trials: int
+    tasks: list[asyncio.Task[TrialResult]] | None = None
+    refused: str = ""
+
+
+class _Countdown:
+    """A done callback that calls ``then`` when the last of ``count`` tasks is done."""
+
+    def __init__(self, count: int, then: Callable[[], None]) -> None:
+        self.left = count
+        self.then = then
+
+    def __call__(self, _task: asyncio.Task[TrialResult]) -> None:
+        self.left -= 1
+        if self.left == 0:
+            self.then()
+
+
+def _budget_error(limit: int | None, account: Account | None) -> str:
+    """Why a trial got no request from ``--max-requests``."""
+    if account is not None and not account.borrow:
+        return (
+            f"not run: the request budget ran out (--max-requests {limit}) "
+            "and the cache does not hold this request"
+        )
+    return f"stopped: the request budget ran out during this trial (--max-requests {limit})"
+
+
+def budget_result(result: TrialResult) -> TrialResult:
+    """A trial the budget stopped or never ran: an error that says so (not "the provider failed")."""
+    why = result.record.error or BUDGET_MESSAGE
+    return dataclasses.replace(result, failures=(Failure("provider_error", why, actual=why),))
 
 
 def with_judge_reasons(result: TrialResult, reasons: Sequence[str]) -> TrialResult:

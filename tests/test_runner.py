@@ -144,15 +144,105 @@ def test_transient_server_errors_are_retried_then_recorded_as_errors(model_serve
     assert results.complete  # an error on one case is a result, not an interrupted run
 
 
+def budget_errors(results, cases):
+    """The errors of ``cases``' trials, each checked to name the request budget and to be an error."""
+    for case in cases:
+        assert case.status == "error", case.case_id
+        for trial in case.trials:
+            assert trial.status == "error" and trial.record.stop_reason == "budget"
+            assert "request budget ran out" in trial.record.error and "--max-requests" in trial.record.error
+            assert [f.message for f in trial.failures] == [trial.record.error]  # not "the provider failed"
+
+
 def test_max_requests_budget_stops_cleanly(model_server, monkeypatch):
     server = model_server(SCRIPT)
-    suite = make_suite(*(weather_case(i) for i in range(6)))
+    suite = make_suite(*(weather_case(i, max_turns=2) for i in range(6)))
     results = run(server, monkeypatch, [suite], concurrency=1, max_requests=5)
-    assert server.request_count == 5
+    # Each case may need 2 requests: two fit in 5; the fifth request would start a case it cannot finish.
+    assert server.request_count == 4
     got = statuses(results)
     assert got[:2] == [("case-00", "passed"), ("case-01", "passed")]
-    assert {status for _, status in got[2:]} == {"error"}
-    assert all("budget reached" in c.trials[0].record.error for c in results.suites[0].cases[2:])
+    budget_errors(results, results.suites[0].cases[2:])
+    assert not results.complete and "max-requests" in results.incomplete_reason
+
+
+def test_max_requests_finishes_the_cases_it_starts_under_high_concurrency(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.02)
+    wrong = builders.case(
+        id="case-01",
+        input="What's the weather in Rome? (case 1)",
+        expect=builders.expectation(builders.ecall("get_forecast")),
+        max_turns=2,
+    )
+    cases = [weather_case(0, max_turns=2), wrong, *(weather_case(i, max_turns=2) for i in range(2, 7))]
+    suite = make_suite(*cases)
+    results = run(server, monkeypatch, [suite], concurrency=16, max_requests=7)
+    # Cases start in file order while the unreserved budget covers their 2 requests: three fit in 7.
+    got = statuses(results)
+    assert got[:3] == [("case-00", "passed"), ("case-01", "failed"), ("case-02", "passed")]
+    assert all(c.trials[0].record.turns == 2 for c in results.suites[0].cases[:3])  # complete episodes
+    budget_errors(results, results.suites[0].cases[3:])
+    assert server.request_count == 6 <= 7
+    assert results.settings["requests"] == 6
+    assert not results.complete and "request budget ran out" in results.incomplete_reason
+
+
+def test_max_requests_gives_back_what_a_case_did_not_use(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.02)
+    suite = make_suite(*(weather_case(i, max_turns=4) for i in range(4)))
+    results = run(server, monkeypatch, [suite], concurrency=8, max_requests=6)
+    # case-00 reserves 4 and uses 2; case-01 waits for the 2 it gives back, then fits; case-02 would
+    # need 4 with 2 left.
+    assert statuses(results)[:2] == [("case-00", "passed"), ("case-01", "passed")]
+    budget_errors(results, results.suites[0].cases[2:])
+    assert "this case may need up to 4" in results.suites[0].cases[2].trials[0].record.error
+    assert server.request_count == 4
+
+
+def test_max_requests_runs_all_trials_of_a_case_or_none(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.02)
+    suite = make_suite(*(weather_case(i, max_turns=2) for i in range(3)))
+    results = run(server, monkeypatch, [suite], concurrency=8, max_requests=10, trials=3)
+    first, *rest = results.suites[0].cases
+    assert first.status == "passed" and [t.status for t in first.trials] == ["passed"] * 3
+    budget_errors(results, rest)  # 6 of 10 reserved: the next case's 3 trials need 6 more
+    assert [len(c.trials) for c in rest] == [3, 3]
+    assert server.request_count == 6
+
+
+def test_max_requests_reserves_the_judge_requests(model_server, monkeypatch):
+    server = model_server(SCRIPT, latency=0.02)
+    cases = [
+        dataclasses.replace(
+            weather_case(i, max_turns=2),
+            expect=builders.expectation(
+                builders.ecall("get_weather", {"city": "Paris"}),
+                output=OutputChecks(criteria=("States the temperature.",)),
+            ),
+        )
+        for i in range(4)
+    ]
+    results = run(server, monkeypatch, [make_suite(*cases)], concurrency=8, max_requests=8)
+    # 2 agent turns and 1 judge request per case: two cases fit in 8, and are judged.
+    assert statuses(results)[:2] == [("case-00", "passed"), ("case-01", "passed")]
+    assert all(
+        any(c.kind == "criteria" for c in case.trials[0].checks) for case in results.suites[0].cases[:2]
+    )
+    budget_errors(results, results.suites[0].cases[2:])
+    assert server.request_count == 6
+
+
+def test_a_case_the_budget_cannot_cover_still_runs_from_the_cache(model_server, monkeypatch, tmp_path):
+    server = model_server(SCRIPT)
+    suite = make_suite(*(weather_case(i, max_turns=2) for i in range(3)))
+    warm = run(server, monkeypatch, [make_suite(*suite.cases[:2])], cache=ResponseCache(tmp_path, "use"))
+    assert server.request_count == 4 and warm.complete
+    results = run(server, monkeypatch, [suite], max_requests=1, cache=ResponseCache(tmp_path, "use"))
+    # Nothing fits in 1 request, but the two cached cases cost nothing; the third needs a request.
+    assert statuses(results)[:2] == [("case-00", "passed"), ("case-01", "passed")]
+    (third,) = results.suites[0].cases[2:]
+    assert third.status == "error" and "the cache does not hold this request" in third.trials[0].record.error
+    assert server.request_count == 4  # not one more
     assert not results.complete and "max-requests" in results.incomplete_reason
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import signal
 import sys
@@ -386,6 +387,8 @@ def _plan(args: argparse.Namespace) -> _Plan | int:
     cache = _cache(args, root, base_side is not None)
     policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=fail_on_rule)
     options = _run_options(args, suites, prices, cache, triggered, fail_on_rule)
+    if base_side is not None:  # each case the budget starts must be able to run at the merge base too
+        options = dataclasses.replace(options, reserve_base_for=frozenset(s.path for s in base_side.suites))
     return _Plan(suites, base_side, baseline, policy, cache, options)
 
 

@@ -1,0 +1,134 @@
+"""``--max-requests N``: a request budget that finishes what it starts.
+
+Admission rule (docs/architecture.md, "The request budget"): cases start in order (suites as given,
+cases in file order), all trials of a case together, and a case starts only when the budget that
+is neither spent nor reserved by the cases already started covers the most requests the case can
+need (:func:`case_need`). A started case draws its requests from its own reservation first, then
+from what nobody has reserved; what it leaves unused goes back to the budget when its last trial
+ends, for the next cases. Requests sent never exceed N.
+
+A case the budget cannot cover may still run from the response cache (an account that reserves
+nothing and may not borrow): a cache hit costs nothing, the first request the cache does not hold
+ends its trial as an error naming the budget. Pure: counting only; the runner does the waiting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gate.matchers import has_judge
+from gate.paths import JUDGED_CHECKS, check_of
+from gate.suite_model import Case, Suite
+
+
+@dataclass
+class Account:
+    """One started case's share of the budget: ``reserved`` requests, ``used`` so far; ``borrow``:
+    whether it may take requests nobody reserved once its own are used up."""
+
+    reserved: int
+    borrow: bool = True
+    used: int = 0
+
+    @property
+    def unused(self) -> int:
+        return max(0, self.reserved - self.used)
+
+
+class RequestBudget:
+    """At most ``limit`` requests (None: no limit), shared out by reservations."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.sent = 0
+        self._outstanding = 0  # reserved by open accounts and not used yet
+        self._open = 0  # open accounts that reserve something
+
+    @property
+    def free(self) -> int | None:
+        """Requests neither sent nor reserved (None without a limit)."""
+        if self.limit is None:
+            return None
+        return max(0, self.limit - self.sent - self._outstanding)
+
+    @property
+    def started(self) -> int:
+        """Open accounts that hold a reservation: cases started and not finished."""
+        return self._open
+
+    def fits(self, need: int) -> bool:
+        free = self.free
+        return free is None or need <= free
+
+    def open(self, need: int) -> Account:
+        """Reserve ``need`` requests for a case (check :meth:`fits` first)."""
+        if self.limit is None:
+            return Account(0)
+        if not self.fits(need):
+            raise ValueError(f"{need} requests do not fit in the {self.free} left")
+        self._outstanding += need
+        self._open += 1
+        return Account(need)
+
+    def cache_only(self) -> Account:
+        """An account for a case the budget cannot cover: no reservation, no borrowing."""
+        return Account(0, borrow=False)
+
+    def take(self, account: Account | None) -> bool:
+        """One request for ``account`` (None: a request outside any case, which borrows): whether it
+        may be sent. Counts it when it may."""
+        if self.limit is None:
+            self.sent += 1
+            if account is not None:
+                account.used += 1
+            return True
+        if account is not None and account.unused > 0:
+            self._outstanding -= 1
+        elif (account is not None and not account.borrow) or not self.free:
+            return False
+        self.sent += 1
+        if account is not None:
+            account.used += 1
+        return True
+
+    def close(self, account: Account) -> None:
+        """The case is over: its unused reservation goes back to the budget."""
+        if self.limit is None or account.reserved == 0:
+            return
+        self._outstanding -= account.unused
+        self._open -= 1
+        account.reserved = account.used  # closed: nothing left to give back
+
+
+def trial_need(suite: Suite, case: Case) -> int:
+    """The most requests one trial of ``case`` can send without retries: an agent reply per turn
+    (``max_turns``; with a simulated user each of its messages can buy the agent one more turn), the
+    simulated user's messages, and one judge request per judged check the case declares. A judged
+    check over several values (a path selecting every call, a judged argument on a repeated call)
+    asks once per value; those requests, and retries, come out of the unused turns first, then out
+    of what nobody reserved."""
+    need = case.max_turns
+    if case.user is not None and suite.user_simulator is not None:
+        need += 2 * case.user.max_turns
+    return need + judged_checks(case)
+
+
+def judged_checks(case: Case) -> int:
+    """How many judged checks ``case`` declares (each asks the judge at least once per trial)."""
+    expect = case.expect
+    output = expect.output
+    count = len(output.criteria) + len(output.semantic_contains)
+    count += sum(x is not None for x in (output.ranking, output.choice, output.asks_clarification))
+    count += expect.trajectory is not None
+    for calls in (expect.calls, *expect.alternatives):
+        count += sum(1 for expected in calls.calls if has_judge(expected.args))
+    for assertion in expect.asserts:
+        name, _ = check_of(assertion)
+        count += name in JUDGED_CHECKS
+    return count
+
+
+def case_need(suite: Suite, case: Case, trials: int, sides: int = 1) -> int:
+    """The reservation of a case: ``trials`` trials of :func:`trial_need`, on ``sides`` sides (2 with
+    ``--baseline auto``: the case is evaluated at the merge base too)."""
+    return trial_need(suite, case) * max(1, trials) * max(1, sides)
