@@ -1,11 +1,14 @@
 """``--max-requests N``: a request budget that finishes what it starts.
 
-Admission rule (docs/architecture.md, "The request budget"): cases start in order (suites as given,
-cases in file order), all trials of a case together, and a case starts only when the budget that
-is neither spent nor reserved by the cases already started covers the most requests the case can
-need (:func:`case_need`). A started case draws its requests from its own reservation first, then
-from what nobody has reserved; what it leaves unused goes back to the budget when its last trial
-ends, for the next cases. Requests sent never exceed N.
+Admission rule (docs/architecture.md, "The request budget"): cases are taken in order (suites as
+given, cases in file order), all trials of a case together. A case starts when the budget that is
+neither spent nor reserved by the cases already started covers the most requests it can need
+(:func:`case_need`); it is then sure to finish. Otherwise it waits for the started cases to end
+(each gives back what it did not use); with none left running it starts *alone* when what is left
+covers what the most demanding trial so far used, per trial (the first case, with nothing measured
+yet, starts with whatever is left); else the budget has run out for it. A started case draws on its
+own reservation first, then on what nobody reserved. Requests sent never exceed N; only a case
+started alone can be cut short, when it needs more than every trial before it did.
 
 A case the budget cannot cover may still run from the response cache (an account that reserves
 nothing and may not borrow): a cache hit costs nothing, the first request the cache does not hold
@@ -23,12 +26,14 @@ from gate.suite_model import Case, Suite
 
 @dataclass
 class Account:
-    """One started case's share of the budget: ``reserved`` requests, ``used`` so far; ``borrow``:
-    whether it may take requests nobody reserved once its own are used up."""
+    """One started case's share of the budget: ``reserved`` requests for its ``trials`` trials,
+    ``used`` so far; ``borrow``: whether it may take requests nobody reserved once its own are used."""
 
     reserved: int
+    trials: int = 1
     borrow: bool = True
-    used: int = 0
+    used: int = 0  # requests sent (retries included)
+    asked: int = 0  # requests the case's trials made, answered from the cache or not
 
     @property
     def unused(self) -> int:
@@ -43,6 +48,8 @@ class RequestBudget:
         self.sent = 0
         self._outstanding = 0  # reserved by open accounts and not used yet
         self._open = 0  # open accounts that reserve something
+        # The most requests a trial of a finished case needed (per case, rounded up; cached ones too).
+        self.most_per_trial = 0
 
     @property
     def free(self) -> int | None:
@@ -56,19 +63,19 @@ class RequestBudget:
         """Open accounts that hold a reservation: cases started and not finished."""
         return self._open
 
-    def fits(self, need: int) -> bool:
+    def admit(self, need: int, trials: int, sides: int = 1) -> Account | None:
+        """The account of a case whose ``trials`` trials (on ``sides`` sides) can need at most
+        ``need`` requests, when it may start now; None when it must wait for started cases to end
+        (``started``) or, with none left, when the budget has run out for it."""
         free = self.free
-        return free is None or need <= free
-
-    def open(self, need: int) -> Account:
-        """Reserve ``need`` requests for a case (check :meth:`fits` first)."""
-        if self.limit is None:
-            return Account(0)
-        if not self.fits(need):
-            raise ValueError(f"{need} requests do not fit in the {self.free} left")
-        self._outstanding += need
+        if free is None:
+            return Account(0, trials)
+        if need > free and (self._open or not free or free < self.most_per_trial * trials * sides):
+            return None
+        reserved = min(need, free)  # alone: everything left
+        self._outstanding += reserved
         self._open += 1
-        return Account(need)
+        return Account(reserved, trials)
 
     def cache_only(self) -> Account:
         """An account for a case the budget cannot cover: no reservation, no borrowing."""
@@ -93,6 +100,8 @@ class RequestBudget:
 
     def close(self, account: Account) -> None:
         """The case is over: its unused reservation goes back to the budget."""
+        needed = max(account.used, account.asked)  # what it took, cached answers included
+        self.most_per_trial = max(self.most_per_trial, -(-needed // max(1, account.trials)))
         if self.limit is None or account.reserved == 0:
             return
         self._outstanding -= account.unused

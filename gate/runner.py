@@ -222,6 +222,9 @@ class _Run:
         return reply
 
     async def call_model(self, request: ModelRequest, trial: int) -> ModelReply:
+        account = _ACCOUNT.get()
+        if account is not None:
+            account.asked += 1
         cache = self.options.cache
         if cache is None:
             return await self._live(request)
@@ -290,21 +293,23 @@ class _Run:
                 item.tasks.append(task)
 
     async def _account(self, item: _CaseWork) -> Account | None:
-        """The case's share of the budget once it fits (waiting for started cases to give back what
-        they did not use); for a case that cannot fit, a cache-only account when there is a cache,
-        else None with ``item.refused`` saying why."""
+        """The case's share of the budget once it may start (waiting for started cases to give back
+        what they did not use); for a case the budget has run out for, a cache-only account when
+        there is a cache, else None with ``item.refused`` saying why."""
         budget, opts = self.budget, self.options
         sides = 2 if item.suite.path in opts.reserve_base_for else 1
         need = case_need(item.suite, item.case, item.trials, sides)
         if (item.suite.path, item.case.id) not in opts.refused:
-            while not budget.fits(need) and budget.started:
+            account = budget.admit(need, item.trials, sides)
+            while account is None and budget.started:
                 self.released.clear()
                 await self.released.wait()
-            if budget.fits(need):
-                return budget.open(need)
+                account = budget.admit(need, item.trials, sides)
+            if account is not None:
+                return account
             item.refused = (
                 f"not run: the request budget ran out (--max-requests {opts.max_requests}: "
-                f"{budget.free} left, this case may need up to {need})"
+                f"{budget.free} left, not enough to start this case)"
             )
         else:
             item.refused = "not run: the request budget ran out before this case ran on the head side"

@@ -245,6 +245,44 @@ def test_request_budget_exits_3_with_partial_results(repo, model_server, monkeyp
     assert data["complete"] is False and "budget" in data["incomplete_reason"]
 
 
+def test_request_budget_under_high_concurrency_completes_whole_cases_and_writes_every_report(
+    repo, model_server, monkeypatch, capsys
+):
+    server = model_server(SCRIPT, latency=0.02)
+    point(monkeypatch, server)
+    text = suite_text(
+        "openai", ["Paris", "Rome", "Oslo", "Lima", "Kyiv", "Bern"], expect_forecast_for=("Rome",)
+    )
+    (repo / "suites" / "weather.suite.yaml").write_text(
+        text.replace("threshold:", "defaults: {max_turns: 2}\nthreshold:")
+    )
+    out = {kind: repo / f"r.{kind}" for kind in ("json", "xml", "md")}
+    code = gate_run(
+        repo,
+        *("--concurrency", "16", "--max-requests", "7"),
+        *("--json", str(out["json"]), "--junit", str(out["xml"]), "--markdown", str(out["md"])),
+    )
+    console = capsys.readouterr().out
+    assert code == 3
+    # Each case may need 2 requests (max_turns): three fit in 7 and finish, on their merits.
+    assert server.request_count == 6
+    data = json.loads(out["json"].read_text())
+    cases = data["suites"][0]["cases"]
+    assert [c["status"] for c in cases] == ["passed", "failed", "passed", "error", "error", "error"]
+    assert data["settings"]["requests"] == 6 and data["complete"] is False
+    assert "request budget ran out" in data["incomplete_reason"]
+    for case in cases[3:]:
+        (trial,) = case["trials"]
+        assert trial["record"]["stop_reason"] == "budget"
+        assert trial["failures"][0]["message"].startswith(
+            "not run: the request budget ran out (--max-requests 7"
+        )
+    junit = out["xml"].read_text()
+    assert 'failures="1"' in junit and 'errors="3"' in junit and "request budget ran out" in junit
+    assert "request budget ran out" in out["md"].read_text()
+    assert "lima: not run: the request budget ran out" in console
+
+
 def test_shards_split_the_cases(repo, model_server, monkeypatch):
     server = model_server(SCRIPT)
     point(monkeypatch, server)

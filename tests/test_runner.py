@@ -156,9 +156,9 @@ def budget_errors(results, cases):
 
 def test_max_requests_budget_stops_cleanly(model_server, monkeypatch):
     server = model_server(SCRIPT)
-    suite = make_suite(*(weather_case(i, max_turns=2) for i in range(6)))
+    suite = make_suite(*(weather_case(i) for i in range(6)))
     results = run(server, monkeypatch, [suite], concurrency=1, max_requests=5)
-    # Each case may need 2 requests: two fit in 5; the fifth request would start a case it cannot finish.
+    # Each case took 2 requests: the fifth would start a case with 1 left, which it could not finish.
     assert server.request_count == 4
     got = statuses(results)
     assert got[:2] == [("case-00", "passed"), ("case-01", "passed")]
@@ -187,15 +187,49 @@ def test_max_requests_finishes_the_cases_it_starts_under_high_concurrency(model_
     assert not results.complete and "request budget ran out" in results.incomplete_reason
 
 
-def test_max_requests_gives_back_what_a_case_did_not_use(model_server, monkeypatch):
+def test_max_requests_gives_back_what_a_case_did_not_use_and_starts_the_last_case_alone(
+    model_server, monkeypatch
+):
     server = model_server(SCRIPT, latency=0.02)
     suite = make_suite(*(weather_case(i, max_turns=4) for i in range(4)))
     results = run(server, monkeypatch, [suite], concurrency=8, max_requests=6)
-    # case-00 reserves 4 and uses 2; case-01 waits for the 2 it gives back, then fits; case-02 would
-    # need 4 with 2 left.
-    assert statuses(results)[:2] == [("case-00", "passed"), ("case-01", "passed")]
-    budget_errors(results, results.suites[0].cases[2:])
-    assert "this case may need up to 4" in results.suites[0].cases[2].trials[0].record.error
+    # case-00 reserves 4 (its max_turns) and uses 2; case-01 waits for the 2 it gives back, then fits;
+    # case-02 cannot reserve 4 with 2 left, so it starts alone once case-01 is over (2 left cover the 2
+    # a trial has needed so far); nothing is left for case-03.
+    got = statuses(results)
+    assert got[:3] == [("case-00", "passed"), ("case-01", "passed"), ("case-02", "passed")]
+    budget_errors(results, results.suites[0].cases[3:])
+    assert "0 left, not enough to start this case" in results.suites[0].cases[3].trials[0].record.error
+    assert server.request_count == 6
+
+
+def test_only_a_case_started_alone_can_be_cut_short_and_it_says_so(model_server, monkeypatch):
+    script = dict(
+        SCRIPT,
+        rules=[
+            {
+                "when": {"last_user": "slowly", "turn": 2},
+                "tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}],
+            },
+            *SCRIPT["rules"],
+        ],
+    )
+    server = model_server(script)
+    slow = builders.case(
+        id="slow",
+        input="What's the weather in Paris? Answer slowly.",
+        expect=builders.expectation(builders.ecall("get_weather", {"city": "Paris"})),
+    )
+    results = run(server, monkeypatch, [make_suite(weather_case(0), slow)], concurrency=8, max_requests=4)
+    # Neither case can reserve its 8 turns: case-00 starts alone and uses 2; "slow" starts alone with
+    # the 2 left (what a trial needed so far) but needs a third request.
+    first, cut = results.suites[0].cases
+    assert first.status == "passed"
+    assert cut.status == "error" and cut.trials[0].record.turns == 2
+    assert (
+        cut.trials[0].record.error
+        == "stopped: the request budget ran out during this trial (--max-requests 4)"
+    )
     assert server.request_count == 4
 
 
