@@ -4,7 +4,9 @@ The head's affected suites are loaded again from the merge base (``gate.base_tre
 files in a temporary directory, never the working tree), by the same relative paths, and run with
 the same options: the same trials, concurrency and cache. Requests the PR did not change are
 answered by the cache, so on a warm cache the base side sends no request. ``--max-requests`` and
-``--max-cost`` cover both sides: the base side gets what the head side left. A suite that is new in
+``--max-cost`` cover both sides: the base side gets what the head side left; under
+``--max-requests`` each head case reserves for its base side too, and the base side does not spend
+requests on the cases the budget did not run on the head side. A suite that is new in
 the PR (its file is absent at the merge base) has no base side; a base suite that does not load is
 reported and left without a base side too.
 """

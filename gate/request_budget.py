@@ -8,7 +8,8 @@ neither spent nor reserved by the cases already started covers the most requests
 covers what the most demanding trial so far used, per trial (the first case, with nothing measured
 yet, starts with whatever is left); else the budget has run out for it. A started case draws on its
 own reservation first, then on what nobody reserved. Requests sent never exceed N; only a case
-started alone can be cut short, when it needs more than every trial before it did.
+started alone can be cut short, when it needs more than every trial before it did. With
+``--baseline auto`` the head side also holds back each case's base-side reservation.
 
 A case the budget cannot cover may still run from the response cache (an account that reserves
 nothing and may not borrow): a cache hit costs nothing, the first request the cache does not hold
@@ -34,6 +35,7 @@ class Account:
     borrow: bool = True
     used: int = 0  # requests sent (retries included)
     asked: int = 0  # requests the case's trials made, answered from the cache or not
+    why: str = ""  # for a cache-only account: why the budget did not start the case
 
     @property
     def unused(self) -> int:
@@ -63,23 +65,28 @@ class RequestBudget:
         """Open accounts that hold a reservation: cases started and not finished."""
         return self._open
 
-    def admit(self, need: int, trials: int, sides: int = 1) -> Account | None:
-        """The account of a case whose ``trials`` trials (on ``sides`` sides) can need at most
-        ``need`` requests, when it may start now; None when it must wait for started cases to end
-        (``started``) or, with none left, when the budget has run out for it."""
+    def admit(self, need: int, trials: int, keep: int = 0) -> Account | None:
+        """The account of a case whose ``trials`` trials can need at most ``need`` requests, when it
+        may start now; None when it must wait for started cases to end (``started``) or, with none
+        left, when the budget has run out for it. ``keep``: requests held back for the case's other
+        side (``--baseline auto``: its base side runs later, out of what this side did not send);
+        they are never used nor given back here."""
         free = self.free
         if free is None:
             return Account(0, trials)
-        if need > free and (self._open or not free or free < self.most_per_trial * trials * sides):
+        sides = 2 if keep else 1
+        if need + keep > free and (self._open or not free or free < self.most_per_trial * trials * sides):
             return None
-        reserved = min(need, free)  # alone: everything left
-        self._outstanding += reserved
+        if need + keep > free:  # alone: everything left, shared between the sides
+            keep = min(keep, free // 2)
+            need = free - keep
+        self._outstanding += need + keep
         self._open += 1
-        return Account(reserved, trials)
+        return Account(need, trials)
 
-    def cache_only(self) -> Account:
-        """An account for a case the budget cannot cover: no reservation, no borrowing."""
-        return Account(0, borrow=False)
+    def cache_only(self, why: str) -> Account:
+        """An account for a case the budget did not start (``why``): no reservation, no borrowing."""
+        return Account(0, borrow=False, why=why)
 
     def take(self, account: Account | None) -> bool:
         """One request for ``account`` (None: a request outside any case, which borrows): whether it
@@ -137,7 +144,6 @@ def judged_checks(case: Case) -> int:
     return count
 
 
-def case_need(suite: Suite, case: Case, trials: int, sides: int = 1) -> int:
-    """The reservation of a case: ``trials`` trials of :func:`trial_need`, on ``sides`` sides (2 with
-    ``--baseline auto``: the case is evaluated at the merge base too)."""
-    return trial_need(suite, case) * max(1, trials) * max(1, sides)
+def case_need(suite: Suite, case: Case, trials: int) -> int:
+    """The reservation of a case: ``trials`` trials of :func:`trial_need`."""
+    return trial_need(suite, case) * max(1, trials)

@@ -5,8 +5,10 @@ Each trial is one asyncio task: the agent loop (``gate.agent_loop``), then its j
 through the response cache (if any), then ``call_with_retries`` under one ``AdaptiveLimiter``, so
 that never more than ``concurrency`` requests are in flight and 429s shrink the window.
 
-Budgets (``max_requests``, ``max_cost_usd``) stop new requests from starting; the trials that could
-not finish become errors ("not run: budget reached") and the results are marked incomplete. A fatal
+The request budget (``max_requests``) finishes what it starts: cases start in order, all their
+trials together, only as ``gate.request_budget`` admits them; the cases it cannot start are errors
+("not run: the request budget ran out ...") and the results are marked incomplete. The cost budget
+(``max_cost_usd``) stops new requests once reached ("not run: budget reached: ... (--max-cost)"). A fatal
 provider error stops only what it concerns: an authentication error (a missing or refused key) every
 request to that provider, an unknown model or endpoint every request to that provider's model; the
 suites of other providers and models run on. Their trials end as errors "not run: <the error>" and
@@ -297,14 +299,14 @@ class _Run:
         what they did not use); for a case the budget has run out for, a cache-only account when
         there is a cache, else None with ``item.refused`` saying why."""
         budget, opts = self.budget, self.options
-        sides = 2 if item.suite.path in opts.reserve_base_for else 1
-        need = case_need(item.suite, item.case, item.trials, sides)
+        need = case_need(item.suite, item.case, item.trials)
+        keep = need if item.suite.path in opts.reserve_base_for else 0  # for its base side
         if (item.suite.path, item.case.id) not in opts.refused:
-            account = budget.admit(need, item.trials, sides)
+            account = budget.admit(need, item.trials, keep)
             while account is None and budget.started:
                 self.released.clear()
                 await self.released.wait()
-                account = budget.admit(need, item.trials, sides)
+                account = budget.admit(need, item.trials, keep)
             if account is not None:
                 return account
             item.refused = (
@@ -314,7 +316,7 @@ class _Run:
         else:
             item.refused = "not run: the request budget ran out before this case ran on the head side"
         if opts.cache is not None:  # it may still run from the cache, for free
-            return budget.cache_only()
+            return budget.cache_only(item.refused)
         self._note_budget()
         return None
 
@@ -438,10 +440,7 @@ class _Countdown:
 def _budget_error(limit: int | None, account: Account | None) -> str:
     """Why a trial got no request from ``--max-requests``."""
     if account is not None and not account.borrow:
-        return (
-            f"not run: the request budget ran out (--max-requests {limit}) "
-            "and the cache does not hold this request"
-        )
+        return f"{account.why} and the cache does not hold this request"
     return f"stopped: the request budget ran out during this trial (--max-requests {limit})"
 
 

@@ -228,3 +228,24 @@ def test_baseline_auto_needs_a_reference(repo: Path, monkeypatch: pytest.MonkeyP
 
     with pytest.raises(InputError, match="--changed-since"):
         run_main(["--baseline", "auto"])
+
+
+def test_a_request_budget_covers_both_sides_case_by_case(
+    repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pr_changes_description(repo)
+    server = model_server(SCRIPT)
+    base_json = repo / "out" / "base.json"
+    code = run(repo, server, monkeypatch, "--max-requests", "20", "--baseline-json", str(base_json))
+    assert code == 3  # the budget left cases unrun: incomplete, every report still written
+    assert server.request_count == 15 <= 20
+    head = {c["case_id"]: c for c in json.loads((repo / "out" / "r.json").read_text())["suites"][0]["cases"]}
+    base = {c["case_id"]: c for c in json.loads(base_json.read_text())["suites"][0]["cases"]}
+    # "tomorrow" started first (alone: its 8 turns x 5 trials per side do not fit) with half of what
+    # was left held back for its base side: it is evaluated on both sides, every trial.
+    assert head["tomorrow"]["status"] == "failed" and base["tomorrow"]["status"] == "passed"
+    assert len(head["tomorrow"]["trials"]) == len(base["tomorrow"]["trials"]) == TRIALS
+    for case_id in ("now", "hello"):
+        assert head[case_id]["status"] == base[case_id]["status"] == "error"
+        assert "request budget ran out" in head[case_id]["trials"][0]["record"]["error"]
+        assert "before this case ran on the head side" in base[case_id]["trials"][0]["record"]["error"]

@@ -63,7 +63,7 @@ def test_cached_answers_count_as_what_a_trial_needed():
 
 def test_a_cache_only_account_never_sends():
     budget = RequestBudget(10)
-    account = budget.cache_only()
+    account = budget.cache_only("not run")
     assert not budget.take(account) and budget.sent == 0 and budget.free == 10 and budget.started == 0
 
 
@@ -87,4 +87,22 @@ def test_trial_need_counts_turns_the_simulated_user_and_judged_checks():
     simulated = dataclasses.replace(plain, user=SimulatedUser(goal="book a flight", max_turns=4))
     with_simulator = dataclasses.replace(suite, user_simulator=Judge(provider="openai", model="sim"))
     assert trial_need(with_simulator, simulated) == 3 + 2 * 4
-    assert case_need(with_simulator, simulated, trials=3, sides=2) == (3 + 8) * 3 * 2
+    assert case_need(with_simulator, simulated, trials=3) == (3 + 8) * 3
+
+
+def test_the_head_side_holds_back_what_the_base_side_can_need():
+    budget = RequestBudget(10)
+    head = budget.admit(2, 1, keep=2)
+    assert head is not None and head.reserved == 2 and budget.free == 6
+    assert budget.take(head) and budget.take(head)
+    budget.close(head)
+    assert budget.free == 6  # the base side's 2 stay held back, for the base run
+    second = budget.admit(2, 1, keep=2)
+    assert second is not None and budget.free == 2
+    assert budget.take(second) and budget.take(second)
+    budget.close(second)
+    assert budget.free == 2 and budget.admit(2, 1, keep=2) is None  # a third case needs 2 + 2
+    assert budget.limit - budget.sent == 6  # what the base run gets: 2 + 2 held back, 2 unused
+    alone = RequestBudget(5)
+    first = alone.admit(8, 1, keep=8)  # alone: what is left, shared between the sides
+    assert first is not None and first.reserved == 3 and alone.free == 0

@@ -172,7 +172,12 @@ def _add_budgets(parser: argparse.ArgumentParser) -> None:
         "--max-requests",
         type=positive_int,
         metavar="N",
-        help="stop starting model requests after N (the rest become errors; exit 3)",
+        help="send at most N model requests (cache hits are free) and finish the cases started: "
+        "cases start in order, all their trials together, when what is neither sent nor reserved "
+        "covers the most they can need (max_turns per trial, the simulated user's turns, one per "
+        "judged check; with --baseline auto both sides), or alone when nothing else runs and what is "
+        "left covers what a trial has needed so far; the cases left are errors saying the request "
+        "budget ran out (exit 3)",
     )
     parser.add_argument(
         "--max-cost",
