@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gate.matchers import has_judge
-from gate.paths import JUDGED_CHECKS, check_of
+from gate.path_assertions import JUDGED_CHECKS, check_of
 from gate.suite_model import Case, Suite
 
 
