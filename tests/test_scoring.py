@@ -1,12 +1,17 @@
 from __future__ import annotations
 
+import json
+import typing
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate import judging, trial_judging
+from gate.errors import InputError
 from gate.judging import JudgeVerdict
-from gate.results import Failure
+from gate.report_json import parse_results, results_schema, to_json
+from gate.results import CheckKind, CheckScore, Failure
 from gate.scoring import _all_verdict, _budgets, _weighted_verdict, expected_summary, score_trial
 from gate.suite_model import (
     CallExpectation,
@@ -17,6 +22,7 @@ from gate.suite_model import (
     Ranking,
     Scoring,
 )
+from tests import results_factory as rf
 from tests.builders import call, calls_expectation, case, ecall, expectation, record, suite
 
 
@@ -625,3 +631,16 @@ def test_budgets_are_limits_and_latency_falls_back_to_the_suite_default():
         ("latency_exceeded", 40, 50.0),
     ]
     assert [(ch.kind, ch.passed) for ch in checks] == [("latency", False)]
+
+
+def test_check_kinds_are_one_closed_set_shared_with_the_results_schema():
+    kinds = list(typing.get_args(CheckKind))
+    assert results_schema()["$defs"]["check"]["properties"]["kind"]["enum"] == kinds
+    checked = rf.run(
+        rf.suite("s", cases=[rf.case("a", trials=[rf.trial(checks=[CheckScore("path", 1.0, True)])])])
+    )
+    data = json.loads(to_json(checked))
+    assert parse_results(data).suites[0].cases[0].trials[0].checks[0].kind == "path"
+    data["suites"][0]["cases"][0]["trials"][0]["checks"][0]["kind"] = "vibes"
+    with pytest.raises(InputError, match="vibes"):
+        parse_results(data, "r.json")
