@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gate import bounded_regex
@@ -221,6 +222,91 @@ def _exact_types(schema: Any) -> frozenset[type] | None:
     return frozenset().union(*(_EXACT[k] for k in kinds))
 
 
+_OBJECT_KEYWORDS = (
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+)
+
+
+@dataclass(frozen=True)
+class _ObjectParts:
+    """The compiled object keywords of one schema."""
+
+    properties: dict[str, Check]
+    required: tuple[str, ...]
+    patterns: tuple[tuple[Callable[[str], bool], Check], ...]
+    joined: Callable[[str], bool] | None  # any of the patterns
+    additional: Check | None  # None: anything
+    names: Check | None
+    least: int
+    most: int | None
+
+
+def _simple_object(parts: _ObjectParts, exact: dict[str, frozenset[type]]) -> Check:
+    """An object check with only properties, required and additionalProperties; a property whose
+    schema only asks for an exact JSON type is checked without a call."""
+    required, additional, get, exact_get = parts.required, parts.additional, parts.properties.get, exact.get
+
+    def simple(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        for name in required:
+            if name not in v:
+                return False
+        for key, item in v.items():
+            types = exact_get(key)
+            if types is not None and type(item) in types:
+                continue
+            check = get(key)
+            if check is None:
+                if additional is not None and not additional(item):
+                    return False
+            elif not check(item):
+                return False
+        return True
+
+    return simple
+
+
+def _full_object(parts: _ObjectParts) -> Check:
+    """An object check with every object keyword."""
+    required, additional, get, names = parts.required, parts.additional, parts.properties.get, parts.names
+    patterns, joined, least, most = parts.patterns, parts.joined, parts.least, parts.most
+
+    def full(v: Any) -> bool:
+        if not isinstance(v, dict):
+            return True
+        if len(v) < least or (most is not None and len(v) > most):
+            return False
+        for name in required:
+            if name not in v:
+                return False
+        for key, item in v.items():
+            if names is not None and not names(key):
+                return False
+            check = get(key)
+            if check is not None and not check(item):
+                return False
+            for pattern, sub in patterns:
+                if pattern(key) and not sub(item):
+                    return False
+            if (
+                check is None
+                and additional is not None
+                and not (joined is not None and joined(key))
+                and not additional(item)
+            ):
+                return False
+        return True
+
+    return full
+
+
 class _Compiler:
     """Compiles the nodes of one root schema; ``$ref`` targets are compiled once and shared, so
     recursive definitions (a matcher inside a matcher) compile to a cycle of closures."""
@@ -306,27 +392,24 @@ class _Compiler:
         return lambda v: any(equal(option, v) for option in values)
 
     def object(self, schema: dict[str, Any]) -> Check | None:
-        keys = (
-            "properties",
-            "required",
-            "additionalProperties",
-            "patternProperties",
-            "propertyNames",
-            "minProperties",
-            "maxProperties",
-        )
-        if not any(k in schema for k in keys):
+        if not any(k in schema for k in _OBJECT_KEYWORDS):
             return None
+        parts = self.object_parts(schema)
+        if not parts.patterns and parts.names is None and not parts.least and parts.most is None:
+            # properties that only constrain the type: a value of an exact JSON type passes without a call
+            properties = schema.get("properties", {})
+            exact = {name: t for name, t in ((n, _exact_types(sub)) for n, sub in properties.items()) if t}
+            return _simple_object(parts, exact)
+        return _full_object(parts)
+
+    def object_parts(self, schema: dict[str, Any]) -> _ObjectParts:
+        """The object keywords of ``schema``, compiled."""
         properties = schema.get("properties", {})
         if not isinstance(properties, dict):
             raise Unsupported("properties")
-        props = {name: self.node(sub) for name, sub in properties.items()}
-        required = tuple(schema.get("required", ()))
         patterns_raw = schema.get("patternProperties", {})
         if not isinstance(patterns_raw, dict):
             raise Unsupported("patternProperties")
-        patterns = tuple((_regex(p), self.node(sub)) for p, sub in patterns_raw.items())
-        joined = _regex("|".join(patterns_raw)) if patterns_raw else None
         additional_raw = schema.get("additionalProperties", True)
         additional: Check | None
         if isinstance(additional_raw, dict):
@@ -337,63 +420,16 @@ class _Compiler:
             additional = _false
         else:
             raise Unsupported(f"additionalProperties {additional_raw!r}")
-        names = self.node(schema["propertyNames"]) if "propertyNames" in schema else None
-        least = schema.get("minProperties", 0)
-        most = schema.get("maxProperties")
-        get = props.get
-
-        if not patterns and names is None and not least and most is None:
-            # properties that only constrain the type: a value of an exact JSON type passes without a call
-            exact = {name: t for name, t in ((n, _exact_types(sub)) for n, sub in properties.items()) if t}
-            exact_get = exact.get
-
-            def simple(v: Any) -> bool:
-                if not isinstance(v, dict):
-                    return True
-                for name in required:
-                    if name not in v:
-                        return False
-                for key, item in v.items():
-                    types = exact_get(key)
-                    if types is not None and type(item) in types:
-                        continue
-                    check = get(key)
-                    if check is None:
-                        if additional is not None and not additional(item):
-                            return False
-                    elif not check(item):
-                        return False
-                return True
-
-            return simple
-
-        def full(v: Any) -> bool:
-            if not isinstance(v, dict):
-                return True
-            if len(v) < least or (most is not None and len(v) > most):
-                return False
-            for name in required:
-                if name not in v:
-                    return False
-            for key, item in v.items():
-                if names is not None and not names(key):
-                    return False
-                check = get(key)
-                if check is not None and not check(item):
-                    return False
-                for pattern, sub in patterns:
-                    if pattern(key) and not sub(item):
-                        return False
-                if (
-                    check is None
-                    and additional is not None
-                    and not (joined is not None and joined(key))
-                    and not additional(item)
-                ):
-                    return False
-            return True
-
-        return full
+        return _ObjectParts(
+            properties={name: self.node(sub) for name, sub in properties.items()},
+            required=tuple(schema.get("required", ())),
+            patterns=tuple((_regex(p), self.node(sub)) for p, sub in patterns_raw.items()),
+            joined=_regex("|".join(patterns_raw)) if patterns_raw else None,
+            additional=additional,
+            names=self.node(schema["propertyNames"]) if "propertyNames" in schema else None,
+            least=schema.get("minProperties", 0),
+            most=schema.get("maxProperties"),
+        )
 
     def array(self, schema: dict[str, Any]) -> Check | None:
         if not any(k in schema for k in ("items", "minItems", "maxItems", "uniqueItems")):

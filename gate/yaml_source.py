@@ -299,94 +299,121 @@ def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlD
     so every problem is found and worded exactly one way."""
     loader = _Loader(text)
     get = loader.get_event
-    values: dict[PathKey, tuple[int, int]] = {}
-    keys: dict[PathKey, tuple[int, int]] = {}
-    surprises: dict[PathKey, str] = {}
-    # open collections: [value, path, is_mapping, pending key or None]
-    stack: list[list[Any]] = []
-    root: Any = None
-    plain = _PLAIN_SCALARS
-    scalar_event, mapping_start, sequence_start = (
-        yaml.ScalarEvent,
-        yaml.MappingStartEvent,
-        yaml.SequenceStartEvent,
-    )
     try:
         if get().__class__ is not yaml.StreamStartEvent or get().__class__ is not yaml.DocumentStartEvent:
             return None
-        while True:
-            event = get()
-            kind = event.__class__
-            if kind is scalar_event or kind is mapping_start or kind is sequence_start:
-                if event.anchor is not None or event.tag is not None:
-                    return None
-                mark = event.start_mark
-                pos = (mark.line + 1, mark.column + 1)
-                if stack:
-                    top = stack[-1]
-                    if top[2]:
-                        key = top[3]
-                        if key is None:  # this event is a mapping key
-                            if kind is not scalar_event:
-                                return None
-                            key = event.value
-                            if key in top[0] or (key == "<<" and event.implicit[0]):
-                                return None  # a duplicate (reported by _Composer) or a merge key
-                            top[3] = key
-                            keys[top[1] + (key,)] = pos
-                            continue
-                        top[3] = None
-                    else:
-                        key = len(top[0])
-                    where = (*top[1], key)
-                else:
-                    where = ()
-                values[where] = pos
-                if len(values) > MAX_NODES:
-                    return None
-                if kind is scalar_event:
-                    raw = event.value
-                    if not event.implicit[0]:  # quoted: always a string
-                        value: Any = raw
-                    else:
-                        known = plain.get(raw)
-                        if known is None:
-                            known = plain[raw] = _plain_scalar(raw)
-                        if known is _DECLINE:
-                            return None
-                        value = known[1]
-                        if json_numbers and known[0] == _STR:
-                            number = _json_number(raw)
-                            value = raw if number is None else number
-                        elif known[2]:
-                            surprises[where] = raw
-                else:
-                    if len(stack) >= MAX_DEPTH:
-                        return None
-                    value = {} if kind is mapping_start else []
-                if stack:
-                    top = stack[-1]
-                    if top[2]:
-                        top[0][where[-1]] = value
-                    else:
-                        top[0].append(value)
-                else:
-                    root = value
-                if kind is not scalar_event:
-                    stack.append([value, where, kind is mapping_start, None])
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                stack.pop()
-            elif kind is yaml.DocumentEndEvent:
-                break
-            else:  # an alias, or something unexpected
-                return None
+        reader = _PlainReader(json_numbers)
+        if not reader.read(get):
+            return None
         if get().__class__ is not yaml.StreamEndEvent:
             return None  # a second document
     except (yaml.YAMLError, ValueError, IndexError):
         return None
     finally:
         loader.dispose()
-    return YamlDocument(path, root, values, keys, surprises)
+    return YamlDocument(path, reader.root, reader.values, reader.keys, reader.surprises)
+
+
+_SCALAR_EVENT, _MAPPING_START, _SEQUENCE_START = (
+    yaml.ScalarEvent,
+    yaml.MappingStartEvent,
+    yaml.SequenceStartEvent,
+)
+_ENDS = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+class _PlainReader:
+    """The values and positions of one plain document, read from its events (see
+    :func:`_compose_plain`); any method answers ``_DECLINE`` (or False) when the document is not plain."""
+
+    def __init__(self, json_numbers: bool):
+        self.json_numbers = json_numbers
+        self.values: dict[PathKey, tuple[int, int]] = {}
+        self.keys: dict[PathKey, tuple[int, int]] = {}
+        self.surprises: dict[PathKey, str] = {}
+        # open collections: [value, path, is_mapping, pending key or None]
+        self.stack: list[list[Any]] = []
+        self.root: Any = None
+
+    def read(self, get: Any) -> bool:
+        """Read the events up to the end of the document; False when it is not plain."""
+        while True:
+            event = get()
+            kind = event.__class__
+            if kind is _SCALAR_EVENT or kind is _MAPPING_START or kind is _SEQUENCE_START:
+                if event.anchor is not None or event.tag is not None:
+                    return False
+                where = self._where(event, kind)
+                if where is _DECLINE:
+                    return False
+                if where is not None and not self._node(event, kind, where):
+                    return False
+            elif kind in _ENDS:
+                self.stack.pop()
+            else:  # the end of the document, an alias, or something unexpected
+                return kind is yaml.DocumentEndEvent
+
+    def _where(self, event: Any, kind: type) -> Any:
+        """The path of the value ``event`` starts (its position recorded); None when the event is a
+        mapping key (recorded for the value that follows)."""
+        mark = event.start_mark
+        pos = (mark.line + 1, mark.column + 1)
+        if not self.stack:
+            where: PathKey = ()
+        else:
+            top = self.stack[-1]
+            if not top[2]:
+                where = (*top[1], len(top[0]))
+            elif top[3] is None:  # this event is a mapping key
+                if kind is not _SCALAR_EVENT:
+                    return _DECLINE
+                key = event.value
+                if key in top[0] or (key == "<<" and event.implicit[0]):
+                    return _DECLINE  # a duplicate (reported by _Composer) or a merge key
+                top[3] = key
+                self.keys[top[1] + (key,)] = pos
+                return None
+            else:
+                where = (*top[1], top[3])
+                top[3] = None
+        self.values[where] = pos
+        return _DECLINE if len(self.values) > MAX_NODES else where
+
+    def _node(self, event: Any, kind: type, where: PathKey) -> bool:
+        """Put the value ``event`` starts at ``where``; False when the document is not plain."""
+        if kind is _SCALAR_EVENT:
+            value = self._scalar(event, where)
+            if value is _DECLINE:
+                return False
+        elif len(self.stack) >= MAX_DEPTH:
+            return False
+        else:
+            value = {} if kind is _MAPPING_START else []
+        if not self.stack:
+            self.root = value
+        elif self.stack[-1][2]:
+            self.stack[-1][0][where[-1]] = value
+        else:
+            self.stack[-1][0].append(value)
+        if kind is not _SCALAR_EVENT:
+            self.stack.append([value, where, kind is _MAPPING_START, None])
+        return True
+
+    def _scalar(self, event: Any, where: PathKey) -> Any:
+        raw = event.value
+        if not event.implicit[0]:  # quoted: always a string
+            return raw
+        known = _PLAIN_SCALARS.get(raw)
+        if known is None:
+            known = _PLAIN_SCALARS[raw] = _plain_scalar(raw)
+        if known is _DECLINE:
+            return _DECLINE
+        if self.json_numbers and known[0] == _STR:
+            number = _json_number(raw)
+            return raw if number is None else number
+        if known[2]:
+            self.surprises[where] = raw
+        return known[1]
 
 
 _DECLINE: Any = object()
