@@ -90,6 +90,9 @@ async def run_base_side(
         options,
         cache=ResponseCache(cache.directory, cache.mode) if cache is not None else None,
         max_requests=None if requests_left is None else max(0, int(requests_left)),
+        budget_text=""
+        if requests_left is None
+        else f"--max-requests {options.max_requests}, {max(0, int(requests_left))} left for the base side",
         max_cost_usd=None if cost_left is None else max(0.0, cost_left),
         settings={},
         reserve_base_for=frozenset(),

@@ -89,6 +89,8 @@ class RunOptions:
     concurrency: int = 8
     trials: int | None = None  # overrides every case's trial count
     max_requests: int | None = None  # model requests (cache hits are free)
+    # How errors name the request budget (default "--max-requests N"; the base side says what is left).
+    budget_text: str = ""
     max_cost_usd: float | None = None  # estimated cost; requests in flight may overshoot a little
     prices: PriceTable = BUILT_IN  # the built-in table, extended and overridden by --prices
     cache: ResponseCache | None = None
@@ -180,13 +182,15 @@ class _Run:
         account = _ACCOUNT.get()
         if not self.budget.take(account):
             self._note_budget()
-            raise BudgetReached(_budget_error(opts.max_requests, account))
+            raise BudgetReached(_budget_error(self._budget_text, account))
+
+    @property
+    def _budget_text(self) -> str:
+        return self.options.budget_text or f"--max-requests {self.options.max_requests}"
 
     def _note_budget(self) -> None:
         if not self.budget_reason:
-            self.budget_reason = (
-                f"request budget ran out: {self.options.max_requests} model requests (--max-requests)"
-            )
+            self.budget_reason = f"request budget ran out ({self._budget_text})"
 
     def _stopped(self, request: ModelRequest) -> ProviderError | None:
         return self.fatal.get(request.provider) or self.fatal.get(f"{request.provider} {request.model}")
@@ -310,7 +314,7 @@ class _Run:
             if account is not None:
                 return account
             item.refused = (
-                f"not run: the request budget ran out (--max-requests {opts.max_requests}: "
+                f"not run: the request budget ran out ({self._budget_text}; "
                 f"{budget.free} left, not enough to start this case)"
             )
         else:
@@ -437,11 +441,11 @@ class _Countdown:
             self.then()
 
 
-def _budget_error(limit: int | None, account: Account | None) -> str:
+def _budget_error(budget_text: str, account: Account | None) -> str:
     """Why a trial got no request from ``--max-requests``."""
     if account is not None and not account.borrow:
         return f"{account.why} and the cache does not hold this request"
-    return f"stopped: the request budget ran out during this trial (--max-requests {limit})"
+    return f"stopped: the request budget ran out during this trial ({budget_text})"
 
 
 def budget_result(result: TrialResult) -> TrialResult:

@@ -239,7 +239,12 @@ def test_a_request_budget_covers_both_sides_case_by_case(
     code = run(repo, server, monkeypatch, "--max-requests", "20", "--baseline-json", str(base_json))
     assert code == 3  # the budget left cases unrun: incomplete, every report still written
     assert server.request_count == 15 <= 20
-    head = {c["case_id"]: c for c in json.loads((repo / "out" / "r.json").read_text())["suites"][0]["cases"]}
+    results = json.loads((repo / "out" / "r.json").read_text())
+    assert (
+        "base side: request budget ran out (--max-requests 20, 15 left for the base side)"
+        in (results["incomplete_reason"])
+    )
+    head = {c["case_id"]: c for c in results["suites"][0]["cases"]}
     base = {c["case_id"]: c for c in json.loads(base_json.read_text())["suites"][0]["cases"]}
     # "tomorrow" started first (alone: its 8 turns x 5 trials per side do not fit) with half of what
     # was left held back for its base side: it is evaluated on both sides, every trial.
