@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate import cannot_work, state_checks
+from gate import cannot_work, matcher_specs, state_checks
 from gate.build_context import BuildContext, PathKey
 from gate.schema_messages import did_you_mean
 from gate.suite_model import (
@@ -182,6 +182,10 @@ class ExpectationReader:
             context.need_judge((*at, check_key), f"the judged path check {check_key!r}")
         elif check_key == "matches":
             context.check_regex(operand, (*at, "matches"))
+        elif check_key == "one_of":
+            context.report(
+                list(matcher_specs.one_of_problems(operand, (*at, "one_of"), "match: {any_of: [...]}"))
+            )
         elif check_key == "match":
             context.check_matchers({"match": operand}, at, context.has_judge)
         return PathAssertion(

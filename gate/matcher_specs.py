@@ -10,7 +10,8 @@ literal that no call ever sends. These checks refuse, each at the mapping's ``fi
   ``{equals: {...}}``;
 - a misspelled matcher key (``{regexp: ...}``: did you mean ``regex``?), judged by string similarity
   and by the operand having the shape that matcher takes;
-- ``one_of`` holding matcher mappings (``one_of`` takes values, ``any_of`` takes matchers).
+- ``one_of`` holding matcher mappings (``one_of`` takes values, ``any_of`` takes matchers), in a
+  matcher or in a path assertion.
 
 None of this applies where the mapping is a real object literal: the tool's own parameter schema
 for the argument is consulted, and keys it declares as properties are object keys, never matchers.
@@ -97,7 +98,7 @@ def _matcher(
             f"for the object write {{equals: {{{key}: ...}}}} or {{object: {{{key}: ...}}}}",
         )
     if key == "one_of" and isinstance(operand, list):
-        yield from _one_of_matchers(operand, (*at, key))
+        yield from one_of_problems(operand, (*at, key))
     elif key in ("optional", "not"):
         yield from _walk(operand, (*at, key), schema, root)
     elif key in ("any_of", "all_of") and isinstance(operand, list):
@@ -113,13 +114,17 @@ def _matcher(
             yield from _walk(value, (*at, key, name), _property(schema, name, root), root)
 
 
-def _one_of_matchers(options: list[Any], at: PathKey) -> Iterator[Found]:
+def one_of_problems(options: Any, at: PathKey, instead: str = "{any_of: [...]}") -> Iterator[Found]:
+    """Matcher mappings among the values of a ``one_of`` (a matcher's or a path assertion's, where
+    ``instead`` is ``match: {any_of: [...]}``)."""
+    if not isinstance(options, list):
+        return
     for index, option in enumerate(options):
         if isinstance(option, Mapping) and _is_matcher(option):
             yield (
                 (*at, index),
                 f"one_of takes values, not matchers: {show(option, 80)} would be compared as an object",
-                "one_of takes values; any_of takes matchers: write {any_of: [...]} (values may stay in it)",
+                f"one_of takes values; any_of takes matchers: write {instead} (values may stay in it)",
             )
 
 

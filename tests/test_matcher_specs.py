@@ -162,6 +162,8 @@ cases:
       assert:
         - path: calls[0].args.city
           match: {normalised: paris}
+        - path: calls[*].args.city
+          one_of: [Paris, {regex: "^P"}]
 """
 
 
@@ -191,5 +193,8 @@ def test_validate_refuses_each_at_its_line_with_exit_2(tmp_path, capsys):
         "specs.suite.yaml:40:18: cases[0].expect.assert[0].match: unknown matcher key 'normalised': did "
         "you mean 'normalized'? (fix: write {normalized: ...}; for an object with a key 'normalised' "
         "write {equals: {normalised: ...}})",
+        "specs.suite.yaml:42:27: cases[0].expect.assert[1].one_of[1]: one_of takes values, not matchers: "
+        '{"regex": "^P"} would be compared as an object (fix: one_of takes values; any_of takes matchers:'
+        " write match: {any_of: [...]} (values may stay in it))",
     ]
-    assert lines[-1] == "6 problems in 1 file"
+    assert lines[-1] == "7 problems in 1 file"
