@@ -20,7 +20,6 @@ from gate.failure_patterns import (
     confusion_table,
     failed_cases,
     hallucinations,
-    pattern_refs,
     reason_counts,
 )
 from gate.recommendations import Recommendation, recommend
@@ -53,8 +52,5 @@ def analyse(results: RunResults) -> Analysis:
     arguments = argument_table(failed, calls_per_tool(results))
     defined = {t.name for suite in results.suites for t in suite.tools}
     hallucinated = hallucinations(failed, defined)
-    clarification = [case.ref for case in failed if case.clarification_failed]
-    recommendations = recommend(
-        results, confusion, arguments, hallucinated, pattern_refs(failed), clarification
-    )
+    recommendations = recommend(results, failed, confusion, arguments, hallucinated)
     return Analysis(reason_counts(failed), confusion, arguments, hallucinated, recommendations, len(failed))

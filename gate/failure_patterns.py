@@ -73,11 +73,14 @@ class Hallucination:
 @dataclass(frozen=True)
 class FailedCase:
     """A failed case as the tables read it: its reference, the distinct failures of each failed
-    trial, and whether a clarification check failed."""
+    trial, whether a clarification check failed, and (for advice that quotes them) the user's request
+    and the system prompt of its first failed trial ("" when there is none)."""
 
     ref: str
     trials: tuple[tuple[Failure, ...], ...]
     clarification_failed: bool
+    request: str = ""
+    system_prompt: str = ""
 
 
 # --- one failure per fault -----------------------------------------------------------------------
@@ -143,10 +146,15 @@ def failed_cases(results: RunResults) -> tuple[FailedCase, ...]:
 
 
 def _failed_case(ref: str, case: CaseResult) -> FailedCase:
+    failed = [t for t in case.trials if t.status == "failed"]
+    record = failed[0].record if failed else None
+    system = next((m for m in record.messages if m.get("role") == "system"), None) if record else None
     return FailedCase(
         ref,
-        tuple(distinct_failures(t.failures) for t in case.trials if t.status == "failed"),
+        tuple(distinct_failures(t.failures) for t in failed),
         any(c.kind == "clarification" and not c.passed for t in case.trials for c in t.checks),
+        record.input if record is not None else "",
+        str(system.get("content") or "") if system is not None else "",
     )
 
 

@@ -12,6 +12,7 @@ instead of claiming what is there. Messages are Markdown with every name escaped
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any
 
 from gate.definition_facts import ParameterFacts, closed_object, mentions, overlap, parameter_facts
 from gate.escape import md_inline_code, show
-from gate.failure_patterns import ArgumentFailure, Confusion, Hallucination
+from gate.failure_patterns import ArgumentFailure, Confusion, FailedCase, Hallucination, pattern_refs
 from gate.results import REASON_TITLES, RunResults, SuiteResult, ToolInfo
 
 _SIMILAR = 0.5  # descriptions sharing at least this share of their content words are "similar"
@@ -59,9 +60,10 @@ def _plural(n: int, word: str) -> str:
 class Locator:
     """Finds the definition a recommendation points at, and what that definition says."""
 
-    def __init__(self, results: RunResults):
+    def __init__(self, results: RunResults, failed: Sequence[FailedCase] = ()):
         self.tools: dict[str, ToolInfo] = {}
         self.suites: dict[str, SuiteResult] = {}
+        self.cases = {case.ref: case for case in failed}
         for suite in results.suites:
             self.suites[suite.name] = suite
             for t in suite.tools:
@@ -95,6 +97,20 @@ class Locator:
         info = self.tools.get(name or "")
         return info.description if info is not None else ""
 
+    def request(self, case_refs: Sequence[str]) -> str:
+        """The user's request of the first of these cases that has one, quoted ("" when none has)."""
+        text = next(
+            (self.cases[r].request for r in case_refs if r in self.cases and self.cases[r].request), ""
+        )
+        return _c(show(text, 80).strip('"')) if text else ""
+
+    def system_prompt(self, case_refs: Sequence[str]) -> str:
+        return next((self.cases[r].system_prompt for r in case_refs if r in self.cases), "")
+
+    def suite_tools(self, case_refs: Sequence[str]) -> tuple[str, ...]:
+        suite = self.suites.get(case_refs[0].split("/", 1)[0]) if case_refs else None
+        return tuple(t.name for t in suite.tools) if suite is not None else ()
+
     def facts(self, name: str, argument: str) -> ParameterFacts:
         info = self.tools.get(name)
         return parameter_facts(info.parameters if info is not None else None, argument)
@@ -118,7 +134,9 @@ def _rec(
 # --- confused tools ------------------------------------------------------------------------------
 
 
-def _confusion_advice(expected: str, called: str, expected_desc: str, called_desc: str) -> tuple[str, str]:
+def _confusion_advice(
+    expected: str, called: str, expected_desc: str, called_desc: str, request: str
+) -> tuple[str, str]:
     """What to write, and in which tool's description (the tool the edit belongs to)."""
     if not expected_desc:
         return (
@@ -131,7 +149,7 @@ def _confusion_advice(expected: str, called: str, expected_desc: str, called_des
         return (
             "both descriptions already name the other tool, so the rule is written but not followed: "
             f"put it first in the description of {_c(expected)} with example requests for each tool "
-            "(such as the requests of these cases), or state it in the system prompt",
+            f"(such as {request or 'the requests of these cases'}), or state it in the system prompt",
             expected,
         )
     if names_called:
@@ -164,7 +182,8 @@ def _confusion(loc: Locator, c: Confusion) -> list[Recommendation]:
             f"; their descriptions share {share.shared} of their {share.total} distinct content words "
             f"({share.ratio:.0%})"
         )
-    advice, edit = _confusion_advice(c.expected, c.called, expected_desc, called_desc)
+    request = loc.request(c.case_refs)
+    advice, edit = _confusion_advice(c.expected, c.called, expected_desc, called_desc, request)
     if similar and share.ratio >= _SIMILAR:
         advice += ", and make the two descriptions differ in what they are for"
     message = (
@@ -418,20 +437,47 @@ def argument_recommendations(loc: Locator, arguments: Sequence[ArgumentFailure])
 # --- hallucinated tools --------------------------------------------------------------------------
 
 
+def _hallucination_advice(loc: Locator, h: Hallucination) -> tuple[str, tuple[str, int]]:
+    """What to change so the model calls a real tool, from what the system prompt says, and where."""
+    closest = f" The closest defined tool is {_c(h.closest)}." if h.closest else ""
+    prompt = loc.system_prompt(h.case_refs)
+    if not prompt:
+        return (
+            f"If the prompt mentions {_c(h.name)}, name the real tool instead; list the available "
+            f"tools by their exact names in the system prompt.{closest}"
+        ), loc.prompt(h.case_refs)
+    if mentions(prompt, h.name):
+        return (
+            f"The system prompt mentions {_c(h.name)}: name the real tool there instead.{closest}",
+            loc.prompt(h.case_refs),
+        )
+    tools = loc.suite_tools(h.case_refs)
+    unnamed = [t for t in tools if not mentions(prompt, t)]
+    if unnamed:
+        return (
+            f"The system prompt does not mention it, nor {', '.join(_c(t) for t in unnamed[:5])}: list the "
+            f"available tools by their exact names in it.{closest}"
+        ), loc.prompt(h.case_refs)
+    request = loc.request(h.case_refs)
+    target = f"{_c(h.closest)}'s description" if h.closest else "the description of the tool it needed"
+    example = f" (e.g. {request})" if request else ""
+    advice = (
+        f"The system prompt does not mention it and already names every defined tool: say in {target} "
+        f"that it is the tool for such requests{example}.{closest}"
+    )
+    return advice, loc.tool_or_prompt(h.closest, h.case_refs)
+
+
 def hallucination_recommendations(
     loc: Locator, hallucinated: Sequence[Hallucination]
 ) -> list[Recommendation]:
     recs: list[Recommendation] = []
     for h in hallucinated:
-        closest = f" The closest defined tool is {_c(h.closest)}." if h.closest else ""
+        advice, where = _hallucination_advice(loc, h)
         message = (
-            f"The agent called {_c(h.name)}, which is not defined, in {_plural(h.cases, 'case')}. "
-            f"If the prompt mentions {_c(h.name)}, name the real tool instead; list the available "
-            f"tools by their exact names in the system prompt.{closest}"
+            f"The agent called {_c(h.name)}, which is not defined, in {_plural(h.cases, 'case')}. {advice}"
         )
-        recs += _rec(
-            "hallucinated_tool", message, loc.prompt(h.case_refs), h.name, None, h.case_refs, h.cases * 3
-        )
+        recs += _rec("hallucinated_tool", message, where, h.name, None, h.case_refs, h.cases * 3)
     return recs
 
 
@@ -459,6 +505,12 @@ _UNDESCRIBED_WHAT = {
     "forbidden_call": "was called although the case forbids it",
     "wrong_count": "was called the wrong number of times",
 }
+# How a description says when to use its tool, and when not to.
+_SAYS_WHEN = re.compile(
+    r"\b(use (it|this|me)|call (it|this)|use \w+ (for|when|to)|for questions|when(ever)? the user)\b",
+    re.IGNORECASE,
+)
+_SAYS_WHEN_NOT = re.compile(r"\b(not for|do not|don't|never|only (for|when|if))\b", re.IGNORECASE)
 _PROMPT_PATTERNS = {
     "order_violation": "The calls came in the wrong order in {n}: state the required order of steps "
     "in the system prompt.",
@@ -478,10 +530,22 @@ def _explained_by_confusion(reason: str, tool: str, confusion: Sequence[Confusio
     return set()
 
 
-def _tool_pattern_message(loc: Locator, reason: str, tool: str, n: int) -> str:
-    cases = _plural(n, "case")
-    if reason in _UNDESCRIBED_WHAT and tool in loc.tools and not loc.description(tool).strip():
+def _tool_pattern_message(loc: Locator, reason: str, tool: str, refs: Sequence[str]) -> str:
+    cases = _plural(len(refs), "case")
+    description = loc.description(tool)
+    if reason in _UNDESCRIBED_WHAT and tool in loc.tools and not description.strip():
         return _UNDESCRIBED.format(tool=_c(tool), what=_UNDESCRIBED_WHAT[reason], n=cases)
+    request = loc.request(refs)
+    told = {"missing_call": _SAYS_WHEN, "extra_call": _SAYS_WHEN_NOT, "forbidden_call": _SAYS_WHEN_NOT}.get(
+        reason
+    )
+    if told is not None and told.search(description) and request:
+        when = "when to use it" if reason == "missing_call" else "when not to use it"
+        must = "must" if reason == "missing_call" else "must not"
+        return (
+            f"{_c(tool)} {_UNDESCRIBED_WHAT[reason]} in {cases}, although its description already says "
+            f"{when}: add requests like {request} to it as examples of when it {must} be called."
+        )
     return _TOOL_PATTERNS[reason].format(tool=_c(tool), n=cases)
 
 
@@ -501,7 +565,7 @@ def tool_pattern_recommendations(
             explained = _explained_by_confusion(reason, tool, confusion)
             kept = [r for r in refs if r not in explained]
             if kept:
-                message = _tool_pattern_message(loc, reason, tool, len(kept))
+                message = _tool_pattern_message(loc, reason, tool, kept)
                 recs += _rec(reason, message, loc.tool_or_prompt(tool, kept), tool, None, kept, len(kept) * 2)
     return recs
 
@@ -562,24 +626,24 @@ def merged(recs: Iterable[Recommendation]) -> tuple[Recommendation, ...]:
 
 def recommend(
     results: RunResults,
+    failed: Sequence[FailedCase],
     confusion: Sequence[Confusion],
     arguments: Sequence[ArgumentFailure],
     hallucinated: Sequence[Hallucination],
-    pattern_refs: dict[tuple[str, str | None], list[str]],
-    clarification_refs: Sequence[str],
 ) -> tuple[Recommendation, ...]:
-    """Every recommendation the failure patterns call for, most severe first."""
-    loc = Locator(results)
+    """Every recommendation the failure patterns of the ``failed`` cases call for, most severe first."""
+    loc = Locator(results, failed)
     invented = {h.name for h in hallucinated}
     by_reason: dict[str, dict[str | None, list[str]]] = defaultdict(dict)
-    for (reason, tool), refs in pattern_refs.items():
+    for (reason, tool), refs in pattern_refs(failed).items():
         by_reason[reason][tool] = refs
+    clarification = [case.ref for case in failed if case.clarification_failed]
     return merged(
         [
             *confusion_recommendations(loc, confusion, invented),
             *argument_recommendations(loc, arguments),
             *hallucination_recommendations(loc, hallucinated),
             *tool_pattern_recommendations(loc, by_reason, confusion, invented),
-            *prompt_pattern_recommendations(loc, by_reason, clarification_refs),
+            *prompt_pattern_recommendations(loc, by_reason, clarification),
         ]
     )

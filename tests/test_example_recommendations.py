@@ -101,6 +101,7 @@ def test_the_weather_example_report_advises_what_its_definitions_do_not_already_
         f"share {share.shared} of their {share.total} distinct content words ({share.ratio:.0%})" in confused
     )
     assert "both descriptions already name the other tool" in confused
+    assert "(such as `Do I need sunglasses in Paris tomorrow?`)" in confused  # the case's request, quoted
 
     # Re-rendered from the results file, the advice is the same (the schemas are read back).
     assert cli_main(

@@ -349,3 +349,71 @@ def test_an_argument_failing_for_several_reasons_counts_the_main_one_and_lists_t
         [weather()], [units_missing(0), units_missing(1), extra_units(2)], "argument_missing_argument"
     )
     assert "left out in 2 of 3 calls (other failures of it: unexpected argument 1)" in rec.message
+
+
+# --- what the system prompt and the descriptions already say -------------------------------------
+
+
+def with_prompt(rec: Any, prompt: str) -> Any:
+    return dataclasses.replace(rec, messages=({"role": "system", "content": prompt}, *rec.messages))
+
+
+def ghost(prompt: str) -> Any:
+    rec = with_prompt(record("Book me a flight to Oslo", [call("book_flite", {"to": "Oslo"})]), prompt)
+    return case(
+        "ghost", "failed", line=10, failures=[failure("hallucinated_tool", tool="book_flite")], rec=rec
+    )
+
+
+BOOK = tool("book_flight", "Book a flight.", file="tools/travel.json", line=1, description_line=3)
+
+
+def test_a_hallucinated_name_the_system_prompt_mentions_is_pointed_out_there():
+    rec = advice([BOOK], [ghost("Use book_flite to book.")], "hallucinated_tool")
+    assert "The system prompt mentions `book_flite`: name the real tool there instead." in rec.message
+    assert "If the prompt mentions" not in rec.message and (rec.file, rec.line) == ("prompts/p.md", 1)
+
+
+def test_a_system_prompt_that_names_no_tool_is_told_which_ones_it_leaves_out():
+    rec = advice([BOOK], [ghost("You are a travel agent.")], "hallucinated_tool")
+    assert "The system prompt does not mention it, nor `book_flight`: list the available tools" in rec.message
+
+
+def test_a_system_prompt_that_names_every_tool_is_not_told_to_list_them():
+    rec = advice([BOOK], [ghost("You book flights with book_flight.")], "hallucinated_tool")
+    assert "list the available tools" not in rec.message
+    assert "already names every defined tool: say in `book_flight`'s description" in rec.message
+    assert "(e.g. `Book me a flight to Oslo`)" in rec.message
+    assert (rec.file, rec.line) == ("tools/travel.json", 3)
+
+
+def test_a_description_that_says_when_gets_the_missed_requests_as_examples():
+    said = weather(description="Current weather. Use it for questions about the weather right now.")
+    silent = case(
+        "now",
+        "failed",
+        line=10,
+        failures=[failure("missing_call", tool="get_weather")],
+        rec=record("Is it raining in Oslo?"),
+    )
+    rec = advice([said], [silent], "missing_call")
+    assert "say in its description when it must be called" not in rec.message
+    assert "although its description already says when to use it" in rec.message
+    assert (
+        "add requests like `Is it raining in Oslo?` to it as examples of when it must be called"
+        in rec.message
+    )
+
+
+def test_a_description_that_says_when_not_gets_the_requests_it_was_wrongly_called_for():
+    said = weather(description="Current weather. Not for future days.")
+    extra = case(
+        "later",
+        "failed",
+        line=10,
+        failures=[failure("extra_call", tool="get_weather")],
+        rec=record("Rain tomorrow?", [call("get_weather", {"city": "Oslo", "units": "metric"})]),
+    )
+    rec = advice([said], [extra], "extra_call")
+    assert "although its description already says when not to use it" in rec.message
+    assert "`Rain tomorrow?` to it as examples of when it must not be called" in rec.message
