@@ -236,6 +236,7 @@ class _SuiteBuilder:
         if not any(self.damaged(("agent", key)) for key in ("provider", "api", "params")):
             at: PathKey = ("agent", "params") if "params" in raw else ("agent",)
             self.check_params(raw["provider"], api, params, at, raw.get("params", raw))
+        prompt = self.prompt(raw)  # read before the tool files: the order of the suite's dependencies
         tools = self.tools(raw.get("tools", []))
         choice = params.tool_choice
         if choice is not None and choice not in TOOL_CHOICE_MODES:
@@ -244,7 +245,7 @@ class _SuiteBuilder:
             provider=raw.get("provider", ""),
             model=raw.get("model", ""),
             params=params,
-            system_prompt=self.prompt(raw),
+            system_prompt=prompt,
             tools=tools,
             api=api,
         )
