@@ -5,7 +5,7 @@ prohibitions, order, metrics, automatic checks), the final answer by ``gate.outp
 module adds the path assertions, the trajectory, the final state and the budgets, picks the best
 alternative expectation and decides the trial's status and score.
 
-Pure: judged checks read verdicts obtained beforehand (``gate.judging.collect_requests``).
+Pure: judged checks read verdicts obtained beforehand (``gate.trial_judging.collect_requests``).
 """
 
 from __future__ import annotations
