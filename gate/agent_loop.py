@@ -177,9 +177,13 @@ class _Episode:
         self.sent.append({"role": "assistant", "content": sendable(reply.text), **kept})
 
     async def simulated_user_speaks(self) -> bool:
-        """After a final answer: whether the simulated user wrote another message (the episode goes on)."""
+        """After a final answer: whether the simulated user wrote another message (the episode goes on).
+        Not once the agent has used its ``max_turns`` replies: the budget counts over the whole episode,
+        and a message the agent may not answer would only cost a request."""
         user, simulator = self.case.user, self.suite.user_simulator
         if user is None or simulator is None or self.user_turns >= user.max_turns:
+            return False
+        if self.turns >= self.case.max_turns:
             return False
         said = await self._ask(simulator_request(simulator, user, self.transcript), "user simulator: ")
         if said is None:

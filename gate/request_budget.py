@@ -118,14 +118,15 @@ class RequestBudget:
 
 def trial_need(suite: Suite, case: Case) -> int:
     """The most requests one trial of ``case`` can send without retries: an agent reply per turn
-    (``max_turns``; with a simulated user each of its messages can buy the agent one more turn), the
-    simulated user's messages, and one judge request per judged check the case declares. A judged
+    (``max_turns``, over the whole episode, simulated user included), the simulated user's messages
+    (at most its ``max_turns``: it is asked only while both may speak), and one judge request per
+    judged check the case declares. A judged
     check over several values (a path selecting every call, a judged argument on a repeated call)
     asks once per value; those requests, and retries, come out of the unused turns first, then out
     of what nobody reserved."""
     need = case.max_turns
     if case.user is not None and suite.user_simulator is not None:
-        need += 2 * case.user.max_turns
+        need += case.user.max_turns
     return need + judged_checks(case)
 
 

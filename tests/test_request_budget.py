@@ -86,8 +86,8 @@ def test_trial_need_counts_turns_the_simulated_user_and_judged_checks():
     assert trial_need(suite, judged) == 3 + 6
     simulated = dataclasses.replace(plain, user=SimulatedUser(goal="book a flight", max_turns=4))
     with_simulator = dataclasses.replace(suite, user_simulator=Judge(provider="openai", model="sim"))
-    assert trial_need(with_simulator, simulated) == 3 + 2 * 4
-    assert case_need(with_simulator, simulated, trials=3) == (3 + 8) * 3
+    assert trial_need(with_simulator, simulated) == 3 + 4
+    assert case_need(with_simulator, simulated, trials=3) == (3 + 4) * 3
 
 
 def test_the_head_side_holds_back_what_the_base_side_can_need():

@@ -133,3 +133,38 @@ def test_a_simulated_user_without_a_user_simulator_is_refused(tmp_path):
         problems[0].line
         == text.splitlines().index(next(r for r in text.splitlines() if "user: {goal" in r)) + 1
     )
+
+
+def test_the_agents_max_turns_bounds_the_whole_episode(tmp_path, model_server, monkeypatch):
+    """Budgets are limits over the whole episode: an agent that has used its max_turns replies gets
+    no further user message (the simulator is not asked), and using exactly max_turns is no failure."""
+    text = SUITE.replace("    user: {goal:", "    max_turns: 2\n    user: {goal:").replace(
+        "      calls: [{tool: order, args: {size: 42}}]\n      final_state: {orders: [{size: 42}]}\n",
+        "      no_calls: true\n",
+    )
+    chatty = {
+        "rules": [
+            {"when": {"model": "user-model"}, "text": "Tell me more."},
+            {"when": {"model": "agent-model"}, "text": "Which size?"},
+        ]
+    }
+    server = model_server(chatty)
+    (tmp_path / "shop.suite.yaml").write_text(text, encoding="utf-8")
+    loaded = load_suites([tmp_path], root=tmp_path)
+    assert loaded.problems == ()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    results = asyncio.run(
+        run_suites(loaded.suites, RunOptions(), lambda name: make_provider(name, timeout=10))
+    )
+    case = results.suites[0].cases[0]
+    record = case.trials[0].record
+    assert record.turns == 2
+    assert [m["role"] for m in record.messages if m["role"] in ("user", "assistant")] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert server.request_count == 3  # agent 2 + simulator 1: no message the agent could not answer
+    assert record.stop_reason == "final_answer"
+    assert case.status == "passed", case.failures
