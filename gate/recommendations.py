@@ -382,9 +382,14 @@ def _states_constraint(facts: ParameterFacts) -> bool:
 def _schema_advice(a: ArgumentFailure, facts: ParameterFacts) -> str:
     rule = f" ({_value(a.example_expected)})" if isinstance(a.example_expected, str) else ""
     head = f"the model's arguments broke a rule its schema already states{rule}"
+    if a.argument == "(arguments)":  # a rule about the arguments object as a whole
+        return f"{head}: state that rule in the description of {_c(a.tool)}, with an example call"
     if why := _unread(facts):
         return f"{head}; {why}: state that rule in its description in words, with an example value"
-    if facts.declared and _states_constraint(facts):
+    if not facts.declared:
+        parameter = f"{_c(a.argument)} is not one of its parameters"
+        return f"{head}: {parameter}: list the parameters {_c(a.tool)} takes in its description"
+    if _states_constraint(facts):
         return f"{head}, and its description says it too: give an example call in {_c(a.tool)}'s description"
     example = "" if facts.has_example else ", with an example value"
     return f"{head}: state that rule in its description in words{example}"

@@ -417,3 +417,25 @@ def test_a_description_that_says_when_not_gets_the_requests_it_was_wrongly_calle
     rec = advice([said], [extra], "extra_call")
     assert "although its description already says when not to use it" in rec.message
     assert "`Rain tomorrow?` to it as examples of when it must not be called" in rec.message
+
+
+def schema_case(argument: Any, rule: str) -> Any:
+    return failed(
+        0,
+        [failure("schema_violation", tool="get_weather", argument=argument, expected=rule, actual=None)],
+        [call("get_weather", {"city": "Paris", "units": "metric", "when": "now"})],
+    )
+
+
+def test_a_schema_violation_of_an_undefined_argument_says_it_is_not_a_parameter():
+    rule = "additionalProperties: false"
+    rec = advice(
+        [weather(additionalProperties=False)], [schema_case("when", rule)], "argument_schema_violation"
+    )
+    assert "`when` is not one of its parameters: list the parameters `get_weather` takes" in rec.message
+
+
+def test_a_schema_violation_of_the_whole_arguments_object_points_at_the_tool_description():
+    rec = advice([weather()], [schema_case(None, "minProperties: 3")], "argument_schema_violation")
+    assert "state that rule in the description of `get_weather`, with an example call" in rec.message
+    assert (rec.file, rec.line, rec.argument) == ("tools/weather.json", 5, None)
