@@ -644,3 +644,27 @@ def test_check_kinds_are_one_closed_set_shared_with_the_results_schema():
     data["suites"][0]["cases"][0]["trials"][0]["checks"][0]["kind"] = "vibes"
     with pytest.raises(InputError, match="vibes"):
         parse_results(data, "r.json")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rule=st.sampled_from([{"forbidden_tools": ("search",)}, {"max_calls": 1}, {"extra_calls": "forbid"}]),
+    main_calls=st.booleans(),
+    mode=st.sampled_from(["all", "weighted"]),
+    weights=st.dictionaries(
+        st.sampled_from(["precision", "recall", "arguments", "output"]),
+        st.floats(min_value=0.0, max_value=10.0, allow_nan=False),
+    ),
+    pass_score=st.floats(min_value=0.0, max_value=1.0),
+)
+def test_a_top_level_prohibition_broken_fails_whichever_alternative_holds(
+    rule, main_calls, mode, weights, pass_score
+):
+    main = (ecall("get_forecast", {"city": "Paris"}),) if main_calls else ()
+    c = case(
+        expect=expectation(*main, alternatives=ALTERNATIVES, **rule),
+        scoring=Scoring(mode=mode, pass_score=pass_score, weights=weights),
+    )
+    # The first alternative holds; the extra search call breaks the top-level rule.
+    result = score(c, record(call("get_weather", {"city": "Paris"}), call("search", {"query": "x"})))
+    assert result.status == "failed" and result.score == 0.0 and result.failures
