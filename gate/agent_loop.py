@@ -68,9 +68,9 @@ async def run_trial(
     *,
     clock: Callable[[], float] = time.perf_counter,
     prices: PriceTable = BUILT_IN,
-) -> tuple[RunRecord, dict[str, Any]]:
-    """Run trial ``index`` of ``case``; returns the run record and the prepared ``extra`` (e.g. the
-    multiple-choice order shown), which judged checks need."""
+) -> RunRecord:
+    """Run trial ``index`` of ``case``; the record's ``extra`` keeps the prepared facts judged checks
+    need (e.g. the multiple-choice order shown)."""
     episode = _Episode(suite, case, index, call_model, clock, prices)
     while True:
         reply = await episode.agent_reply()
@@ -86,7 +86,7 @@ async def run_trial(
         if stop is not None:
             episode.stop_reason = stop
             break
-    return episode.record(), dict(episode.prepared.extra)
+    return episode.record()
 
 
 class _Episode:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from gate.suite_model import DEFAULT_RANKING_THRESHOLD
 
 if TYPE_CHECKING:
-    from gate.run_record import RunRecord
-    from gate.suite_model import Case
+    pass
 
 JudgeKind = Literal[
     "criteria", "semantic_contains", "ranking", "choice", "clarification", "argument", "trajectory"
@@ -183,21 +182,6 @@ def unambiguous_choice(answer: str, options_by_letter: dict[str, str]) -> str | 
     normalized = loose(text)
     matching = [option for option in options_by_letter.values() if loose(option) == normalized]
     return matching[0] if len(set(matching)) == 1 else None
-
-
-def choice_letters_for(
-    case: Case, record: RunRecord, prepared_extra: dict[str, Any] | None = None
-) -> dict[str, str]:
-    """Letter -> option as shown to the agent: from the prepared conversation, else the run record,
-    else (no shuffle known) the options in their written order."""
-    for source in (prepared_extra or {}, record.extra):
-        letters = source.get("choice_letters")
-        if letters:
-            return dict(letters)
-    choice = case.expect.output.choice
-    if choice is None:
-        return {}
-    return dict(zip(_letters_of(len(choice.options)), choice.options, strict=True))
 
 
 # --- prompts ---------------------------------------------------------------------------------------

@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gate import bounded_regex, conversation, judging
+from gate import bounded_regex, judging
 from gate.escape import show, truncate
 from gate.judging import JudgeVerdict
 from gate.results import MAX_QUOTED_CHARS, CheckKind, CheckScore, Failure
 from gate.run_record import RunRecord
-from gate.suite_model import Case, OutputChecks, Suite
+from gate.suite_model import Case, OutputChecks
+from gate.trial_judging import AnswerRequests
 
 # The kinds of check a judge decides.
 JudgedKind = Literal["criteria", "semantic_contains", "ranking", "choice", "clarification", "trajectory"]
@@ -68,18 +69,18 @@ def judged(
 
 
 def output_checks(
-    suite: Suite, case: Case, record: RunRecord, index: int, verdicts: Mapping[str, JudgeVerdict]
+    case: Case, record: RunRecord, asked: AnswerRequests, verdicts: Mapping[str, JudgeVerdict]
 ) -> CheckLog:
-    """Every check of ``expect.output`` on trial ``index``'s final answer, string checks first."""
+    """Every check of ``expect.output`` on a trial's final answer, string checks first; the judged
+    ones read the verdicts of the requests in ``asked`` (``trial_judging.answer_requests``)."""
     log = CheckLog()
     out = case.expect.output
     _text_checks(out, record.output, log)
-    _judged_checks(suite, case, record, verdicts, log)
+    _judged_checks(out, record.output, asked, verdicts, log)
     if out.choice is not None:
-        letters = dict(record.extra.get("choice_letters") or conversation.choice_letters(suite, case, index))
-        _choice_check(out.choice.correct, letters, record, verdicts, log)
+        _choice_check(out.choice.correct, asked, record.output, verdicts, log)
     if out.asks_clarification is not None:
-        _clarification_check(out.asks_clarification, record, verdicts, log)
+        _clarification_check(out.asks_clarification, asked, record.output, verdicts, log)
     return log
 
 
@@ -139,32 +140,28 @@ def _judged_result(
 
 
 def _judged_checks(
-    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
+    out: OutputChecks,
+    answer: str,
+    asked: AnswerRequests,
+    verdicts: Mapping[str, JudgeVerdict],
+    log: CheckLog,
 ) -> None:
     """criteria, semantic_contains and ranking: the judge's verdict is the check's."""
-    out = case.expect.output
-    answer, question = record.output, record.input
-    for criterion in out.criteria:
+    for criterion, request in zip(out.criteria, asked.criteria, strict=True):
         label = f"criteria {show(criterion)}"
-        verdict = judged(
-            log, "criteria", label, judging.criteria_request(criterion, answer, question), verdicts
-        )
+        verdict = judged(log, "criteria", label, request, verdicts)
         if verdict is not None:
             score = verdict.score if verdict.passed else 0.0
             _judged_result(log, "criteria", label, verdict, verdict.passed, score, criterion, answer)
-    for phrase in out.semantic_contains:
+    for phrase, request in zip(out.semantic_contains, asked.semantic, strict=True):
         label = f"semantic_contains {show(phrase)}"
-        request = judging.semantic_request(phrase, answer, question)
         verdict = judged(log, "semantic_contains", label, request, verdicts)
         if verdict is not None:
             score = verdict.score if verdict.passed else 0.0
             _judged_result(log, "semantic_contains", label, verdict, verdict.passed, score, phrase, answer)
-    if out.ranking is not None:
+    if out.ranking is not None and asked.ranking is not None:
         r = out.ranking
-        request = judging.ranking_request(
-            f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question
-        )
-        verdict = judged(log, "ranking", "ranking", request, verdicts)
+        verdict = judged(log, "ranking", "ranking", asked.ranking, verdicts)
         if verdict is not None:
             order = ", ".join(verdict.detail.get("order", ()))
             label = f"ranking {verdict.score:.2f} (judge's order: {order}) vs threshold {r.threshold:g}"
@@ -174,14 +171,13 @@ def _judged_checks(
 
 def _choice_check(
     correct: str,
-    letters: dict[str, str],
-    record: RunRecord,
+    asked: AnswerRequests,
+    answer: str,
     verdicts: Mapping[str, JudgeVerdict],
     log: CheckLog,
 ) -> None:
     """Multiple choice: decided without the judge when the answer picks one option unambiguously."""
-    answer = record.output
-    picked = judging.unambiguous_choice(answer, letters)
+    picked = asked.picked
     if picked is not None:
         passed = picked == correct
         label = f"choice: answered {show(picked)}, correct {show(correct)}"
@@ -191,21 +187,21 @@ def _choice_check(
                 Failure("output_check_failed", f"final answer: {label}", expected=correct, actual=picked)
             )
         return
-    request = judging.choice_request(letters, correct, answer, record.input)
-    verdict = judged(log, "choice", "choice", request, verdicts)
+    assert asked.choice is not None  # built whenever no option was picked unambiguously
+    verdict = judged(log, "choice", "choice", asked.choice, verdicts)
     if verdict is not None:
         label = f"choice: answered {show(verdict.detail.get('option'))}, correct {show(correct)}"
         _judged_result(log, "choice", label, verdict, verdict.passed, float(verdict.passed), correct, answer)
 
 
 def _clarification_check(
-    want: bool, record: RunRecord, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
+    want: bool, asked: AnswerRequests, answer: str, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
 ) -> None:
     """asks_clarification: the judge says whether the agent asked; ``want`` says whether it should."""
-    request = judging.clarification_request(record.output, record.input)
-    verdict = judged(log, "clarification", "asks_clarification", request, verdicts)
+    assert asked.clarification is not None  # built whenever the case asks about clarification
+    verdict = judged(log, "clarification", "asks_clarification", asked.clarification, verdicts)
     if verdict is not None:
         said = "yes" if verdict.passed else "no"
         label = f"asks for clarification: expected {'yes' if want else 'no'}, judge: {said}"
         passed = verdict.passed == want
-        _judged_result(log, "clarification", label, verdict, passed, float(passed), want, record.output)
+        _judged_result(log, "clarification", label, verdict, passed, float(passed), want, answer)

@@ -251,14 +251,14 @@ class _Run:
 
     async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
         try:
-            record, extra = await run_trial(
+            record = await run_trial(
                 suite, case, index, lambda req: self.call_model(req, index), prices=self.options.prices
             )
         except ProviderError as exc:  # fatal for its provider or model: other suites run on
-            record, extra = not_run_record(suite, case, f"not run: {exc}"), {}
+            record = not_run_record(suite, case, f"not run: {exc}")
         answers: dict[str, Any] = {}
         if record.error is None:
-            requests = collect_requests(suite, case, record, extra)
+            requests = collect_requests(suite, case, record, index)
             if requests:
                 try:
                     answers = await self.judge.answers(suite, requests)

@@ -5,7 +5,7 @@ prohibitions, order, metrics, automatic checks), the final answer by ``gate.outp
 module adds the path assertions, the trajectory, the final state and the budgets, picks the best
 alternative expectation and decides the trial's status and score.
 
-Pure: judged checks read verdicts obtained beforehand (``gate.trial_judging.collect_requests``).
+Pure: judged checks read verdicts obtained beforehand, by the requests ``gate.trial_judging`` builds.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gate import judging, path_assertions
+from gate import path_assertions
 from gate.calls.automatic import automatic_failures
 from gate.calls.counting import calls_text
 from gate.calls.evaluation import CallEval, evaluate_calls
 from gate.escape import truncate
 from gate.final_state import final_state_check, final_state_failures
-from gate.judging import JudgeVerdict
+from gate.judging import JudgeRequest, JudgeVerdict
 from gate.output_checks import CheckLog, judged, output_checks, shared_check
 from gate.results import (
     MAX_QUOTED_CHARS,
@@ -34,7 +34,7 @@ from gate.results import (
 )
 from gate.run_record import RecordedCall, RunRecord
 from gate.suite_model import CallExpectation, Case, Suite
-from gate.trajectory import goal_text, trajectory_text
+from gate.trial_judging import answer_requests
 
 ARGUMENT_REASONS: frozenset[Reason] = frozenset(
     {"missing_argument", "unexpected_argument", "type_error", "value_error"}
@@ -116,10 +116,11 @@ def _expectation_checks(
 ) -> tuple[CheckLog, bool]:
     """The checks of the final answer, the path assertions, the trajectory and the final state, in that
     order; and whether the final state broke (a hard condition, as an expected call missing is)."""
-    log = output_checks(suite, case, record, index, verdicts)
+    asked = answer_requests(suite, case, record, index)
+    log = output_checks(case, record, asked, verdicts)
     _path_assertions(case, record, verdicts, log)
-    if case.expect.trajectory is not None:
-        _trajectory_check(suite, case, record, verdicts, log)
+    if asked.trajectory is not None:
+        _trajectory_check(case, asked.trajectory, verdicts, log)
     if not case.expect.final_state:
         return log, False
     state_failures = final_state_failures(case.expect.final_state, record.state)
@@ -150,14 +151,11 @@ def _path_assertions(
 
 
 def _trajectory_check(
-    suite: Suite, case: Case, record: RunRecord, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
+    case: Case, request: JudgeRequest, verdicts: Mapping[str, JudgeVerdict], log: CheckLog
 ) -> None:
     """``expect.trajectory``: the judge's verdict on the whole episode, its rationale kept."""
     criteria = case.expect.trajectory
     assert criteria is not None
-    episode = trajectory_text(suite, record)
-    goal = goal_text(record, case.user.goal if case.user is not None else "")
-    request = judging.trajectory_request(episode, criteria, goal)
     verdict = judged(log, "trajectory", "trajectory", request, verdicts)
     if verdict is None:
         return

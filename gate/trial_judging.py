@@ -1,19 +1,21 @@
 """Every judge request one trial needs, built in one place.
 
-The runner asks the judge these questions before scoring; scoring then reads the verdicts by the
-requests' keys. This module sits above ``gate.judging`` (the request builders and the verdicts),
-``gate.matchers`` (judged argument criteria) and ``gate.path_assertions``-style checks in
-``gate.path_assertions``, so none of them imports another in a cycle. Pure.
+The runner asks the judge these questions before scoring (``collect_requests``); scoring then reads
+the verdicts by the same requests (``answer_requests`` for the final answer's checks and the
+trajectory, the matchers and path assertions for theirs, each from one builder), so a question is
+never worded, nor a multiple-choice letter derived, two ways. This module sits above
+``gate.judging`` (the request builders and the verdicts), ``gate.matchers`` (judged argument
+criteria) and ``gate.path_assertions``, so none of them imports another in a cycle. Pure.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from gate import path_assertions
+from gate import conversation, path_assertions
 from gate.judging import (
     JudgeRequest,
-    choice_letters_for,
     choice_request,
     clarification_request,
     criteria_request,
@@ -28,28 +30,72 @@ from gate.suite_model import Case, PathAssertion, Suite
 from gate.trajectory import goal_text, trajectory_text
 
 
-def collect_requests(
-    suite: Suite, case: Case, record: RunRecord, prepared_extra: dict[str, Any]
-) -> list[JudgeRequest]:
-    """Every judge request scoring this trial will look up (deduplicated, in a stable order)."""
-    if record.error is not None:
-        return []
+@dataclass(frozen=True)
+class AnswerRequests:
+    """The judge requests of one trial's final-answer checks and trajectory, each built once: the
+    runner sends them (``collect_requests``) and scoring reads the verdicts by the same requests.
+    ``criteria`` and ``semantic`` follow ``expect.output``'s order; ``choice`` is None when the answer
+    picks an option unambiguously (``picked``), which needs no judge."""
+
+    criteria: tuple[JudgeRequest, ...]
+    semantic: tuple[JudgeRequest, ...]
+    ranking: JudgeRequest | None
+    letters: Mapping[str, str]
+    picked: str | None
+    choice: JudgeRequest | None
+    clarification: JudgeRequest | None
+    trajectory: JudgeRequest | None
+
+
+def choice_letters(suite: Suite, case: Case, record: RunRecord, index: int) -> dict[str, str]:
+    """Letter -> option as trial ``index`` showed them to the agent: the order the run recorded, else
+    the trial's own shuffle (the same derivation the conversation used)."""
+    recorded = record.extra.get("choice_letters")
+    return dict(recorded) if recorded else conversation.choice_letters(suite, case, index)
+
+
+def answer_requests(suite: Suite, case: Case, record: RunRecord, index: int) -> AnswerRequests:
+    """Every judge request of trial ``index``'s final-answer checks and trajectory."""
     question, answer = record.input, record.output
     output = case.expect.output
-    requests: list[JudgeRequest] = []
-    requests += [criteria_request(c, answer, question) for c in output.criteria]
-    requests += [semantic_request(p, answer, question) for p in output.semantic_contains]
+    ranking = None
     if output.ranking is not None:
         r = output.ranking
-        requests.append(
-            ranking_request(f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question)
+        ranking = ranking_request(
+            f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question
         )
+    letters: dict[str, str] = {}
+    picked = choice = None
     if output.choice is not None:
-        letters = choice_letters_for(case, record, prepared_extra)
-        if unambiguous_choice(answer, letters) is None:
-            requests.append(choice_request(letters, output.choice.correct, answer, question))
-    if output.asks_clarification is not None:
-        requests.append(clarification_request(answer, question))
+        letters = choice_letters(suite, case, record, index)
+        picked = unambiguous_choice(answer, letters)
+        if picked is None:
+            choice = choice_request(letters, output.choice.correct, answer, question)
+    trajectory = None
+    if case.expect.trajectory is not None:
+        goal = goal_text(record, case.user.goal if case.user is not None else "")
+        trajectory = trajectory_request(trajectory_text(suite, record), case.expect.trajectory, goal)
+    return AnswerRequests(
+        criteria=tuple(criteria_request(c, answer, question) for c in output.criteria),
+        semantic=tuple(semantic_request(p, answer, question) for p in output.semantic_contains),
+        ranking=ranking,
+        letters=letters,
+        picked=picked,
+        choice=choice,
+        clarification=(
+            clarification_request(answer, question) if output.asks_clarification is not None else None
+        ),
+        trajectory=trajectory,
+    )
+
+
+def collect_requests(suite: Suite, case: Case, record: RunRecord, index: int) -> list[JudgeRequest]:
+    """Every judge request scoring trial ``index`` will look up (deduplicated, in a stable order)."""
+    if record.error is not None:
+        return []
+    asked = answer_requests(suite, case, record, index)
+    requests: list[JudgeRequest] = [*asked.criteria, *asked.semantic]
+    requests += [r for r in (asked.ranking, asked.choice, asked.clarification) if r is not None]
     for expectation in (case.expect.calls, *case.expect.alternatives):
         for expected in expectation.calls:
             if not has_judge(expected.args):
@@ -60,10 +106,8 @@ def collect_requests(
     for assertion in case.expect.asserts:
         requests += path_assertions.judge_requests(assertion, record)
         requests += _path_match_requests(assertion, record)
-    if case.expect.trajectory is not None:
-        episode = trajectory_text(suite, record)
-        goal = case.user.goal if case.user is not None else ""
-        requests.append(trajectory_request(episode, case.expect.trajectory, goal_text(record, goal)))
+    if asked.trajectory is not None:
+        requests.append(asked.trajectory)
     unique: dict[str, JudgeRequest] = {}
     for request in requests:
         unique.setdefault(request.key, request)

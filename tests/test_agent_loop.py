@@ -100,7 +100,7 @@ def _run(server, monkeypatch, suite, case, index=0):
 def test_tool_call_mock_result_and_final_answer(provider, model_server, monkeypatch):
     server = model_server("weather.yaml")
     case = builders.case(input="What's the weather in Paris?")
-    record, extra = _run(server, monkeypatch, _suite(provider, case), case)
+    record = _run(server, monkeypatch, _suite(provider, case), case)
     assert record.error is None and record.stop_reason == "final_answer"
     assert record.output == "It is 18 degrees and cloudy."
     assert record.turns == 2 and server.request_count == 2
@@ -119,14 +119,14 @@ def test_tool_call_mock_result_and_final_answer(provider, model_server, monkeypa
     assert record.input == "What's the weather in Paris?"
     assert record.usage.input_tokens > 0 and record.usage.output_tokens > 0
     assert record.latency_ms > 0
-    assert extra == {}
+    assert record.extra == {}
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_parallel_calls_in_one_turn_are_all_answered(provider, model_server, monkeypatch):
     server = model_server(LOOPING)
     case = builders.case(input="both please")
-    record, _ = _run(server, monkeypatch, _suite(provider, case), case)
+    record = _run(server, monkeypatch, _suite(provider, case), case)
     assert [(c.name, c.turn, c.mock, c.is_error) for c in record.calls] == [
         ("get_weather", 1, "matched", False),
         ("get_forecast", 1, "error", True),
@@ -148,7 +148,7 @@ def test_parallel_calls_in_one_turn_are_all_answered(provider, model_server, mon
 def test_unparseable_arguments_are_recorded_and_still_answered(model_server, monkeypatch):
     server = model_server(LOOPING)
     case = builders.case(input="broken")
-    record, _ = _run(server, monkeypatch, _suite("openai", case), case)
+    record = _run(server, monkeypatch, _suite("openai", case), case)
     (call,) = record.calls
     assert call.raw_arguments == "{city: Paris"
     assert call.arguments is None and "not valid JSON" in call.arguments_error
@@ -159,7 +159,7 @@ def test_unparseable_arguments_are_recorded_and_still_answered(model_server, mon
 def test_max_turns_stops_the_loop(model_server, monkeypatch):
     server = model_server(LOOPING)
     case = builders.case(input="loop forever", max_turns=3)
-    record, _ = _run(server, monkeypatch, _suite("openai", case), case)
+    record = _run(server, monkeypatch, _suite("openai", case), case)
     assert record.stop_reason == "max_turns"
     assert record.turns == 3 and server.request_count == 3
     assert [c.arguments["query"] for c in record.calls] == ["turn 1", "turn 2", "turn 3"]
@@ -168,7 +168,7 @@ def test_max_turns_stops_the_loop(model_server, monkeypatch):
 def test_max_tool_calls_stops_the_loop(model_server, monkeypatch):
     server = model_server(LOOPING)
     case = builders.case(input="burst", max_tool_calls=2)
-    record, _ = _run(server, monkeypatch, _suite("openai", case), case)
+    record = _run(server, monkeypatch, _suite("openai", case), case)
     assert record.stop_reason == "max_tool_calls"
     assert len(record.calls) == 3 and record.turns == 1  # every call of the reply is recorded
     assert all(c.mock == "unmocked" for c in record.calls)
@@ -180,7 +180,7 @@ def test_exactly_max_tool_calls_is_within_budget_and_the_final_answer_is_still_a
     server = model_server(LOOPING)
     case = builders.case(input="two calls", max_tool_calls=2, max_turns=2)
     suite = _suite("openai", case)
-    record, _ = _run(server, monkeypatch, suite, case)
+    record = _run(server, monkeypatch, suite, case)
     assert (record.stop_reason, record.turns, record.output) == ("final_answer", 2, "final")
     assert len(record.calls) == 2 and server.request_count == 2
     result = score_trial(suite, case, record, 0, {})
@@ -190,10 +190,10 @@ def test_exactly_max_tool_calls_is_within_budget_and_the_final_answer_is_still_a
 def test_cost_is_estimated_for_a_known_model(model_server, monkeypatch):
     server = model_server("weather.yaml")
     case = builders.case(input="What's the weather in Paris?")
-    record, _ = _run(server, monkeypatch, _suite("openai", case, model="gpt-4o-mini"), case)
+    record = _run(server, monkeypatch, _suite("openai", case, model="gpt-4o-mini"), case)
     expected = (record.usage.input_tokens * 0.15 + record.usage.output_tokens * 0.60) / 1e6
     assert record.cost_usd == pytest.approx(expected)
-    unknown, _ = _run(server, monkeypatch, _suite("openai", case), case)
+    unknown = _run(server, monkeypatch, _suite("openai", case), case)
     assert unknown.cost_usd is None
 
 
@@ -203,7 +203,7 @@ def test_provider_error_is_recorded_not_raised(model_server, monkeypatch):
         faults=[{"fault": {"kind": "status", "status": 400, "message": "bad tool schema"}, "every": 1}],
     )
     case = builders.case(input="What's the weather in Paris?")
-    record, _ = _run(server, monkeypatch, _suite("openai", case), case)
+    record = _run(server, monkeypatch, _suite("openai", case), case)
     assert record.stop_reason == "provider_error"
     assert "bad tool schema" in record.error
     assert record.turns == 0 and record.calls == ()
@@ -236,7 +236,7 @@ def test_latency_excludes_time_waiting_outside_the_provider(model_server, monkey
         finally:
             await provider.aclose()
 
-    record, _ = asyncio.run(go())
+    record = asyncio.run(go())
     assert 100 <= record.latency_ms < 400  # two answers of ~50 ms, not 2 x 300 ms of queueing
 
 

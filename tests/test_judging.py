@@ -5,6 +5,7 @@ import itertools
 import jsonschema
 import pytest
 
+from gate.conversation import build
 from gate.judging import (
     RANKING_SCORES,
     JudgeReplyError,
@@ -19,6 +20,7 @@ from gate.judging import (
     unambiguous_choice,
 )
 from gate.matchers import argument_request
+from gate.scoring import score_trial
 from gate.suite_model import Choice, OutputChecks, Ranking
 from gate.trial_judging import collect_requests
 from tests.builders import call, case, ecall, expectation, record, suite
@@ -171,7 +173,7 @@ def test_collect_requests_covers_every_judged_check_once():
         output="Probably the second.",
         extra={"choice_letters": LETTERS},
     )
-    requests = collect_requests(suite(c), c, r, {})
+    requests = collect_requests(suite(c), c, r, 0)
     kinds = [q.kind for q in requests]
     assert kinds.count("criteria") == 2
     assert kinds.count("semantic_contains") == 1
@@ -182,10 +184,26 @@ def test_collect_requests_covers_every_judged_check_once():
     assert len({q.key for q in requests}) == len(requests)
 
 
-def test_collect_requests_prefers_prepared_letters_and_skips_errored_trials():
+def test_collect_requests_reads_the_letters_the_trial_showed_and_skips_errored_trials():
     c = case(expect=expectation(output=OutputChecks(choice=Choice(("London", "Paris", "Rome"), "Paris"))))
-    prepared = {"choice_letters": {"A": "Rome", "B": "London", "C": "Paris"}}
-    requests = collect_requests(suite(c), c, record(output="hmm, the third"), prepared)
+    shown = {"choice_letters": {"A": "Rome", "B": "London", "C": "Paris"}}
+    requests = collect_requests(suite(c), c, record(output="hmm, the third", extra=shown), 0)
     assert requests[0].options == ("Rome", "London", "Paris")
-    assert collect_requests(suite(c), c, record(output="C"), prepared) == []
-    assert collect_requests(suite(c), c, record(error="boom", output="x"), prepared) == []
+    assert collect_requests(suite(c), c, record(output="C", extra=shown), 0) == []
+    assert collect_requests(suite(c), c, record(error="boom", output="x", extra=shown), 0) == []
+
+
+def test_without_recorded_letters_the_judge_and_scoring_read_the_trials_own_shuffle():
+    """One derivation of the letters: a record without them (written before they were recorded) gets
+    the order the conversation showed in that trial, for the judge's question and for scoring alike."""
+    options = ("London", "Paris", "Rome", "Oslo", "Bern")
+    c = case(expect=expectation(output=OutputChecks(choice=Choice(options, "Paris"))))
+    s = suite(c)
+    for index in range(4):
+        shown = build(s, c, index).extra["choice_letters"]
+        letter = next(k for k, v in shown.items() if v == "Paris")
+        assert collect_requests(s, c, record(output=letter), index) == []  # picked, no judge needed
+        (question,) = collect_requests(s, c, record(output="the capital of France, I think"), index)
+        assert question.options == tuple(shown.values())
+        trial = score_trial(s, c, record(output=letter), index, {})
+        assert trial.status == "passed", trial.failures

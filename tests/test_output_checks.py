@@ -8,12 +8,14 @@ from gate import judging
 from gate.judging import JudgeVerdict
 from gate.output_checks import CheckLog, judged, output_checks, shared_check
 from gate.suite_model import Choice, OutputChecks
+from gate.trial_judging import answer_requests
 from tests.builders import case, expectation, record, suite
 
 
 def check(out: OutputChecks, answer: str, verdicts=None, extra=None) -> CheckLog:
     c = case(expect=expectation(output=out))
-    return output_checks(suite(c), c, record(output=answer, extra=extra or {}), 0, verdicts or {})
+    r = record(output=answer, extra=extra or {})
+    return output_checks(c, r, answer_requests(suite(c), c, r, 0), verdicts or {})
 
 
 def test_no_output_expectation_makes_no_check():

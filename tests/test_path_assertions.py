@@ -112,5 +112,5 @@ def test_collect_requests_includes_judged_path_checks():
     from tests.builders import case, suite
 
     c = case(expect=Expectation(asserts=(PathAssertion(path="output", check={"criteria": "mentions Rome"}),)))
-    requests = trial_judging.collect_requests(suite(c), c, RECORD, {})
+    requests = trial_judging.collect_requests(suite(c), c, RECORD, 0)
     assert [(q.kind, q.criterion) for q in requests] == [("criteria", "mentions Rome")]

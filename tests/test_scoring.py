@@ -357,7 +357,7 @@ def test_equals_and_case_sensitivity():
 
 
 def verdicts_for(s, c, r, decide):
-    return {q.key: decide(q) for q in trial_judging.collect_requests(s, c, r, {})}
+    return {q.key: decide(q) for q in trial_judging.collect_requests(s, c, r, 0)}
 
 
 def test_criteria_from_verdicts_and_missing_verdict_is_judge_failed():
@@ -401,10 +401,10 @@ def test_choice_deterministic_when_unambiguous_and_judged_otherwise():
     assert score(c, record(output="paris", extra={"choice_letters": letters})).status == "passed"
     vague = record(output="I would go with the second one.", extra={"choice_letters": letters})
     assert (
-        trial_judging.collect_requests(suite(c), c, record(output="B", extra={"choice_letters": letters}), {})
+        trial_judging.collect_requests(suite(c), c, record(output="B", extra={"choice_letters": letters}), 0)
         == []
     )
-    requests = trial_judging.collect_requests(suite(c), c, vague, {})
+    requests = trial_judging.collect_requests(suite(c), c, vague, 0)
     assert [q.kind for q in requests] == ["choice"]
     verdicts = {requests[0].key: judging.parse_verdict(requests[0], {"letter": "B", "rationale": "second"})}
     assert score(c, vague, verdicts).status == "passed"
@@ -458,7 +458,7 @@ def test_path_assertions_feed_failures():
 def test_judged_argument_matcher():
     c = case(expect=expectation(ecall("search", {"query": {"judge": "asks about Paris weather"}})))
     s, r = suite(c), record(call("search", {"query": "weather in paris today"}))
-    requests = trial_judging.collect_requests(s, c, r, {})
+    requests = trial_judging.collect_requests(s, c, r, 0)
     assert [q.kind for q in requests] == ["argument"]
     assert score(c, r, {requests[0].key: JudgeVerdict(True, 1.0, "ok")}, s).status == "passed"
     assert reasons(score(c, r, {}, s)) == ["judge_failed"]

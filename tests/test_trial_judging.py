@@ -17,7 +17,7 @@ RECORD = record(call("get_weather", {"city": "Lyon"}), call("get_weather", {"cit
 def test_a_judge_inside_a_path_match_is_asked_for_every_selected_value_the_judge_must_decide():
     assertion = PathAssertion(path="calls[*].args.city", check={"match": FRENCH})
     c = case(expect=Expectation(asserts=(assertion,)))
-    requests = trial_judging.collect_requests(suite(c), c, RECORD, {})
+    requests = trial_judging.collect_requests(suite(c), c, RECORD, 0)
     # "Paris" passes the literal alternative: only "Lyon" needs the judge.
     assert [(r.kind, r.criterion, r.text) for r in requests] == [("argument", "a city in France", "Lyon")]
     assert not evaluate(assertion, RECORD, {}).check.passed  # no verdict: cannot pass
@@ -30,7 +30,7 @@ def test_a_judge_inside_a_path_match_is_asked_for_every_selected_value_the_judge
 def test_a_judge_inside_an_expected_calls_any_of_is_collected_and_decides_the_trial():
     c = case(expect=expectation(ecall("get_weather", {"city": FRENCH}, times=(2, 2))))
     s = suite(c)
-    requests = trial_judging.collect_requests(s, c, RECORD, {})
+    requests = trial_judging.collect_requests(s, c, RECORD, 0)
     assert [r.text for r in requests] == ["Lyon"]
     passed = score_trial(s, c, RECORD, 0, {requests[0].key: JudgeVerdict(True, 1.0, "in France")})
     assert passed.status == "passed", passed.failures
