@@ -15,7 +15,7 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from gate.escape import truncate
 from gate.suite_builder import ToolFile, written_tool_name
 from gate.suite_discovery import inside
 from gate.suite_model import Prompt, Source
-from gate.suite_schema import schema_problems
+from gate.suite_schema import schema_findings
 from gate.tool_formats import parse_tools, tool_file_items
 from gate.yaml_source import YamlDocument, YamlError, load_file, read_text
 
@@ -98,7 +98,8 @@ class SuiteFiles:
         return (Prompt(text, Source(rel, 1, 1), from_file=True) if text is not None else None), problems
 
     def mock_file(self, ref: str, at: PathKey) -> tuple[YamlDocument | None, list[Problem]]:
-        """The referenced mock file, schema-valid (else None and its problems)."""
+        """The referenced mock file (None when it cannot be read) and its problems; with schema
+        problems, its data holds only what they did not damage (see :mod:`gate.schema_damage`)."""
         found = self._resolve(ref, at)
         if isinstance(found, Problem):
             return None, [found]
@@ -107,7 +108,7 @@ class SuiteFiles:
         if key not in self.repo.read:
             self.repo.read[key] = _read_mock_file(path, rel)
         doc, problems = self.repo.read[key]
-        return (None if problems else doc), problems
+        return doc, problems
 
 
 def _read_mock_file(path: Path, rel: str) -> tuple[YamlDocument | None, list[Problem]]:
@@ -117,7 +118,10 @@ def _read_mock_file(path: Path, rel: str) -> tuple[YamlDocument | None, list[Pro
         return None, exc.problems
     if not isinstance(doc.data, dict):
         return None, [doc.problem((), "a mock file must hold a mapping {tools: ..., unmocked: ...}")]
-    return doc, schema_problems(doc, doc.data, "mocksInline")
+    problems, damage = schema_findings(doc, doc.data, "mocksInline", within=("mocks",))
+    if damage:  # read on without what the schema errors damaged, as in a suite's own mocks
+        doc = replace(doc, data=damage.prune(doc.data))
+    return doc, problems
 
 
 def read_tool_file(repo: Repository, path: Path, rel: str) -> ToolFile:

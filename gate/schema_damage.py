@@ -96,17 +96,18 @@ class Damage:
         return data
 
 
-def damage_of(errors: Iterable[Any]) -> Damage:
-    """The damage the jsonschema ``errors`` of one document do."""
+def damage_of(errors: Iterable[Any], within: PathKey = ()) -> Damage:
+    """The damage the jsonschema ``errors`` of one document do; ``within`` is where the document's
+    data stands in a suite (a mock file's mapping is read as the suite's ``mocks``), for its units."""
     points: set[PathKey] = set()
     loose: set[PathKey] = set()
     for error in errors:
         path = tuple(error.absolute_path)
         keys = _damaged_keys(error)
         if keys is None:
-            points.add(unit_of(path))
+            points.add(unit_of((*within, *path))[len(within) :])
             continue
-        points.update(unit_of((*path, key)) for key in keys)
+        points.update(unit_of((*within, *path, key))[len(within) :] for key in keys)
         if error.validator == "additionalProperties":
             loose.add(path)
     return Damage(frozenset(points), frozenset(loose))

@@ -46,11 +46,12 @@ def schema_problems(
 
 
 def schema_findings(
-    doc: Document, data: Any, definition: str | None = None, base: PathKey = ()
+    doc: Document, data: Any, definition: str | None = None, base: PathKey = (), within: PathKey = ()
 ) -> tuple[list[Problem], Damage]:
-    """:func:`schema_problems`, and the damage they do to ``data`` (what the semantic checks skip)."""
+    """:func:`schema_problems`, and the damage they do to ``data`` (what the semantic checks skip;
+    ``within``: where ``data`` stands in a suite, see :func:`gate.schema_damage.damage_of`)."""
     fast = schema_check.checker(suite_schema(), definition)
     if fast is not None and fast(data):  # the common case: valid, and jsonschema is never imported
         return [], Damage()
     errors = list(_validator(definition).iter_errors(data))
-    return problems_of(errors, doc, base, suite_schema()["$defs"]), damage_of(errors)
+    return problems_of(errors, doc, base, suite_schema()["$defs"]), damage_of(errors, within)

@@ -347,3 +347,33 @@ def test_a_tool_definition_without_a_valid_name_makes_no_tool_unknown(tmp_path):
         p.render() for p in load_suites([repo / "suites" / "file-refs.suite.yml"], root=repo).problems
     ]
     assert any("suites/file-refs.suite.yml:14:22" in m and "unknown tool 'lookup'" in m for m in messages)
+
+
+def test_a_mock_file_s_schema_errors_hide_none_of_its_semantic_errors(tmp_path):
+    """A mock file is checked like the suite's own mocks: its schema errors and its semantic ones in one
+    run (DESIGN section 4), without errors about what the schema errors damaged."""
+    repo = _copy_valid(tmp_path)
+    (repo / "suites" / "mocks.yml").write_text(
+        "tools:\n"
+        "  lookup:\n"
+        "    - {when: {wrd: cat}, returns: 1}\n"
+        '    - when: {word: {regex: "("}}\n'
+        "      returns: 1\n"
+        "    - retuns: {typo: true}\n"
+        "      when: {nothing: 1}\n"
+        "  lokup: [{returns: 1}]\n"
+        "unmocked: {returnz: 1}\n"
+    )
+    result = load_suites([repo / "suites" / "file-refs.suite.yml"], root=repo)
+    assert result.suites == ()
+    assert [p.render() for p in result.problems] == [
+        "suites/mocks.yml:3:20: tools.lookup[0].when.wrd: the mock condition is on 'wrd', which tool "
+        "'lookup' does not have (fix: use one of its parameters: word)",
+        "suites/mocks.yml:4:28: tools.lookup[1].when.word.regex: invalid regular expression '(': missing ) "
+        "at position 1 (fix: check the escaping (in YAML, prefer single quotes))",
+        "suites/mocks.yml:6:7: tools.lookup[2]: needs one of: returns, error, sequence (fix: add 'returns')",
+        "suites/mocks.yml:6:7: tools.lookup[2]: unknown key 'retuns' (fix: did you mean 'returns'?)",
+        "suites/mocks.yml:8:3: tools.lokup: mocks for unknown tool 'lokup' (fix: did you mean 'lookup'?)",
+        "suites/mocks.yml:9:11: unmocked: needs one of: returns, error (fix: add 'returns')",
+        "suites/mocks.yml:9:12: unmocked: unknown key 'returnz' (fix: did you mean 'returns'?)",
+    ]
