@@ -38,20 +38,14 @@ def _validator(definition: str | None = None) -> Any:
     return Draft202012Validator(schema)
 
 
-def schema_problems(
-    doc: Document, data: Any, definition: str | None = None, base: PathKey = ()
-) -> list[Problem]:
-    """Every schema violation of ``data`` (found at ``base`` in ``doc``), readable and located."""
-    return schema_findings(doc, data, definition, base)[0]
-
-
 def schema_findings(
-    doc: Document, data: Any, definition: str | None = None, base: PathKey = (), within: PathKey = ()
+    doc: Document, data: Any, definition: str | None = None, within: PathKey = ()
 ) -> tuple[list[Problem], Damage]:
-    """:func:`schema_problems`, and the damage they do to ``data`` (what the semantic checks skip;
-    ``within``: where ``data`` stands in a suite, see :func:`gate.schema_damage.damage_of`)."""
+    """Every schema violation of ``data`` (the whole suite, or one ``$defs`` entry: ``definition``),
+    readable and located in ``doc``, and the damage they do to ``data`` (what the semantic checks
+    skip; ``within``: where ``data`` stands in a suite, see :func:`gate.schema_damage.damage_of`)."""
     fast = schema_check.checker(suite_schema(), definition)
     if fast is not None and fast(data):  # the common case: valid, and jsonschema is never imported
         return [], Damage()
     errors = list(_validator(definition).iter_errors(data))
-    return problems_of(errors, doc, base, suite_schema()["$defs"]), damage_of(errors, within)
+    return problems_of(errors, doc, (), suite_schema()["$defs"]), damage_of(errors, within)
