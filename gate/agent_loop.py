@@ -48,7 +48,7 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         return {}, None  # no arguments at all: an empty object, as every SDK treats it
     too_deep = f"arguments are nested deeper than {limits.MAX_NESTING} levels"
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=_not_json)
     except RecursionError:
         return None, too_deep
     except ValueError as exc:
@@ -58,6 +58,12 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if limits.nested_deeper_than(value):
         return None, too_deep
     return value, None
+
+
+def _not_json(constant: str) -> Any:
+    """``NaN`` and ``Infinity``, which Python's JSON parser accepts and JSON does not: no number a tool
+    receives, so no range, tolerance or schema ``maximum`` may judge them."""
+    raise ValueError(f"{constant} is not a JSON value")
 
 
 async def run_trial(

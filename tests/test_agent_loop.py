@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from gate.agent_loop import run_trial
+from gate.agent_loop import parse_arguments, run_trial
 from gate.providers import make_provider
 from gate.providers.base import ProviderError
 from gate.scoring import score_trial
@@ -154,6 +154,14 @@ def test_unparseable_arguments_are_recorded_and_still_answered(model_server, mon
     assert call.arguments is None and "not valid JSON" in call.arguments_error
     assert call.mock == "fallback"  # the rule without `when` still answers
     assert record.stop_reason == "final_answer" and record.turns == 2
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_arguments_holding_nan_or_infinity_are_not_json(constant):
+    # Python's parser accepts them; a range or a schema maximum would then pass NaN (NaN > 1 is false).
+    arguments, error = parse_arguments('{"value": ' + constant + "}")
+    assert arguments is None
+    assert error == f"arguments are not valid JSON: {constant} is not a JSON value"
 
 
 def test_max_turns_stops_the_loop(model_server, monkeypatch):
