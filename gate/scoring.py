@@ -316,7 +316,11 @@ def _best_expectation(
 
 def _breaks_hard_condition(evaluation: CallEval) -> bool:
     """Whether a call evaluation broke a hard condition (DESIGN.md section 3)."""
-    return evaluation.missing or any(f.reason in HARD_REASONS for f in evaluation.failures)
+    return (
+        evaluation.missing
+        or evaluation.surplus_forbidden
+        or any(f.reason in HARD_REASONS for f in evaluation.failures)
+    )
 
 
 def _call_checks(chosen: CallEval) -> list[CheckScore]:

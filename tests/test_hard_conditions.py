@@ -30,6 +30,10 @@ HARD: dict[str, tuple[dict[str, Any], tuple[Any, ...]]] = {
         {"calls": (ecall("get_weather", PARIS),), "extra_calls": "forbid"},
         (call("get_weather", PARIS), call("search", {"query": "x"})),
     ),
+    "extra call to an expected tool forbidden": (  # wrong_count above times.max, under forbid
+        {"calls": (ecall("get_weather", PARIS),), "extra_calls": "forbid"},
+        (call("get_weather", PARIS), call("get_weather", PARIS)),
+    ),
     "more than max_calls": (
         {"calls": (ecall("get_weather", PARIS),), "max_calls": 1},
         (call("get_weather", PARIS), call("search", {"query": "x"})),

@@ -19,7 +19,9 @@ from gate.suite_model import CallExpectation, ExpectedCall, Suite
 class CallEval:
     """How the calls fared against one call expectation. ``pairing``: expected call i -> the actual
     call it was (first) paired with; ``missing``: an expected call got too few calls (a hard
-    condition); ``constrained``: the expectation says anything about the calls at all."""
+    condition); ``constrained``: the expectation says anything about the calls at all;
+    ``surplus_forbidden``: an expected tool was called more often than allowed under ``extra_calls:
+    forbid`` (reported as a *wrong count*; those calls are extra calls, a hard condition)."""
 
     failures: tuple[Failure, ...]
     pairing: tuple[int | None, ...]
@@ -30,6 +32,7 @@ class CallEval:
     argument_accuracy: float
     argument_checks: int
     constrained: bool
+    surplus_forbidden: bool = False
 
     @property
     def passed(self) -> bool:
@@ -75,12 +78,13 @@ def evaluate_by_assignment(
         and not prohibitions.is_prohibited(expectation, calls[j].name)
         and suite.tool(calls[j].name) is not None
     ]
+    surplus = counting.surplus(expected_calls, calls, named, leftover)
     failures = (
         *arguments.failures,
         *short.failures,
         *prohibitions.forbidden_calls(expectation, calls),
         *prohibitions.extra_calls(expectation, calls, leftover),
-        *counting.surplus(expected_calls, calls, named, leftover),
+        *surplus,
         *order.order_failures(expectation, paired, calls, unpaired),
         *prohibitions.over_max_calls(expectation, len(calls)),
     )
@@ -95,6 +99,7 @@ def evaluate_by_assignment(
         argument_accuracy=arguments.accuracy,
         argument_checks=arguments.checked,
         constrained=metrics.is_constrained(expectation),
+        surplus_forbidden=bool(surplus) and expectation.extra_calls == "forbid",
     )
 
 
