@@ -58,7 +58,8 @@ def _plural(n: int, word: str) -> str:
 
 
 class Locator:
-    """Finds the definition a recommendation points at, and what that definition says."""
+    """Finds the definition a recommendation points at, and what that definition says: a tool is read
+    in the suite of the cases the pattern cites (two suites may define different tools of one name)."""
 
     def __init__(self, results: RunResults, failed: Sequence[FailedCase] = ()):
         self.tools: dict[str, ToolInfo] = {}
@@ -69,8 +70,20 @@ class Locator:
             for t in suite.tools:
                 self.tools.setdefault(t.name, t)
 
-    def tool(self, name: str | None, argument: str | None = None) -> tuple[str, int] | None:
-        info = self.tools.get(name or "")
+    def info(self, name: str | None, case_refs: Sequence[str] = ()) -> ToolInfo | None:
+        """The definition of tool ``name`` in the suite of the first of ``case_refs`` that has one,
+        else the first suite's that defines it."""
+        for ref in case_refs:
+            suite = self.suites.get(ref.split("/", 1)[0])
+            found = next((t for t in suite.tools if t.name == name), None) if suite is not None else None
+            if found is not None:
+                return found
+        return self.tools.get(name or "")
+
+    def tool(
+        self, name: str | None, argument: str | None = None, case_refs: Sequence[str] = ()
+    ) -> tuple[str, int] | None:
+        info = self.info(name, case_refs)
         if info is None:
             return None
         if argument and info.parameter_lines.get(argument):
@@ -91,10 +104,10 @@ class Locator:
     def tool_or_prompt(
         self, name: str | None, case_refs: Sequence[str], argument: str | None = None
     ) -> tuple[str, int]:
-        return self.tool(name, argument) or self.prompt(case_refs)
+        return self.tool(name, argument, case_refs) or self.prompt(case_refs)
 
-    def description(self, name: str | None) -> str:
-        info = self.tools.get(name or "")
+    def description(self, name: str | None, case_refs: Sequence[str] = ()) -> str:
+        info = self.info(name, case_refs)
         return info.description if info is not None else ""
 
     def request(self, case_refs: Sequence[str]) -> str:
@@ -111,8 +124,8 @@ class Locator:
         suite = self.suites.get(case_refs[0].split("/", 1)[0]) if case_refs else None
         return tuple(t.name for t in suite.tools) if suite is not None else ()
 
-    def facts(self, name: str, argument: str) -> ParameterFacts:
-        info = self.tools.get(name)
+    def facts(self, name: str, argument: str, case_refs: Sequence[str] = ()) -> ParameterFacts:
+        info = self.info(name, case_refs)
         return parameter_facts(info.parameters if info is not None else None, argument)
 
 
@@ -174,7 +187,8 @@ def _confusion_advice(
 
 def _confusion(loc: Locator, c: Confusion) -> list[Recommendation]:
     assert c.expected is not None and c.called is not None
-    expected_desc, called_desc = loc.description(c.expected), loc.description(c.called)
+    expected_desc = loc.description(c.expected, c.case_refs)
+    called_desc = loc.description(c.called, c.case_refs)
     share = overlap(expected_desc, called_desc)
     similar = ""
     if expected_desc and called_desc:
@@ -396,15 +410,15 @@ def _schema_advice(a: ArgumentFailure, facts: ParameterFacts) -> str:
 
 
 def _argument_advice(loc: Locator, a: ArgumentFailure, reason: str) -> str:
-    facts = loc.facts(a.tool, a.argument)
+    facts = loc.facts(a.tool, a.argument, a.case_refs)
     if reason == "missing_argument":
-        return _missing_advice(a, facts, loc.description(a.tool))
+        return _missing_advice(a, facts, loc.description(a.tool, a.case_refs))
     if reason == "type_error":
         return _type_advice(a, facts)
     if reason == "value_error":
         return _value_advice(a, facts)
     if reason == "unexpected_argument":
-        info = loc.tools.get(a.tool)
+        info = loc.info(a.tool, a.case_refs)
         return _unexpected_advice(a, facts, info.parameters if info is not None else None)
     return _schema_advice(a, facts)
 
@@ -537,7 +551,7 @@ def _explained_by_confusion(reason: str, tool: str, confusion: Sequence[Confusio
 
 def _tool_pattern_message(loc: Locator, reason: str, tool: str, refs: Sequence[str]) -> str:
     cases = _plural(len(refs), "case")
-    description = loc.description(tool)
+    description = loc.description(tool, refs)
     if reason in _UNDESCRIBED_WHAT and tool in loc.tools and not description.strip():
         return _UNDESCRIBED.format(tool=_c(tool), what=_UNDESCRIBED_WHAT[reason], n=cases)
     request = loc.request(refs)

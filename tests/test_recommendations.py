@@ -73,6 +73,19 @@ def test_a_required_argument_left_out_is_called_required_and_named_in_the_tool_d
     assert (rec.file, rec.line) == ("tools/weather.json", 14)
 
 
+def test_a_tool_of_the_same_name_in_another_suite_is_not_the_definition_advised_on():
+    # Suite "a" requires units in its own file; suite "b", where units is left out, makes it optional.
+    other = dataclasses.replace(weather(), file="a/tools.json")
+    own = dataclasses.replace(weather(required=("city",)), file="b/tools.json")
+    passed = case(
+        "ok", "passed", rec=record(calls=[call("get_weather", {"city": "Rome", "units": "metric"})])
+    )
+    results = run(suite("a", [passed], tools=[other]), suite("b", [units_missing(0)], tools=[own]))
+    (rec,) = [r for r in analyse(results).recommendations if r.pattern == "argument_missing_argument"]
+    assert (rec.file, rec.line) == ("b/tools.json", 14)
+    assert "it is optional in the schema" in rec.message and "already required" not in rec.message
+
+
 def test_a_required_argument_without_enum_or_example_gets_an_example_asked_for():
     bare = {"city": CITY, "units": {"type": "string"}}
     rec = advice([weather(bare)], [units_missing(0)], "argument_missing_argument")
