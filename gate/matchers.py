@@ -166,10 +166,10 @@ def _literal(expected: Any, value: Any, path: str, matcher: Any = None) -> Match
 
 
 def _first_failure(outcomes: list[MatchOutcome], matcher: Any, value: Any, path: str) -> MatchOutcome:
-    for outcome in outcomes:
-        if not outcome.ok:
-            return outcome
-    return _ok(matcher, value, path)
+    """The first failure that is the agent's, else the first a judge left undecided, else a pass: a
+    wrong value next to a judge that gave no verdict is a failure, not an error (``judge_failed``)."""
+    failures = sorted((o for o in outcomes if not o.ok), key=lambda o: o.reason == "judge_failed")
+    return failures[0] if failures else _ok(matcher, value, path)
 
 
 def _match_object(
@@ -440,7 +440,8 @@ def _match_all_of(
     failure is the outcome, with which of the matchers it is."""
     items = _items(arg)
     outcomes = [_match(item, present, value, ctx, path) for item in items]
-    for index, outcome in enumerate(outcomes):
+    # The agent's failures first: a judge without a verdict must not hide a wrong value as an error.
+    for index, outcome in sorted(enumerate(outcomes), key=lambda io: io[1].reason == "judge_failed"):
         if not outcome.ok:
             detail = f"{outcome.detail} (all_of item {index + 1} of {len(items)}: {show(items[index], 60)})"
             return _fail(

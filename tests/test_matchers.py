@@ -370,6 +370,21 @@ def test_judge_criteria_inside_any_of_and_all_of_are_collected_and_read():
     assert has_judge(both) and has_judge({"x": {"any_of": [1, {"judge": "c"}]}})
 
 
+def test_a_wrong_value_beside_an_undecided_judge_is_the_agents_failure_not_an_error():
+    # No verdicts: every judge criterion is undecided; the other part is wrong whatever the judge says.
+    nested = {"traveller": {"note": {"judge": "is polite"}, "seat": "window"}}
+    (outcome,) = match_arguments(nested, {"traveller": {"note": "hi", "seat": "aisle"}}, False)
+    assert (outcome.reason, outcome.path) == ("value_error", "traveller.seat")
+    (outcome,) = match_arguments({"stops": [{"judge": "a city"}, "Rome"]}, {"stops": ["Lyon", "Oslo"]}, False)
+    assert (outcome.reason, outcome.path) == ("value_error", "stops[1]")
+    both = {"note": {"all_of": [{"judge": "is polite"}, {"regex": "^Dear"}]}}
+    (outcome,) = match_arguments(both, {"note": "Hi"}, False)
+    assert outcome.reason == "value_error" and "all_of item 2 of 2" in outcome.detail
+    # Only undecided: still the judge's failure (an error), never the agent's.
+    (outcome,) = match_arguments(nested, {"traveller": {"note": "hi", "seat": "window"}}, False)
+    assert outcome.reason == "judge_failed"
+
+
 # --- normalized: pinned, with explicit looser comparisons ----------------------------------------
 
 
