@@ -174,22 +174,26 @@ def evaluate(
             return PathEvaluation(CheckScore("path", 0.0, False, f"{label}: invalid regex pattern: {exc}"))
     scores: list[float] = []
     judge_error: str | None = None
+    undecided: list[int] = []  # the values the judge gave no verdict on (scored 0 until decided)
     timed_out = ""
     for value in values:
         try:
             score, error = _value_score(name, argument, value, record, verdicts)
         except bounded_regex.RegexTimeout as exc:  # the suite's pattern, not the answer, is at fault
             score, error, timed_out = 0.0, None, str(exc)
+        if error is not None:
+            undecided.append(len(scores))
         judge_error = judge_error or error
         scores.append(score)
     aggregate = assertion.aggregate
-    if aggregate == "all":
-        score, passed = min(scores), all(s >= 1.0 for s in scores)
-    elif aggregate == "any":
-        score, passed = max(scores), any(s >= 1.0 for s in scores)
-    else:
-        score = {"mean": sum(scores) / len(scores), "min": min(scores), "max": max(scores)}[aggregate]
-        passed = score >= assertion.threshold
+    score, passed = _aggregate(assertion, scores)
+    # The missing verdicts matter only when they could change the outcome (``all`` with another value
+    # failing fails, ``any`` with another value passing passes, whatever the judge would have said).
+    if (
+        judge_error
+        and passed == _aggregate(assertion, [1.0 if i in undecided else s for i, s in enumerate(scores)])[1]
+    ):
+        judge_error = None
     if aggregate in ("all", "any"):
         summary = f"{sum(1 for s in scores if s >= 1.0)} of {len(scores)} values pass ({aggregate})"
     else:
@@ -203,3 +207,14 @@ def evaluate(
         passed = False
         detail += f"; {judge_error}"
     return PathEvaluation(CheckScore("path", score, passed, detail), judge_error)
+
+
+def _aggregate(assertion: PathAssertion, scores: list[float]) -> tuple[float, bool]:
+    """The aggregate score of the selected values' scores, and whether it passes."""
+    aggregate = assertion.aggregate
+    if aggregate == "all":
+        return min(scores), all(s >= 1.0 for s in scores)
+    if aggregate == "any":
+        return max(scores), any(s >= 1.0 for s in scores)
+    score = {"mean": sum(scores) / len(scores), "min": min(scores), "max": max(scores)}[aggregate]
+    return score, score >= assertion.threshold

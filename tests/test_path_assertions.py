@@ -107,6 +107,23 @@ def test_judged_path_checks_use_verdicts():
     assert judge_requests(PathAssertion(path="output", check={"exists": True}), RECORD) == []
 
 
+@pytest.mark.parametrize(
+    ("aggregate", "decided", "passed"),
+    [("all", False, False), ("any", True, True), ("min", False, False), ("max", True, True)],
+)
+def test_a_missing_verdict_is_a_judge_error_only_when_it_could_change_the_outcome(aggregate, decided, passed):
+    assertion = PathAssertion(
+        path="calls[*].args.city", check={"criteria": "is a European capital"}, aggregate=aggregate
+    )
+    paris, rome = judge_requests(assertion, RECORD)
+    # Rome's verdict is missing; Paris's alone decides "all"/"min" (failed) and "any"/"max" (passed).
+    evaluation = evaluate(assertion, RECORD, {paris.key: JudgeVerdict(decided, float(decided), "")})
+    assert evaluation.judge_error is None and evaluation.check.passed is passed
+    # Paris's verdict the other way leaves the outcome to Rome's: the judge's failure, an error.
+    undecided = evaluate(assertion, RECORD, {paris.key: JudgeVerdict(not decided, float(not decided), "")})
+    assert undecided.judge_error is not None and not undecided.check.passed
+
+
 def test_collect_requests_includes_judged_path_checks():
     from gate.suite_model import Expectation
     from tests.builders import case, suite
