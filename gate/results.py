@@ -157,9 +157,10 @@ class CaseResult:
 
     @property
     def failures(self) -> tuple[Failure, ...]:
-        """Failures of the first failing trial, else of the first errored one (what the reports show
-        first: why the agent failed, or why the case could not be evaluated)."""
-        for status in ("failed", "error"):
+        """Failures of the first trial of the case's own status (failed or errored), else of the first
+        failing or errored one (what the reports show first: why the agent failed, or why the case could
+        not be evaluated)."""
+        for status in ("error", "failed") if self.status == "error" else ("failed", "error"):
             for trial in self.trials:
                 if trial.status == status:
                     return trial.failures

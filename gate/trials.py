@@ -5,8 +5,9 @@ Reducers: ``all`` (pass^k: every trial passes), ``any`` (pass@k), ``at_least`` (
 ``case.mean_pass_score`` and at least one trial passed). A trial's score is 1/0 in ``all`` scoring
 mode and its weighted score in ``weighted`` mode; a trial that broke a hard condition scores 0.
 Trials that errored (the provider or the judge failed) say nothing about the agent:
-they are left out of the reducer, and a case whose every trial errored is an error. A case whose
-counted trials disagree (some passed, some failed) is flaky.
+they are left out of the reducer, and a case whose every trial errored is an error. ``at_least``
+counts trials, so a case short of its count only because trials errored is an error, not a failure
+(3 of 5 needed, 2 passed, 3 errored). A case whose counted trials disagree is flaky.
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
     else:
         ok = reduce_passed(case.reducer, passed, scores, case.at_least, case.mean_pass_score)
         status = "passed" if ok else "failed"
+        errored = len(trials) - len(counted)
+        if not ok and case.reducer == "at_least" and sum(passed) + errored >= case.at_least:
+            status = "error"  # the errored trials, not the agent, left it short of its count
         score = sum(scores) / len(scores)
         flaky = any(passed) and not all(passed)
         metrics = mean_metrics(counted)

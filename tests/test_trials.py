@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.results import Metrics, TrialResult
+from gate.results import Failure, Metrics, TrialResult
 from gate.trials import case_result, reduce_passed, skipped_result
 from tests.builders import case, record, suite
 
@@ -56,6 +56,22 @@ def test_errored_trials_are_excluded_from_the_reducer():
     r = result(["error", "passed", "passed"])
     assert r.status == "passed" and not r.flaky
     assert r.score == 1.0
+
+
+def test_at_least_short_of_its_count_only_through_errored_trials_is_an_error():
+    r = result(["error", "error", "error", "passed", "passed"], trials=5, reducer="at_least", at_least=3)
+    assert r.status == "error"  # the errored trials might have passed: not the agent's failure
+    c = case(trials=5, reducer="at_least", at_least=3)
+    broken = TrialResult(
+        0, "error", 0.0, (Failure("provider_error", "the provider failed: 500"),), (), Metrics(), record()
+    )
+    statuses = ["failed", "passed", "passed", "error"]
+    r = case_result(suite(c), c, [broken, *(trial(i + 1, s) for i, s in enumerate(statuses))])
+    assert r.status == "error" and [f.reason for f in r.failures] == ["provider_error"]  # why, not a failure
+    r = result(["error", "failed", "failed", "failed", "passed"], trials=5, reducer="at_least", at_least=3)
+    assert r.status == "failed"  # 1 passed + 1 errored can never make 3
+    r = result(["error", "passed", "passed", "passed", "failed"], trials=5, reducer="at_least", at_least=3)
+    assert r.status == "passed"
 
 
 def test_every_trial_errored_is_an_error():
