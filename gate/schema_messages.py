@@ -23,6 +23,7 @@ from gate.escape import show, truncate
 
 PathKey = tuple[Any, ...]
 QUOTED_CHARS = 120  # a value or a jsonschema message quoted in a problem
+_CLOSE = 0.6  # how alike a word must be to be offered as "did you mean"
 
 
 class Document(Protocol):
@@ -39,13 +40,32 @@ class Document(Protocol):
 def problems_of(
     errors: Iterable[Any], doc: Document, base: PathKey, definitions: Mapping[str, Any]
 ) -> list[Problem]:
-    """Every jsonschema error of a value found at ``base`` in ``doc``, readable and located."""
+    """Every jsonschema error of a value found at ``base`` in ``doc``, readable and located. A key
+    missing beside an unknown key that misspells it (``modle:`` for ``model:``) is said once: as the
+    unknown key, whose hint names the key it means."""
+    errors = list(errors)
+    meant = _misspelt(errors, base)
     problems: list[Problem] = []
     for error in errors:
         # ``input: yes`` and ``id: 010`` are a boolean and a number to YAML: say to quote them.
         hint = doc.quote_hint((*base, *error.absolute_path))
-        problems.extend(replace(p, hint=p.hint or hint) for p in explain(error, doc, base, definitions))
+        explained = explain(error, doc, base, definitions, meant)
+        problems.extend(replace(p, hint=p.hint or hint) for p in explained)
     return problems
+
+
+def _misspelt(errors: list[Any], base: PathKey) -> frozenset[PathKey]:
+    """The keys (as paths) that the unknown keys of ``errors`` most likely misspell."""
+    meant: set[PathKey] = set()
+    for error in errors:
+        if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+            continue
+        allowed = list(error.schema.get("properties", {}))
+        for key in _extra_keys(error.instance, error.schema):
+            close = difflib.get_close_matches(key, allowed, n=1, cutoff=_CLOSE)
+            if close:
+                meant.add((*base, *error.absolute_path, close[0]))
+    return frozenset(meant)
 
 
 @dataclass(frozen=True)
@@ -56,6 +76,8 @@ class _Error:
     doc: Document
     base: PathKey
     definitions: Mapping[str, Any]
+    # Keys (as paths) an unknown key beside them misspells: not reported missing (see problems_of).
+    meant: frozenset[PathKey] = frozenset()
 
     @property
     def path(self) -> PathKey:
@@ -73,9 +95,16 @@ class _Error:
         return self.doc.problem(where, f"{self.prefix}{message}", hint, at_key=at_key)
 
 
-def explain(error: Any, doc: Document, base: PathKey, definitions: Mapping[str, Any]) -> list[Problem]:
-    """The problems one jsonschema error stands for (an unknown-keys error: one per unknown key)."""
-    found = _Error(error, doc, base, definitions)
+def explain(
+    error: Any,
+    doc: Document,
+    base: PathKey,
+    definitions: Mapping[str, Any],
+    meant: frozenset[PathKey] = frozenset(),
+) -> list[Problem]:
+    """The problems one jsonschema error stands for (an unknown-keys error: one per unknown key; a
+    missing key that an unknown key misspells, listed in ``meant``: none)."""
+    found = _Error(error, doc, base, definitions, meant)
     keyword = error.validator
     if keyword == "pattern" and "propertyNames" in error.schema_path:
         return [_invalid_name(found)]
@@ -92,12 +121,17 @@ def _unknown_keys(found: _Error) -> list[Problem] | None:
     if not isinstance(instance, dict):
         return None
     allowed = list(schema.get("properties", {}))
-    patterns = list(schema.get("patternProperties", {}))
-    extras = [k for k in instance if k not in allowed and not any(re.search(p, k) for p in patterns)]
     return [
         found.problem(f"unknown key {key!r}", did_you_mean(key, allowed), (*found.path, key), at_key=True)
-        for key in extras
+        for key in _extra_keys(instance, schema)
     ]
+
+
+def _extra_keys(instance: dict[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    """The keys of ``instance`` that ``schema`` (with ``additionalProperties: false``) does not allow."""
+    allowed = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [k for k in instance if k not in allowed and not any(re.search(p, k) for p in patterns)]
 
 
 def _missing_keys(found: _Error) -> list[Problem] | None:
@@ -107,7 +141,7 @@ def _missing_keys(found: _Error) -> list[Problem] | None:
     return [
         found.problem(f"missing required key {key!r}", _describe(found.error.schema, key, found.definitions))
         for key in found.error.validator_value
-        if key not in instance
+        if key not in instance and (*found.path, key) not in found.meant
     ]
 
 
@@ -117,7 +151,10 @@ def _alternatives(found: _Error) -> list[Problem]:
     branches = error.validator_value
     forms: list[Any] = [s.get("required") for s in branches if isinstance(s, dict) and set(s) == {"required"}]
     if len(forms) == len(branches) and all(f and len(f) == 1 for f in forms) and isinstance(instance, dict):
-        return [_one_key_of(found, [f[0] for f in forms])]
+        names = [f[0] for f in forms]
+        if any((*found.path, name) in found.meant for name in names):
+            return []  # one of them is written, misspelt: the unknown key says so
+        return [_one_key_of(found, names)]
     if error.context:
         return _no_branch(found)
     return [found.problem(truncate(error.message, QUOTED_CHARS, brief=True))]
@@ -146,7 +183,7 @@ def _no_branch(found: _Error) -> list[Problem]:
     context = found.error.context
     in_type = [e for e in context if not (e.validator == "type" and not e.relative_path)]
     if in_type:
-        return explain(best_match(in_type), found.doc, found.base, found.definitions)
+        return explain(best_match(in_type), found.doc, found.base, found.definitions, found.meant)
     words: list[str] = []
     for e in context:
         for t in e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]:
@@ -277,7 +314,7 @@ def _definition_description(schema: dict[str, Any], definitions: Mapping[str, An
 
 def did_you_mean(word: str, choices: Sequence[str]) -> str:
     """``did you mean 'x'?`` for a close choice, else the list of choices."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=_CLOSE)
     if close:
         return f"did you mean {close[0]!r}?"
     return ("allowed: " + ", ".join(choices)) if choices else ""

@@ -36,6 +36,34 @@ def test_each_kind_of_error_is_worded_and_located():
     ]
 
 
+def test_a_misspelt_key_is_said_once_as_the_unknown_key_not_also_as_the_missing_one():
+    assert _rendered("mdoe: all\n") == ["f.yaml:1:1: unknown key 'mdoe' (fix: did you mean 'mode'?)"]
+    # an unknown key that misspells nothing leaves the missing key reported
+    assert _rendered("colour: all\n") == [
+        "f.yaml:1:1: missing required key 'mode' (fix: add 'mode')",
+        "f.yaml:1:1: unknown key 'colour' (fix: allowed: mode, trials, id)",
+    ]
+    one_key_of = {
+        "type": "object",
+        "properties": {"input": {}, "conversation": {}, "id": {}},
+        "oneOf": [{"required": ["input"]}, {"required": ["conversation"]}],
+        "additionalProperties": False,
+    }
+    for text, expected in [
+        ("inputt: hi\n", ["f.yaml:1:1: unknown key 'inputt' (fix: did you mean 'input'?)"]),
+        (
+            "idd: a\n",
+            [
+                "f.yaml:1:1: needs one of: input, conversation (fix: add 'input')",
+                "f.yaml:1:1: unknown key 'idd' (fix: did you mean 'id'?)",
+            ],
+        ),
+    ]:
+        doc = parse(text, "f.yaml")
+        errors = Draft202012Validator(one_key_of).iter_errors(doc.data)
+        assert sorted(p.render() for p in problems_of(errors, doc, (), {})) == expected
+
+
 def test_a_yaml_surprise_gets_a_hint_to_quote_it():
     assert _rendered("mode: all\nid: yes\n") == [
         "f.yaml:2:5: id: expected a string, got a boolean "
