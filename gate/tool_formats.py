@@ -98,10 +98,16 @@ def remote_refs(schema: Any, path: PathKey = ()) -> list[tuple[PathKey, str]]:
 
 
 def _did_you_mean(word: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    close = _close(word, choices)
     if close:
-        return f"did you mean {close[0]!r}?"
+        return f"did you mean {close!r}?"
     return "allowed keys: " + ", ".join(choices)
+
+
+def _close(word: str, choices: Sequence[str]) -> str | None:
+    """The choice ``word`` most likely misspells (None: none is close)."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def tool_file_items(doc: Positions, data: Any) -> tuple[list[Any], PathKey, list[Problem]]:
@@ -207,7 +213,7 @@ def parse_tool(item: Any, doc: Positions, path: PathKey) -> tuple[ToolDef | None
             return None, problems
         fpath = (*path, "function")
         problems += _unknown_keys(function, FUNCTION_KEYS, doc, fpath, "function")
-        return _finish(function, doc, path, fpath, "parameters", problems)
+        return _finish(function, doc, path, fpath, "parameters", problems, FUNCTION_KEYS)
     if "input_schema" in item:
         problems += _unknown_keys(item, ANTHROPIC_KEYS, doc, path, "Anthropic tool")
         if "type" in item and item["type"] != "custom":
@@ -219,15 +225,15 @@ def parse_tool(item: Any, doc: Positions, path: PathKey) -> tuple[ToolDef | None
                     "only custom tools (with input_schema) can be evaluated",
                 )
             )
-        return _finish(item, doc, path, path, "input_schema", problems)
+        return _finish(item, doc, path, path, "input_schema", problems, ANTHROPIC_KEYS)
     if "inputSchema" in item:
         problems += _unknown_keys(item, MCP_KEYS, doc, path, "MCP tool")
         for key in ("annotations", "outputSchema"):
             if key in item and not isinstance(item[key], dict):
                 problems.append(_problem(doc, (*path, key), f"the MCP tool's {key!r} must be a mapping"))
-        return _finish(item, doc, path, path, "inputSchema", problems)
+        return _finish(item, doc, path, path, "inputSchema", problems, MCP_KEYS)
     problems += _unknown_keys(item, FUNCTION_KEYS, doc, path, "tool")
-    return _finish(item, doc, path, path, "parameters", problems)
+    return _finish(item, doc, path, path, "parameters", problems, FUNCTION_KEYS)
 
 
 def _finish(
@@ -237,10 +243,13 @@ def _finish(
     spec_path: PathKey,
     schema_key: str,
     problems: list[Problem],
+    allowed: Sequence[str],
 ) -> tuple[ToolDef | None, list[Problem]]:
     name = spec.get("name")
     if "name" not in spec:
-        problems.append(_problem(doc, spec_path, "a tool needs a 'name'", "add name: <tool_name>"))
+        # A misspelt name (``nam:``) is already an unknown key whose hint says "did you mean 'name'?".
+        if not any(k not in allowed and _close(str(k), allowed) == "name" for k in spec):
+            problems.append(_problem(doc, spec_path, "a tool needs a 'name'", "add name: <tool_name>"))
     elif not isinstance(name, str) or not NAME_PATTERN.match(name):
         problems.append(
             _problem(

@@ -121,6 +121,23 @@ def test_invalid_tools_are_reported(tool, message):
     assert any(message in p.message for p in problems), [p.message for p in problems]
 
 
+@pytest.mark.parametrize(
+    ("tool", "misspelt"),
+    [
+        ({"type": "function", "function": {"nam": "t", "parameters": {"type": "object"}}}, "nam"),
+        ({"nme": "t", "input_schema": {"type": "object"}}, "nme"),
+        ({"nam": "t", "inputSchema": {"type": "object"}}, "nam"),
+        ({"names": "t", "parameters": {"type": "object"}}, "names"),
+    ],
+)
+def test_a_misspelt_name_is_one_problem_the_unknown_key_with_its_did_you_mean(tool, misspelt):
+    parsed, problems = parse_tool(tool, parse("[]", "t.yaml"), (0,))
+    assert parsed is None
+    assert [(p.message.split(" in ")[0], p.hint) for p in problems] == [
+        (f"unknown key {misspelt!r}", "did you mean 'name'?")
+    ]
+
+
 def test_required_not_in_properties_suggests_the_declared_name():
     doc = parse("[]", "t.yaml")
     tool = {"name": "t", "parameters": {"type": "object", "properties": {"city": {}}, "required": ["cty"]}}
