@@ -10,8 +10,8 @@ Looser comparisons are explicit options (``ignore``), never the default:
 - ``punctuation``: Unicode punctuation (categories P*) does not count; dashes, slashes and
   underscores separate words (``New-York`` is ``New York``), the rest is dropped (``O'Brien`` is
   ``OBrien``, ``C#`` is ``C``). Symbols (``+``, ``$``, ``°``) and digits still count, and so does
-  punctuation inside a number: a separator between digits (``1.5`` is not ``15``) and a minus sign
-  (``-5`` is not ``5``);
+  punctuation inside a number: a separator between digits (``1.5`` is not ``15``), a decimal point
+  opening one (``.5`` is not ``5``) and a minus sign (``-5`` is not ``5``);
 - ``accents``: combining marks are dropped after decomposition (``Zürich`` is ``Zurich``);
 - ``whitespace``: all white space is dropped, not only collapsed (``555 1234`` is ``5551234``).
 """
@@ -56,11 +56,15 @@ def _without_punctuation(text: str) -> str:
 
 def _in_number(text: str, index: int) -> bool:
     """Whether the punctuation at ``index`` belongs to a number: a separator between two digits
-    (``1.5``, ``1,000``, ``10:30``) or a minus sign before one (``-5``, not the hyphen of ``covid-19``)."""
+    (``1.5``, ``1,000``, ``10:30``), a decimal point opening one (``.5``) or a minus sign before one
+    (``-5``, ``-.5``; not the hyphen of ``covid-19``)."""
     before = text[index - 1] if index > 0 else ""
-    after = text[index + 1] if index + 1 < len(text) else ""
-    if not after.isdigit():
-        return False
-    if before.isdigit():
+    after = text[index + 1 : index + 2]
+    if after.isdigit() and before.isdigit():
         return True
-    return unicodedata.category(text[index]) == "Pd" and not before.isalnum()
+    if before.isalnum():
+        return False
+    if text[index] == ".":
+        return after.isdigit()
+    opens = after.isdigit() or (after == "." and text[index + 2 : index + 3].isdigit())
+    return opens and unicodedata.category(text[index]) == "Pd"

@@ -413,6 +413,8 @@ def test_normalized_ignores_more_only_when_asked(expected, actual, ignore):
         ("$5", "5", ["punctuation"]),
         ("1.5", "15", ["punctuation"]),  # punctuation inside a number is part of it
         ("-5", "5", ["punctuation"]),
+        (".5", "5", ["punctuation"]),  # a decimal point opening a number is part of it too
+        ("-.5", ".5", ["punctuation"]),
         ("10:30", "1030", ["punctuation", "whitespace"]),
         ("Zürich", "Zurich", ["punctuation"]),
         ("C#", "C", ["accents", "whitespace"]),
