@@ -159,11 +159,22 @@ class CaseResult:
     def failures(self) -> tuple[Failure, ...]:
         """Failures of the first trial of the case's own status (failed or errored), else of the first
         failing or errored one (what the reports show first: why the agent failed, or why the case could
-        not be evaluated)."""
-        for status in ("error", "failed") if self.status == "error" else ("failed", "error"):
+        not be evaluated). A failed case whose trials all passed on their own (reducer ``mean``, their
+        mean score under ``mean_pass_score``) says so."""
+        statuses = {"error": ("error", "failed"), "failed": ("failed",)}.get(self.status, ("failed", "error"))
+        for status in statuses:
             for trial in self.trials:
                 if trial.status == status:
                     return trial.failures
+        if self.status == "failed":
+            return (
+                Failure(
+                    "below_pass_score",
+                    f"the mean trial score {self.score:.3f} is under the case's mean_pass_score "
+                    "(reducer mean), though no trial failed on its own",
+                    actual=self.score,
+                ),
+            )
         return ()
 
 

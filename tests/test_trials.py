@@ -74,6 +74,14 @@ def test_at_least_short_of_its_count_only_through_errored_trials_is_an_error():
     assert r.status == "passed"
 
 
+def test_a_mean_under_mean_pass_score_of_trials_that_all_passed_fails_with_a_reason():
+    c = case(trials=3, reducer="mean", mean_pass_score=0.9)  # weighted trials pass at 0.85 each
+    r = case_result(suite(c), c, [trial(i, "passed", 0.85) for i in range(3)])
+    assert r.status == "failed"
+    (failure,) = r.failures  # never a failed case without a reason
+    assert failure.reason == "below_pass_score" and "mean trial score 0.850" in failure.message
+
+
 def test_every_trial_errored_is_an_error():
     r = result(["error", "error"])
     assert r.status == "error" and r.score == 0.0 and not r.flaky
