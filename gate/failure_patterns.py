@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gate.results import REASON_TITLES, CaseResult, Failure, RunResults
@@ -158,10 +158,11 @@ def _failed_case(ref: str, case: CaseResult) -> FailedCase:
     )
 
 
-def calls_per_tool(results: RunResults) -> Counter[str]:
-    """How many calls each tool received over every evaluated (not errored) trial."""
+def calls_per_tool(results: RunResults) -> Counter[tuple[str, str]]:
+    """How many calls each tool received over every evaluated (not errored) trial, per suite:
+    (suite name, tool name) -> calls (two suites may define different tools of one name)."""
     return Counter(
-        call.name
+        (suite.name, call.name)
         for suite in results.suites
         for case in suite.cases
         for trial in case.trials
@@ -220,8 +221,11 @@ def confusion_table(failed: Sequence[FailedCase]) -> tuple[Confusion, ...]:
     )
 
 
-def argument_table(failed: Sequence[FailedCase], calls: Counter[str]) -> tuple[ArgumentFailure, ...]:
-    """Per (tool, argument): its failures out of all calls of the tool, the most failures first."""
+def argument_table(
+    failed: Sequence[FailedCase], calls: Counter[tuple[str, str]]
+) -> tuple[ArgumentFailure, ...]:
+    """Per (tool, argument): its failures out of all calls of the tool in the suites of the failing
+    cases (``calls`` from :func:`calls_per_tool`), the most failures first."""
     fails: dict[tuple[str, str], list[Failure]] = defaultdict(list)
     refs: dict[tuple[str, str], list[str]] = defaultdict(list)
     for case in failed:
@@ -232,11 +236,16 @@ def argument_table(failed: Sequence[FailedCase], calls: Counter[str]) -> tuple[A
                 if case.ref not in refs[key]:
                     refs[key].append(case.ref)
     table = [
-        _argument_failure(tool, arg, f, calls[tool], tuple(refs[tool, arg]))
+        _argument_failure(tool, arg, f, _calls_in(calls, tool, refs[tool, arg]), tuple(refs[tool, arg]))
         for (tool, arg), f in fails.items()
     ]
     table.sort(key=lambda a: (-a.failures, -(a.failures / a.calls if a.calls else 1), a.tool, a.argument))
     return tuple(table)
+
+
+def _calls_in(calls: Counter[tuple[str, str]], tool: str, refs: Sequence[str]) -> int:
+    """The calls of ``tool`` in the suites of the cases ``refs`` names (``"<suite>/<case id>"``)."""
+    return sum(calls[suite, tool] for suite in dict.fromkeys(ref.split("/", 1)[0] for ref in refs))
 
 
 def _argument_failure(
@@ -262,24 +271,24 @@ def _argument_failure(
     )
 
 
-def hallucinations(failed: Sequence[FailedCase], defined: Iterable[str]) -> tuple[Hallucination, ...]:
+def hallucinations(
+    failed: Sequence[FailedCase], defined: Mapping[str, Iterable[str]]
+) -> tuple[Hallucination, ...]:
+    """Hallucinated tool names, each with the closest tool defined in the suites of its cases
+    (``defined``: suite name -> its tool names; another suite's tool is not one the agent had)."""
     refs: dict[str, list[str]] = defaultdict(list)
     for case in failed:
         for f in (f for trial in case.trials for f in trial):
             if f.reason == "hallucinated_tool" and f.tool and case.ref not in refs[f.tool]:
                 refs[f.tool].append(case.ref)
-    names = sorted(set(defined))
+
+    def closest(name: str, cases: list[str]) -> str | None:
+        names = sorted({t for ref in cases for t in defined.get(ref.split("/", 1)[0], ())})
+        return next(iter(difflib.get_close_matches(name, names, n=1, cutoff=0.5)), None)
+
     return tuple(
         sorted(
-            (
-                Hallucination(
-                    name,
-                    len(r),
-                    tuple(r),
-                    next(iter(difflib.get_close_matches(name, names, n=1, cutoff=0.5)), None),
-                )
-                for name, r in refs.items()
-            ),
+            (Hallucination(name, len(r), tuple(r), closest(name, r)) for name, r in refs.items()),
             key=lambda h: (-h.cases, h.name),
         )
     )

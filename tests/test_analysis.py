@@ -117,6 +117,16 @@ def test_hallucinated_names_with_the_closest_real_tool():
     assert [(h.name, h.cases, h.closest) for h in analysis.hallucinated] == [("get_wether", 1, "get_weather")]
 
 
+def test_the_closest_real_tool_is_one_of_the_suite_the_agent_had():
+    ghost = case("g", "failed", failures=[failure("hallucinated_tool", tool="lookup_orders")])
+    other = suite("shop", [], tools=[tool("lookup_order")])  # another agent's tool
+    own = suite("crm", [ghost], tools=[tool("search_customers"), tool("lookup_orderbook")])
+    (h,) = analyse(run(other, own)).hallucinated
+    assert h.closest == "lookup_orderbook"
+    alone = suite("crm", [ghost], tools=[tool("search_customers")])
+    assert [h.closest for h in analyse(run(other, alone)).hallucinated] == [None]
+
+
 def test_recommendations_point_at_the_lines_to_change():
     analysis = analyse(results())
     by_pattern = {r.pattern: r for r in analysis.recommendations}
