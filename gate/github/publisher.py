@@ -63,10 +63,8 @@ class Placed:
 @dataclass(frozen=True)
 class ReviewOutcome:
     posted: tuple[Placed, ...] = ()
-    already_posted: tuple[Placed, ...] = ()
     # Recommendations that could not sit on a diff line (to be listed in the sticky comment).
     skipped: tuple[Any, ...] = ()
-    review_url: str = ""
     warnings: tuple[PublishWarning, ...] = field(default_factory=tuple)
 
 
@@ -292,28 +290,21 @@ class Publisher:
             existing = self._posted_fingerprints(pull)
         except Exception as exc:  # noqa: BLE001
             return self._warn("review", exc)
-        new, old, skipped = self._place(recommendations, lines_by_file, existing, window)
+        new, skipped = self._place(recommendations, lines_by_file, existing, window)
         if not new:
-            return ReviewOutcome(already_posted=tuple(old), skipped=tuple(skipped))
+            return ReviewOutcome(skipped=tuple(skipped))
         summary = body or (
             f"tool-eval-gate found {len(new)} thing(s) to improve in the definitions this pull request "
             "changes."
         )
         try:
-            review = self._create_review(pull, new, summary, head_sha)
+            self._create_review(pull, new, summary, head_sha)
         except Exception as exc:  # noqa: BLE001
             warning = self._warn("review", exc)
             return ReviewOutcome(
-                already_posted=tuple(old),
-                skipped=tuple(skipped) + tuple(p.recommendation for p in new),
-                warnings=(warning,),
+                skipped=tuple(skipped) + tuple(p.recommendation for p in new), warnings=(warning,)
             )
-        return ReviewOutcome(
-            posted=tuple(new),
-            already_posted=tuple(old),
-            skipped=tuple(skipped),
-            review_url=str(getattr(review, "html_url", "") or ""),
-        )
+        return ReviewOutcome(posted=tuple(new), skipped=tuple(skipped))
 
     def _posted_fingerprints(self, pull: Any) -> set[str]:
         """The fingerprints of the review comments we posted on this pull request before."""
@@ -331,11 +322,10 @@ class Publisher:
         lines_by_file: Mapping[str, frozenset[int]],
         existing: set[str],
         window: int,
-    ) -> tuple[list[Placed], list[Placed], list[Any]]:
-        """Each recommendation (once per fingerprint) placed on a commentable line: new ones, ones
-        already posted, and the ones with no line in the diff (skipped)."""
+    ) -> tuple[list[Placed], list[Any]]:
+        """Each recommendation (once per fingerprint) placed on a commentable line: the new ones (not
+        among the ``existing`` fingerprints), and the ones with no line in the diff (skipped)."""
         new: list[Placed] = []
-        old: list[Placed] = []
         skipped: list[Any] = []
         seen: set[str] = set()
         for rec in recommendations:
@@ -352,10 +342,11 @@ class Publisher:
             if not file or target is None:
                 skipped.append(rec)
                 continue
-            (old if fp in existing else new).append(Placed(rec, file, target, fp))
-        return new, old, skipped
+            if fp not in existing:
+                new.append(Placed(rec, file, target, fp))
+        return new, skipped
 
-    def _create_review(self, pull: Any, placed: Sequence[Placed], summary: str, head_sha: str) -> Any:
+    def _create_review(self, pull: Any, placed: Sequence[Placed], summary: str, head_sha: str) -> None:
         """One ``event=COMMENT`` review holding a comment per placed recommendation."""
         comments = [
             {
@@ -379,4 +370,4 @@ class Publisher:
         }
         if head_sha:
             kwargs["commit"] = self._client().get_repo(self.repo_full_name).get_commit(head_sha)
-        return pull.create_review(**kwargs)
+        pull.create_review(**kwargs)
