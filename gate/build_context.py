@@ -84,14 +84,15 @@ class BuildContext:
         """``name`` must be a tool the agent defines."""
         if not self.tools_known or not isinstance(name, str) or name in self.tool_names:
             return
+        self.err(at, f"unknown tool {name!r}", self.unknown_tool_hint(name, extra))
+
+    def unknown_tool_hint(self, name: str, extra: Sequence[str] = ()) -> str:
+        """The fix for a tool name the agent does not define: the close name, else the defined ones."""
         names = sorted(self.tool_names)
         close = difflib.get_close_matches(name, names + list(extra), n=1, cutoff=0.6)
-        hint = (
-            f"did you mean {close[0]!r}?"
-            if close
-            else ("defined tools: " + ", ".join(names) if names else "the agent defines no tools")
-        )
-        self.err(at, f"unknown tool {name!r}", hint)
+        if close:
+            return f"did you mean {close[0]!r}?"
+        return "defined tools: " + ", ".join(names) if names else "the agent defines no tools"
 
     def need_judge(self, at: PathKey, what: str) -> None:
         self.err(

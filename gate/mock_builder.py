@@ -9,7 +9,6 @@ from typing import Any
 
 from gate import cannot_work, state_checks
 from gate.build_context import BuildContext, PathKey, SuiteDocument
-from gate.schema_messages import did_you_mean
 from gate.suite_model import MockRule, Mocks, MockStep, Source
 
 
@@ -35,7 +34,7 @@ class MockReader:
     def check_tool(self, name: str, at: PathKey) -> None:
         context = self.context
         if context.tools_known and name not in context.tool_names:
-            hint = did_you_mean(name, sorted(context.tool_names)).replace("allowed:", "defined tools:")
+            hint = context.unknown_tool_hint(name)
             context.err(at, f"mocks for unknown tool {name!r}", hint, at_key=True, doc=self.doc)
 
     def check_rules(self, name: str, rules: list[tuple[int, dict[str, Any]]], at: PathKey) -> None:

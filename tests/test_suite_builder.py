@@ -93,3 +93,21 @@ def test_the_written_name_of_a_tool_in_each_format():
     assert written_tool_name({"name": "b", "input_schema": {}}) == "b"
     assert written_tool_name({"name": "not valid!"}) is None
     assert written_tool_name({"function": "x"}) is None and written_tool_name("x") is None
+
+
+def test_an_unknown_tool_gets_the_same_fix_in_mocks_as_in_expectations():
+    for tools, hint in [
+        ((_tool("lookup"),), "did you mean 'lookup'?"),
+        ((_tool("define"),), "defined tools: define"),
+        ((), "the agent defines no tools"),
+    ]:
+        text = SUITE.replace("cases:", "mocks: {tools: {lokup: [{returns: 1}]}}\ncases:").replace(
+            "tool: lookup", "tool: lokup"
+        )
+        doc = parse(text, "s.suite.yaml")
+        files = InMemoryFiles(ToolFile(tools, (), frozenset(t.name for t in tools)))
+        _, problems = build_suite(doc, files)
+        assert [(p.message, p.hint) for p in problems] == [
+            ("mocks.tools.lokup: mocks for unknown tool 'lokup'", hint),
+            ("cases[0].expect.calls[0].tool: unknown tool 'lokup'", hint),
+        ]
