@@ -319,6 +319,8 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
         )
     valid_schema = is_valid_schema(parameters)  # jsonschema only explains a schema that is not
     for error in () if valid_schema else _meta_validator().iter_errors(parameters):
+        if tuple(error.absolute_path) == ("type",):
+            continue  # its type is not "object": said above, with the fix
         where = (*path, *error.absolute_path)
         pointer = "/".join(str(p) for p in error.absolute_path)
         problems.append(

@@ -138,6 +138,14 @@ def test_a_misspelt_name_is_one_problem_the_unknown_key_with_its_did_you_mean(to
     ]
 
 
+@pytest.mark.parametrize("kind", ["objekt", ["object", "null"], 5])
+def test_parameters_of_a_wrong_type_are_one_problem(kind):
+    doc = parse("[]", "t.yaml")
+    parsed, problems = parse_tool({"name": "t", "parameters": {"type": kind}}, doc, (0,))
+    assert parsed is None
+    assert [p.message for p in problems] == ["the parameters of tool 't' must be a schema of type object"]
+
+
 def test_required_not_in_properties_suggests_the_declared_name():
     doc = parse("[]", "t.yaml")
     tool = {"name": "t", "parameters": {"type": "object", "properties": {"city": {}}, "required": ["cty"]}}
