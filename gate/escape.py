@@ -4,6 +4,9 @@ Everything a model wrote is untrusted: in the Markdown report it must not become
 ``<img onerror>``, no ``</details>`` that closes our blocks), links or images (no tracking pixels),
 @-mentions or team pings, a forged hidden comment marker (``<!-- tool-eval-gate``) or a code fence
 that breaks out of our code blocks; in XML it must not contain characters XML 1.0 forbids.
+
+Shortening text is done here too, once for the whole gate: ``truncate`` (saying how much it cut, or
+briefly with ``…`` for a value quoted in a message) and ``show`` (a value's JSON text, shortened).
 """
 
 from __future__ import annotations
