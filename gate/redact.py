@@ -273,6 +273,8 @@ class RedactingStream:
         return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
+        """Part of the stream interface ``sys.stdout`` / ``sys.stderr`` offer to any code (the CLI puts
+        this stream there): lines written this way are redacted too."""
         for line in lines:
             self.write(line)
 

@@ -160,6 +160,13 @@ def test_redacting_stream_catches_a_secret_written_in_pieces() -> None:
     assert OPENAI_KEY not in sink.getvalue()
 
 
+def test_redacting_stream_redacts_writelines_too() -> None:
+    sink = io.StringIO()
+    stream = RedactingStream(sink, Redactor(secrets=(OPENAI_KEY,)))
+    stream.writelines(["key: ", OPENAI_KEY[:5], OPENAI_KEY[5:], "\n"])
+    assert sink.getvalue() == f"key: {MASK}\n"
+
+
 def test_redacting_stream_passes_progress_lines_at_carriage_return() -> None:
     sink = io.StringIO()
     stream = RedactingStream(sink, Redactor())
