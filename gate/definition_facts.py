@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: "Flüge" is one word, not "fl", "ge"
 _STOP = frozenset(
     "a an the and or of to for in on at by with from is are be this that it its as use used uses when "
     "which can will get gets returns return".split()

@@ -56,3 +56,7 @@ def test_closed_object_mentions_and_overlap():
     assert not mentions("use get_forecast_daily", "get_forecast")
     share = overlap("Weather now in a city.", "Weather forecast for a city.")
     assert (share.shared, share.total) == (2, 4)
+    # Words with letters outside a-z are words too (they were cut apart at each accent).
+    share = overlap("Suche Flüge nach München.", "Buche Flüge nach München.")
+    assert (share.shared, share.total) == (3, 5)
+    assert overlap("Réserve un vol", "Annule un vol").shared == 2  # "un", "vol"; not "r", "serve"
