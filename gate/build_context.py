@@ -149,9 +149,9 @@ class BuildContext:
         self.report(cannot_work.schema_problems(schema, at), doc)
         if schema_check.is_valid_schema(schema):
             return
-        from gate.tool_formats import _meta_validator
+        from gate.tool_formats import meta_validator
 
-        for error in _meta_validator().iter_errors(schema):
+        for error in meta_validator().iter_errors(schema):
             self.err(
                 (*at, *error.absolute_path),
                 f"not a valid JSON Schema: {truncate(error.message, QUOTED_CHARS, brief=True)}",

@@ -1,4 +1,5 @@
-"""What the schema errors of a suite document damage: the parts the semantic checks must skip.
+"""What the schema errors of a suite document (or of a mock file, read as the suite's ``mocks``)
+damage: the parts the semantic checks must skip.
 
 ``validate`` reports what the schema finds *and* what the semantic checks find, in one run (DESIGN
 section 4), so the builder also runs on a schema-invalid document: on a copy with every damaged

@@ -37,24 +37,22 @@ class Document(Protocol):
     def quote_hint(self, path: PathKey) -> str: ...
 
 
-def problems_of(
-    errors: Iterable[Any], doc: Document, base: PathKey, definitions: Mapping[str, Any]
-) -> list[Problem]:
-    """Every jsonschema error of a value found at ``base`` in ``doc``, readable and located. A key
+def problems_of(errors: Iterable[Any], doc: Document, definitions: Mapping[str, Any]) -> list[Problem]:
+    """Every jsonschema error of ``doc``'s data, readable and located. A key
     missing beside an unknown key that misspells it (``modle:`` for ``model:``) is said once: as the
     unknown key, whose hint names the key it means."""
     errors = list(errors)
-    meant = _misspelt(errors, base)
+    meant = _misspelt(errors)
     problems: list[Problem] = []
     for error in errors:
         # ``input: yes`` and ``id: 010`` are a boolean and a number to YAML: say to quote them.
-        hint = doc.quote_hint((*base, *error.absolute_path))
-        explained = explain(error, doc, base, definitions, meant)
+        hint = doc.quote_hint(tuple(error.absolute_path))
+        explained = explain(error, doc, definitions, meant)
         problems.extend(replace(p, hint=p.hint or hint) for p in explained)
     return problems
 
 
-def _misspelt(errors: list[Any], base: PathKey) -> frozenset[PathKey]:
+def _misspelt(errors: list[Any]) -> frozenset[PathKey]:
     """The keys (as paths) that the unknown keys of ``errors`` most likely misspell."""
     meant: set[PathKey] = set()
     for error in errors:
@@ -64,7 +62,7 @@ def _misspelt(errors: list[Any], base: PathKey) -> frozenset[PathKey]:
         for key in _extra_keys(error.instance, error.schema):
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=_CLOSE)
             if close:
-                meant.add((*base, *error.absolute_path, close[0]))
+                meant.add((*error.absolute_path, close[0]))
     return frozenset(meant)
 
 
@@ -74,14 +72,13 @@ class _Error:
 
     error: Any
     doc: Document
-    base: PathKey
     definitions: Mapping[str, Any]
     # Keys (as paths) an unknown key beside them misspells: not reported missing (see problems_of).
     meant: frozenset[PathKey] = frozenset()
 
     @property
     def path(self) -> PathKey:
-        return (*self.base, *self.error.absolute_path)
+        return tuple(self.error.absolute_path)
 
     @property
     def prefix(self) -> str:
@@ -98,13 +95,12 @@ class _Error:
 def explain(
     error: Any,
     doc: Document,
-    base: PathKey,
     definitions: Mapping[str, Any],
     meant: frozenset[PathKey] = frozenset(),
 ) -> list[Problem]:
     """The problems one jsonschema error stands for (an unknown-keys error: one per unknown key; a
     missing key that an unknown key misspells, listed in ``meant``: none)."""
-    found = _Error(error, doc, base, definitions, meant)
+    found = _Error(error, doc, definitions, meant)
     keyword = error.validator
     if keyword == "pattern" and "propertyNames" in error.schema_path:
         return [_invalid_name(found)]
@@ -183,7 +179,7 @@ def _no_branch(found: _Error) -> list[Problem]:
     context = found.error.context
     in_type = [e for e in context if not (e.validator == "type" and not e.relative_path)]
     if in_type:
-        return explain(best_match(in_type), found.doc, found.base, found.definitions, found.meant)
+        return explain(best_match(in_type), found.doc, found.definitions, found.meant)
     words: list[str] = []
     for e in context:
         for t in e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]:

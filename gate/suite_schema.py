@@ -48,4 +48,4 @@ def schema_findings(
     if fast is not None and fast(data):  # the common case: valid, and jsonschema is never imported
         return [], Damage()
     errors = list(_validator(definition).iter_errors(data))
-    return problems_of(errors, doc, (), suite_schema()["$defs"]), damage_of(errors, within)
+    return problems_of(errors, doc, suite_schema()["$defs"]), damage_of(errors, within)

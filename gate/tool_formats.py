@@ -55,7 +55,7 @@ class Positions(Protocol):
 _META_VALIDATOR: Any = None
 
 
-def _meta_validator() -> Any:
+def meta_validator() -> Any:
     """A validator of JSON Schemas themselves (the 2020-12 meta-schema), built once per process."""
     global _META_VALIDATOR
     if _META_VALIDATOR is None:
@@ -318,7 +318,7 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
             )
         )
     valid_schema = is_valid_schema(parameters)  # jsonschema only explains a schema that is not
-    for error in () if valid_schema else _meta_validator().iter_errors(parameters):
+    for error in () if valid_schema else meta_validator().iter_errors(parameters):
         if tuple(error.absolute_path) == ("type",):
             continue  # its type is not "object": said above, with the fix
         where = (*path, *error.absolute_path)

@@ -22,7 +22,7 @@ SCHEMA = {
 def _rendered(text: str) -> list[str]:
     doc = parse(text, "f.yaml")
     errors = Draft202012Validator(SCHEMA).iter_errors(doc.data)
-    return sorted(p.render() for p in problems_of(errors, doc, (), {}))
+    return sorted(p.render() for p in problems_of(errors, doc, {}))
 
 
 def test_each_kind_of_error_is_worded_and_located():
@@ -61,7 +61,7 @@ def test_a_misspelt_key_is_said_once_as_the_unknown_key_not_also_as_the_missing_
     ]:
         doc = parse(text, "f.yaml")
         errors = Draft202012Validator(one_key_of).iter_errors(doc.data)
-        assert sorted(p.render() for p in problems_of(errors, doc, (), {})) == expected
+        assert sorted(p.render() for p in problems_of(errors, doc, {})) == expected
 
 
 def test_a_yaml_surprise_gets_a_hint_to_quote_it():
