@@ -21,6 +21,7 @@ from gate.calls.evaluation import CallEval, evaluate_calls
 from gate.escape import truncate
 from gate.final_state import final_state_check, final_state_failures
 from gate.judging import JudgeRequest, JudgeVerdict
+from gate.matchers import has_judge
 from gate.output_checks import CheckLog, judged, output_checks, shared_check
 from gate.results import (
     MAX_QUOTED_CHARS,
@@ -78,7 +79,8 @@ def score_trial(
         or state_broken
     )
     if case.scoring.mode == "weighted":
-        status, score, below = _weighted_verdict(case.scoring.pass_score, hard, best.value, failures)
+        ceiling = _judge_ceiling(suite, case, record.calls, verdicts, best, failures)
+        status, score, below = _weighted_verdict(case.scoring.pass_score, hard, best.value, failures, ceiling)
         failures += below
     else:
         status, score = _all_verdict(failures)
@@ -357,21 +359,47 @@ def _metrics(chosen: CallEval, output_score: float, record: RunRecord) -> Metric
 # --- the trial's status and score ---------------------------------------------------------------------
 
 
+def _judge_ceiling(
+    suite: Suite,
+    case: Case,
+    calls: Sequence[RecordedCall],
+    verdicts: Mapping[str, JudgeVerdict],
+    best: _Scored,
+    failures: Sequence[Failure],
+) -> float:
+    """The most the weighted score could be had the judge said yes to every check it left undecided:
+    every output check at full score (1.0, no bound, when the case has judged arguments, whose
+    verdicts may change the pairing)."""
+    if not any(f.reason == "judge_failed" for f in failures):
+        return best.value
+    expectations = (case.expect.calls, *case.expect.alternatives)
+    if any(has_judge(expected.args) for expectation in expectations for expected in expectation.calls):
+        return 1.0
+    return _best_expectation(suite, case, calls, verdicts, 1.0).value
+
+
 def _weighted_verdict(
-    pass_score: float, hard: bool, weighted_score: float, failures: Sequence[Failure]
+    pass_score: float,
+    hard: bool,
+    weighted_score: float,
+    failures: Sequence[Failure],
+    ceiling: float = 1.0,
 ) -> tuple[CaseStatus, float, list[Failure]]:
     """Weighted mode: passed at ``pass_score`` unless a hard condition broke (then failed, score 0); an
-    error when the score depends on a verdict the judge did not give; under the pass score, a failure
-    saying both scores. Returns the status, the score and the failures to add."""
+    error when a verdict the judge did not give could lift the score to the pass score (``ceiling``:
+    the score had it said yes); under the pass score, a failure saying both scores. Returns the
+    status, the score and the failures to add."""
     if hard:
         return "failed", 0.0, []
-    if any(f.reason == "judge_failed" for f in failures):
+    undecided = any(f.reason == "judge_failed" for f in failures)
+    if undecided and ceiling >= pass_score - 1e-12:
         return "error", 0.0, []
     if weighted_score >= pass_score - 1e-12:
         return "passed", weighted_score, []
+    whatever = f" (at most {ceiling:.3f} whatever the judge would have said)" if undecided else ""
     below = Failure(
         "below_pass_score",
-        f"weighted score {weighted_score:.3f} is under the pass score {pass_score:g}",
+        f"weighted score {weighted_score:.3f} is under the pass score {pass_score:g}{whatever}",
         expected=pass_score,
         actual=round(weighted_score, 6),
     )

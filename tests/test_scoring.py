@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import typing
 
@@ -616,6 +617,20 @@ def test_status_in_weighted_mode():
         0.9,
         0.85,
     )
+
+
+def test_weighted_trial_under_its_pass_score_whatever_the_judge_says_fails_not_errors():
+    # A wrong city: at most 0.3 + 0.3 + 0 + 0.1 = 0.7 < 0.8, whatever the criterion's missing verdict.
+    exp = expectation(ecall("get_weather", {"city": "Paris"}))
+    exp = dataclasses.replace(exp, output=OutputChecks(criteria=("mentions the temperature",)))
+    c = case(expect=exp, scoring=Scoring(mode="weighted", pass_score=0.8))
+    wrong = score_trial(suite(c), c, record(call("get_weather", {"city": "Rome"}), output="18 C"), 0, {})
+    assert wrong.status == "failed"
+    assert "(at most 0.700 whatever the judge would have said)" in wrong.failures[-1].message
+    # The right city under a pass score of 0.95: 0.9 without the verdict, 1.0 with a yes.
+    c = dataclasses.replace(c, scoring=Scoring(mode="weighted", pass_score=0.95))
+    right = score_trial(suite(c), c, record(call("get_weather", {"city": "Paris"}), output="18 C"), 0, {})
+    assert right.status == "error"  # the judge decides: could not evaluate
 
 
 def test_budgets_are_limits_and_latency_falls_back_to_the_suite_default():
