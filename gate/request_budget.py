@@ -140,8 +140,8 @@ def judged_checks(case: Case) -> int:
     for calls in (expect.calls, *expect.alternatives):
         count += sum(1 for expected in calls.calls if has_judge(expected.args))
     for assertion in expect.asserts:
-        name, _ = check_of(assertion)
-        count += name in JUDGED_CHECKS
+        name, argument = check_of(assertion)
+        count += name in JUDGED_CHECKS or (name == "match" and has_judge(argument))
     return count
 
 

@@ -79,11 +79,13 @@ def test_trial_need_counts_turns_the_simulated_user_and_judged_checks():
             asserts=(
                 PathAssertion(path="output", check={"criteria": "d"}),
                 PathAssertion(path="output", check={"equals": "x"}),
+                PathAssertion(path="output", check={"match": {"any_of": ["x", {"judge": "polite"}]}}),
+                PathAssertion(path="output", check={"match": {"regex": "x"}}),
             ),
         ),
     )
-    assert judged_checks(judged) == 2 + 1 + 1 + 1 + 1
-    assert trial_need(suite, judged) == 3 + 6
+    assert judged_checks(judged) == 2 + 1 + 1 + 1 + 1 + 1  # a judge inside a path's match asks too
+    assert trial_need(suite, judged) == 3 + 7
     simulated = dataclasses.replace(plain, user=SimulatedUser(goal="book a flight", max_turns=4))
     with_simulator = dataclasses.replace(suite, user_simulator=Judge(provider="openai", model="sim"))
     assert trial_need(with_simulator, simulated) == 3 + 4
