@@ -30,6 +30,15 @@ from gate import bounded_regex
 
 Check = Callable[[Any], bool]
 
+_OBJECT_KEYWORDS = (
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+)
 # Keywords this module evaluates.
 SUPPORTED = frozenset(
     {
@@ -37,13 +46,7 @@ SUPPORTED = frozenset(
         "const",
         "enum",
         "$ref",
-        "properties",
-        "required",
-        "additionalProperties",
-        "patternProperties",
-        "propertyNames",
-        "minProperties",
-        "maxProperties",
+        *_OBJECT_KEYWORDS,
         "items",
         "minItems",
         "maxItems",
@@ -220,17 +223,6 @@ def _exact_types(schema: Any) -> frozenset[type] | None:
     if not isinstance(kinds, list) or not kinds or not all(k in _EXACT for k in kinds):
         return None
     return frozenset().union(*(_EXACT[k] for k in kinds))
-
-
-_OBJECT_KEYWORDS = (
-    "properties",
-    "required",
-    "additionalProperties",
-    "patternProperties",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-)
 
 
 @dataclass(frozen=True)
