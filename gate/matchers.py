@@ -224,20 +224,32 @@ def _match_unordered(items: Any, matcher: Any, value: Any, ctx: _Context, path: 
         )
     if not items:
         return _ok(matcher, value, path)
-    pairing = optimal_assignment([[0.0 if o.ok else 1.0 for o in row] for row in grid])
-    for i, j in enumerate(pairing):
-        if j is None or not grid[i][j].ok:
-            unmatched = grid[i][j] if j is not None else None
-            why = f": {unmatched.detail}" if unmatched is not None and unmatched.detail else ""
-            reason: MatchReason = (
-                "judge_failed"
-                if unmatched is not None and unmatched.reason == "judge_failed"
-                else "value_error"
-            )
-            return _fail(
-                reason, f"no one-to-one match for element {show(items[i])}{why}", matcher, value, path
-            )
+    # Undecided judge criteria taken as met first: an element no pairing matches even then is the
+    # agent's failure whatever the judge says; only otherwise is the judge's missing verdict to blame.
+    undecided = any(o.reason == "judge_failed" for row in grid for o in row)
+    passes: tuple[tuple[MatchReason, Callable[[MatchOutcome], bool]], ...] = (
+        (("value_error", _met_or_undecided), ("judge_failed", _met))
+        if undecided
+        else (("value_error", _met),)
+    )
+    for reason, counts in passes:
+        pairing = optimal_assignment([[0.0 if counts(o) else 1.0 for o in row] for row in grid])
+        for i, j in enumerate(pairing):
+            if j is None or not counts(grid[i][j]):
+                unmatched = grid[i][j] if j is not None else None
+                why = f": {unmatched.detail}" if unmatched is not None and unmatched.detail else ""
+                return _fail(
+                    reason, f"no one-to-one match for element {show(items[i])}{why}", matcher, value, path
+                )
     return _ok(matcher, value, path)
+
+
+def _met(outcome: MatchOutcome) -> bool:
+    return outcome.ok
+
+
+def _met_or_undecided(outcome: MatchOutcome) -> bool:
+    return outcome.ok or outcome.reason == "judge_failed"
 
 
 def _match_contains(needle: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:

@@ -380,6 +380,11 @@ def test_a_wrong_value_beside_an_undecided_judge_is_the_agents_failure_not_an_er
     both = {"note": {"all_of": [{"judge": "is polite"}, {"regex": "^Dear"}]}}
     (outcome,) = match_arguments(both, {"note": "Hi"}, False)
     assert outcome.reason == "value_error" and "all_of item 2 of 2" in outcome.detail
+    # unordered: an element no pairing matches, even with the judge saying yes, is the agent's failure.
+    listed = {"items": {"unordered": [{"judge": "a fruit"}, "x"]}}
+    (outcome,) = match_arguments(listed, {"items": ["apple", "y"]}, False)
+    assert outcome.reason == "value_error" and 'element "x"' in outcome.detail
+    assert match_arguments(listed, {"items": ["apple", "x"]}, False)[0].reason == "judge_failed"
     # Only undecided: still the judge's failure (an error), never the agent's.
     (outcome,) = match_arguments(nested, {"traveller": {"note": "hi", "seat": "window"}}, False)
     assert outcome.reason == "judge_failed"
