@@ -260,13 +260,17 @@ def _match_contains(needle: Any, matcher: Any, value: Any, ctx: _Context, path: 
             return _ok(matcher, value, path)
         return _fail("value_error", f"{show(value)} does not contain {show(needle)}", matcher, value, path)
     if isinstance(value, (list, tuple)):
+        undecided = None
         if isinstance(needle, (Mapping, list, tuple)):
             outcomes = [_match(needle, True, v, ctx, _index_path(path, i)) for i, v in enumerate(value)]
             found = any(o.ok for o in outcomes)
+            undecided = next((o for o in outcomes if o.reason == "judge_failed"), None)
         else:
             found = any(typed_equal(needle, v) for v in value)
         if found:
             return _ok(matcher, value, path)
+        if undecided is not None:  # an element the judge did not decide on might have matched
+            return _fail("judge_failed", undecided.detail, matcher, value, path)
         return _fail("value_error", f"no element matches {show(needle)}", matcher, value, path)
     wanted = "a string" if isinstance(needle, str) else "an array"
     return _type_fail(f"{wanted} containing {show(needle)}", matcher, value, path)

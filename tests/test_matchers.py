@@ -385,6 +385,10 @@ def test_a_wrong_value_beside_an_undecided_judge_is_the_agents_failure_not_an_er
     (outcome,) = match_arguments(listed, {"items": ["apple", "y"]}, False)
     assert outcome.reason == "value_error" and 'element "x"' in outcome.detail
     assert match_arguments(listed, {"items": ["apple", "x"]}, False)[0].reason == "judge_failed"
+    # contains: no element matched, but the judge left one undecided: the judge's failure, not the agent's.
+    fruit = {"items": {"contains": {"judge": "a fruit"}}}
+    (outcome,) = match_arguments(fruit, {"items": ["apple", "chair"]}, False)
+    assert outcome.reason == "judge_failed"
     # Only undecided: still the judge's failure (an error), never the agent's.
     (outcome,) = match_arguments(nested, {"traveller": {"note": "hi", "seat": "window"}}, False)
     assert outcome.reason == "judge_failed"
