@@ -53,7 +53,11 @@ _OPERAND_TYPES: dict[str, tuple[type, ...]] = {
 }
 # Matchers that only ever match strings, numbers or arrays.
 _NEVER_AN_OBJECT = frozenset({"regex", "normalized", "range", "approx", "unordered", "contains"})
-_SIMILARITY = 0.85  # difflib ratio of the keys with case, "-" and "_" ignored
+# difflib ratio of the keys with case, "-" and "_" ignored: where the schema says the value is no object
+# (a mapping there can only be a matcher), and the stricter one where no schema is known (a state, a
+# path match: ``{option: dark}`` or ``{ordered: [...]}`` are as likely an object's own keys).
+_SIMILARITY = 0.85
+_SIMILARITY_WITHOUT_SCHEMA = 0.9
 
 
 def arguments_problems(args: Any, at: PathKey, parameters: Mapping[str, Any] | None = None) -> list[Found]:
@@ -138,7 +142,10 @@ def _object_literal(
         yield (at, *_several_keys(node, looks_like_matcher))
     elif len(node) == 1:
         ((key, operand),) = node.items()
-        meant = _misspelled(str(key), operand) if key not in declared else None
+        meant = None
+        if key not in declared and "object" not in _types(schema, root):  # an object's own keys are its own
+            cutoff = _SIMILARITY if schema is not None else _SIMILARITY_WITHOUT_SCHEMA
+            meant = _misspelled(str(key), operand, cutoff)
         if meant is not None:
             yield (
                 at,
@@ -180,12 +187,13 @@ def _canonical(key: str) -> str:
 _CANONICAL_KEYS = {_canonical(k): k for k in MATCHER_KEYS}
 
 
-def _misspelled(key: str, operand: Any) -> str | None:
-    """The matcher key ``key`` most likely stands for, when its operand fits that matcher."""
+def _misspelled(key: str, operand: Any, cutoff: float) -> str | None:
+    """The matcher key ``key`` most likely stands for (at least ``cutoff`` similar), when its operand
+    fits that matcher."""
     canonical = _canonical(key)
     meant = _CANONICAL_KEYS.get(canonical)
     if meant is None:
-        close = difflib.get_close_matches(canonical, list(_CANONICAL_KEYS), n=1, cutoff=_SIMILARITY)
+        close = difflib.get_close_matches(canonical, list(_CANONICAL_KEYS), n=1, cutoff=cutoff)
         meant = _CANONICAL_KEYS[close[0]] if close else None
     if meant is None or meant == key:
         return None

@@ -198,3 +198,28 @@ def test_validate_refuses_each_at_its_line_with_exit_2(tmp_path, capsys):
         " write match: {any_of: [...]} (values may stay in it))",
     ]
     assert lines[-1] == "7 problems in 1 file"
+
+
+def test_on_an_object_argument_a_one_key_mapping_is_that_objects_own_key():
+    """Where the schema says the value is an object, {regexp: "^P"} is an object literal (a search
+    query's own key), not a misspelt regex; on a string argument it can only be a mistake."""
+    assert found({"query": {"regexp": "^P"}}) == []
+    assert found({"query": {"optinal": True}}) == []
+    assert [p for p, _, _ in found({"city": {"regexp": "^P"}})] == [("args", "city")]
+
+
+@pytest.mark.parametrize("key", ["option", "ordered", "schema_id", "equal_to"])
+def test_without_a_schema_a_states_own_words_are_not_taken_for_matchers(key):
+    """final_state / state_when have no schema: a key merely like a matcher's name (option, ordered)
+    is the state's own, while a one-letter slip of a matcher key is still refused."""
+    operands = {"option": "dark", "ordered": ["a"], "schema_id": {"v": 2}, "equal_to": 3}
+    assert found({"settings": {key: operands[key]}}, None) == []
+
+
+@pytest.mark.parametrize(
+    ("key", "operand", "meant"),
+    [("optinal", True, "optional"), ("regexp", "^BK", "regex"), ("normalised", "x", "normalized")],
+)
+def test_without_a_schema_a_slip_of_a_matcher_key_is_still_refused(key, operand, meant):
+    [(_, message, _)] = found({"bookings": {key: operand}}, None)
+    assert message == f"unknown matcher key {key!r}: did you mean {meant!r}?"
