@@ -10,7 +10,6 @@ criteria) and ``gate.path_assertions``, so none of them imports another in a cyc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gate import conversation, path_assertions
@@ -40,7 +39,6 @@ class AnswerRequests:
     criteria: tuple[JudgeRequest, ...]
     semantic: tuple[JudgeRequest, ...]
     ranking: JudgeRequest | None
-    letters: Mapping[str, str]
     picked: str | None
     choice: JudgeRequest | None
     clarification: JudgeRequest | None
@@ -64,7 +62,6 @@ def answer_requests(suite: Suite, case: Case, record: RunRecord, index: int) -> 
         ranking = ranking_request(
             f"{suite.name}/{case.id}", r.reference, answer, r.wrong, r.irrelevant, question
         )
-    letters: dict[str, str] = {}
     picked = choice = None
     if output.choice is not None:
         letters = choice_letters(suite, case, record, index)
@@ -79,7 +76,6 @@ def answer_requests(suite: Suite, case: Case, record: RunRecord, index: int) -> 
         criteria=tuple(criteria_request(c, answer, question) for c in output.criteria),
         semantic=tuple(semantic_request(p, answer, question) for p in output.semantic_contains),
         ranking=ranking,
-        letters=letters,
         picked=picked,
         choice=choice,
         clarification=(
