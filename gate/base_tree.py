@@ -19,19 +19,14 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from gate.changes import FETCH_HINT
+from gate.changes import FETCH_HINT, run_git
 from gate.errors import InputError, Problem
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
 
 def _git(args: Sequence[str], root: Path) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
-    except FileNotFoundError as exc:
-        raise InputError(
-            [Problem("", 0, 0, "--baseline auto needs git, which is not installed", hint="install git")]
-        ) from exc
+    return run_git(args, root, "--baseline auto")
 
 
 def _fail(message: str) -> InputError:

@@ -23,7 +23,10 @@ FETCH_HINT = (
 )
 
 
-def _git(args: Sequence[str], root: Path) -> subprocess.CompletedProcess[bytes]:
+def run_git(
+    args: Sequence[str], root: Path, option: str = "--changed-since"
+) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` in ``root``, output captured; an ``InputError`` naming ``option`` when git is missing."""
     try:
         return subprocess.run(
             ["git", *args],
@@ -33,7 +36,7 @@ def _git(args: Sequence[str], root: Path) -> subprocess.CompletedProcess[bytes]:
         )
     except FileNotFoundError as exc:  # git is not installed
         raise InputError(
-            [Problem("", 0, 0, "--changed-since needs git, which is not installed", hint="install git")]
+            [Problem("", 0, 0, f"{option} needs git, which is not installed", hint="install git")]
         ) from exc
 
 
@@ -54,7 +57,7 @@ def changed_files(ref: str, root: Path) -> list[str]:
     root = Path(root)
     if not ref or ref.startswith("-"):
         raise _fail(f"--changed-since: invalid git reference {ref!r}", "pass a branch, tag or commit SHA")
-    inside = _git(["rev-parse", "--show-prefix"], root)
+    inside = run_git(["rev-parse", "--show-prefix"], root)
     if inside.returncode != 0:
         detail = inside.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = f" ({detail[0].removeprefix('fatal: ')})" if detail else ""
@@ -65,11 +68,11 @@ def changed_files(ref: str, root: Path) -> list[str]:
         )
     prefix = inside.stdout.decode("utf-8", "surrogateescape").strip()
 
-    verify = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], root)
+    verify = run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], root)
     if verify.returncode != 0:
         raise _fail(f"--changed-since: git reference {ref!r} is not known in this clone", FETCH_HINT)
 
-    committed = _git(["diff", "--name-only", "--no-renames", "-z", f"{ref}...HEAD", "--"], root)
+    committed = run_git(["diff", "--name-only", "--no-renames", "-z", f"{ref}...HEAD", "--"], root)
     if committed.returncode != 0:
         detail = committed.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = detail[-1] if detail else "git diff failed"
@@ -77,11 +80,11 @@ def changed_files(ref: str, root: Path) -> list[str]:
 
     paths = set(_split_z(committed.stdout))
     # Uncommitted (staged and unstaged) changes relative to HEAD, when HEAD exists.
-    head = _git(["diff", "--name-only", "--no-renames", "-z", "HEAD", "--"], root)
+    head = run_git(["diff", "--name-only", "--no-renames", "-z", "HEAD", "--"], root)
     if head.returncode == 0:
         paths.update(_split_z(head.stdout))
     # Untracked files (e.g. a new suite not yet added), paths relative to the top level.
-    untracked = _git(["ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/"], root)
+    untracked = run_git(["ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/"], root)
     if untracked.returncode == 0:
         paths.update(_split_z(untracked.stdout))
 
