@@ -63,6 +63,21 @@ WEATHER_TOOLS = (
 )
 
 
+# ``get_weather`` in the OpenAI function format, as end-to-end tests write it to tools/weather.json.
+WEATHER_FUNCTION: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
 def ecall(
     tool_name: str,
     args: dict[str, Any] | None = None,

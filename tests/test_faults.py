@@ -25,26 +25,14 @@ import jsonschema
 import pytest
 
 from gate.cli import main as cli_main
+from tests.builders import WEATHER_FUNCTION
 from tests.conftest import ROOT
 
 API_KEY = "sk-test-faults-0123456789abcdef"
 CITIES = ["Paris", "Rome", "Oslo"]
 VICTIM = "Rome"  # the case a persistent fault hits
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
+TOOLS = [WEATHER_FUNCTION]
 GOOD_RULES = [
     {
         "when": {"last_user": "(?i)weather in (?P<city>[A-Za-z]+)", "turn": 1},

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main as cli_main
+from tests.builders import WEATHER_FUNCTION
 
 SCRIPT = {
     "rules": [
@@ -34,20 +35,7 @@ SCRIPT = {
     "default": {"text": "I do not know."},
 }
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
+TOOLS = [WEATHER_FUNCTION]
 
 
 def suite_text(agent: str, judge: str, *, forecast_for_rome: bool = False) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main as cli_main
+from tests.builders import WEATHER_FUNCTION
 from tests.conftest import ROOT
 
 OPENAI_KEY = "sk-test-dummy-openai-key-123456"
@@ -31,18 +32,7 @@ SCRIPT = {
 }
 
 TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    },
+    WEATHER_FUNCTION,
     {
         "name": "get_forecast",
         "description": "Forecast for a city.",

@@ -21,6 +21,7 @@ from xml.sax.saxutils import escape as xml_escape
 import pytest
 
 from gate.cli import main as cli_main
+from tests.builders import WEATHER_FUNCTION
 from tests.conftest import ROOT
 from tests.support.fake_github import FakeGitHub
 
@@ -30,20 +31,7 @@ API_KEY = "0f3a9c1be7d24a55b0c6e8f1d2a3b4c5"
 GITHUB_TOKEN = "ghs_Zq8X1mN4bV7cT2kR9wL5pJ3hF6dS0aY2eU8i"
 SECRETS = (API_KEY, GITHUB_TOKEN)
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "description": "Current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
+TOOLS = [WEATHER_FUNCTION]
 SUITE = """\
 version: 1
 name: leaky
