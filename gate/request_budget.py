@@ -91,15 +91,11 @@ class RequestBudget:
     def take(self, account: Account | None) -> bool:
         """One request for ``account`` (None: a request outside any case, which borrows): whether it
         may be sent. Counts it when it may."""
-        if self.limit is None:
-            self.sent += 1
-            if account is not None:
-                account.used += 1
-            return True
-        if account is not None and account.unused > 0:
-            self._outstanding -= 1
-        elif (account is not None and not account.borrow) or not self.free:
-            return False
+        if self.limit is not None:
+            if account is not None and account.unused > 0:
+                self._outstanding -= 1
+            elif (account is not None and not account.borrow) or not self.free:
+                return False
         self.sent += 1
         if account is not None:
             account.used += 1
