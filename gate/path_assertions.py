@@ -17,7 +17,7 @@ from typing import Any
 from gate import bounded_regex
 from gate.escape import show
 from gate.judging import JudgeRequest, JudgeVerdict, criteria_request, semantic_request
-from gate.matchers import match_value, typed_equal, value_text
+from gate.matchers import has_judge, judge_requests_for_value, match_value, typed_equal, value_text
 from gate.results import CheckScore
 from gate.run_record import RunRecord
 from gate.suite_model import PathAssertion
@@ -106,11 +106,15 @@ def _requests_for(name: str, argument: Any, values: list[Any], record: RunRecord
 
 
 def judge_requests(assertion: PathAssertion, record: RunRecord) -> list[JudgeRequest]:
-    """The judge requests a judged path check needs (none for the other checks)."""
+    """The judge requests a judged path check needs, for every value it selects: a judged check's,
+    or those of the judge criteria inside a ``match`` matcher (none for the other checks)."""
     name, argument = check_of(assertion)
-    if name not in JUDGED_CHECKS:
+    judged_match = name == "match" and has_judge(argument)
+    if name not in JUDGED_CHECKS and not judged_match:
         return []
     values = [v for v in select(record.as_path_root(), assertion.path) if v is not None]
+    if judged_match:
+        return [r for value in values for r in judge_requests_for_value(argument, value)]
     return _requests_for(name, argument, values, record)
 
 

@@ -23,9 +23,9 @@ from gate.judging import (
     trajectory_request,
     unambiguous_choice,
 )
-from gate.matchers import has_judge, judge_requests_for_arguments, judge_requests_for_value
+from gate.matchers import has_judge, judge_requests_for_arguments
 from gate.run_record import RunRecord
-from gate.suite_model import Case, PathAssertion, Suite
+from gate.suite_model import Case, Suite
 from gate.trajectory import goal_text, trajectory_text
 
 
@@ -101,22 +101,9 @@ def collect_requests(suite: Suite, case: Case, record: RunRecord, index: int) ->
                     requests += judge_requests_for_arguments(expected.args, call.arguments)
     for assertion in case.expect.asserts:
         requests += path_assertions.judge_requests(assertion, record)
-        requests += _path_match_requests(assertion, record)
     if asked.trajectory is not None:
         requests.append(asked.trajectory)
     unique: dict[str, JudgeRequest] = {}
     for request in requests:
         unique.setdefault(request.key, request)
     return list(unique.values())
-
-
-def _path_match_requests(assertion: PathAssertion, record: RunRecord) -> list[JudgeRequest]:
-    """The judge criteria inside a path assertion's ``match`` matcher, for every value it selects."""
-    matcher = assertion.check.get("match")
-    if matcher is None or not has_judge(matcher):
-        return []
-    try:
-        values = path_assertions.select(record.as_path_root(), assertion.path)
-    except path_assertions.PathError:
-        return []
-    return [r for value in values if value is not None for r in judge_requests_for_value(matcher, value)]
