@@ -105,15 +105,20 @@ def _requests_for(name: str, argument: Any, values: list[Any], record: RunRecord
     return [build(text, value_text(value), record.input) for value in values for text in texts]
 
 
+def is_judged(assertion: PathAssertion) -> bool:
+    """Whether the check asks the judge: a judged check, or a ``match`` holding judge criteria."""
+    name, argument = check_of(assertion)
+    return name in JUDGED_CHECKS or (name == "match" and has_judge(argument))
+
+
 def judge_requests(assertion: PathAssertion, record: RunRecord) -> list[JudgeRequest]:
     """The judge requests a judged path check needs, for every value it selects: a judged check's,
     or those of the judge criteria inside a ``match`` matcher (none for the other checks)."""
-    name, argument = check_of(assertion)
-    judged_match = name == "match" and has_judge(argument)
-    if name not in JUDGED_CHECKS and not judged_match:
+    if not is_judged(assertion):
         return []
+    name, argument = check_of(assertion)
     values = [v for v in select(record.as_path_root(), assertion.path) if v is not None]
-    if judged_match:
+    if name == "match":
         return [r for value in values for r in judge_requests_for_value(argument, value)]
     return _requests_for(name, argument, values, record)
 

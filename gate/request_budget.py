@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gate.matchers import has_judge
-from gate.path_assertions import JUDGED_CHECKS, check_of
+from gate.path_assertions import is_judged
 from gate.suite_model import Case, Suite
 
 
@@ -136,8 +136,7 @@ def judged_checks(case: Case) -> int:
     for calls in (expect.calls, *expect.alternatives):
         count += sum(1 for expected in calls.calls if has_judge(expected.args))
     for assertion in expect.asserts:
-        name, argument = check_of(assertion)
-        count += name in JUDGED_CHECKS or (name == "match" and has_judge(argument))
+        count += is_judged(assertion)
     return count
 
 
