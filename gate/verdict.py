@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from gate.errors import EXIT_GATE_FAILED, EXIT_INCOMPLETE, EXIT_PASSED
 from gate.results import RunResults, SuiteResult
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from gate.baseline import Comparison
 
 FailOn = Literal["threshold", "regression", "regression_or_threshold", "any_failure"]
-FAIL_ON_VALUES: tuple[str, ...] = ("threshold", "regression", "regression_or_threshold", "any_failure")
+FAIL_ON_VALUES: tuple[FailOn, ...] = get_args(FailOn)
 
 
 @dataclass(frozen=True)
