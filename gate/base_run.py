@@ -84,15 +84,16 @@ async def run_base_side(
 ) -> RunResults:
     """Run the base suites with ``options`` minus what the head side spent; its own cache counters."""
     requests_left = _left(options.max_requests, float(head.settings.get("requests", 0)))
+    max_requests = None if requests_left is None else max(0, int(requests_left))
     cost_left = _left(options.max_cost_usd, float(head.settings.get("estimated_cost_usd", 0.0)))
     cache = options.cache
     base_options = dataclasses.replace(
         options,
         cache=ResponseCache(cache.directory, cache.mode) if cache is not None else None,
-        max_requests=None if requests_left is None else max(0, int(requests_left)),
+        max_requests=max_requests,
         budget_text=""
-        if requests_left is None
-        else f"--max-requests {options.max_requests}, {max(0, int(requests_left))} left for the base side",
+        if max_requests is None
+        else f"--max-requests {options.max_requests}, {max_requests} left for the base side",
         max_cost_usd=None if cost_left is None else max(0.0, cost_left),
         settings={},
         reserve_base_for=frozenset(),
