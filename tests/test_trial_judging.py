@@ -27,6 +27,15 @@ def test_a_judge_inside_a_path_match_is_asked_for_every_selected_value_the_judge
     assert not evaluate(assertion, RECORD, no).check.passed
 
 
+def test_the_matcher_alias_of_a_path_match_asks_the_judge_as_match_does():
+    assertion = PathAssertion(path="calls[*].args.city", check={"matcher": FRENCH})
+    c = case(expect=Expectation(asserts=(assertion,)))
+    requests = trial_judging.collect_requests(suite(c), c, RECORD, 0)
+    assert [(r.kind, r.criterion, r.text) for r in requests] == [("argument", "a city in France", "Lyon")]
+    yes = {requests[0].key: JudgeVerdict(True, 1.0, "Lyon is in France")}
+    assert evaluate(assertion, RECORD, yes).check.passed
+
+
 def test_a_judge_inside_an_expected_calls_any_of_is_collected_and_decides_the_trial():
     c = case(expect=expectation(ecall("get_weather", {"city": FRENCH}, times=(2, 2))))
     s = suite(c)
