@@ -185,9 +185,9 @@ def read_event(
     event_name: str, payload: Mapping[str, Any], actor: str = "", repository: str = ""
 ) -> EventContext:
     """The pull request (if any) of the triggering event. Pure."""
-    pull = payload.get("pull_request") if isinstance(payload, Mapping) else None
+    pull = payload.get("pull_request")
     repo_name = repository or str((payload.get("repository") or {}).get("full_name", ""))
-    action = str(payload.get("action") or "") if isinstance(payload, Mapping) else ""
+    action = str(payload.get("action") or "")
     if isinstance(pull, Mapping):
         base = pull.get("base") or {}
         head = pull.get("head") or {}
@@ -206,7 +206,7 @@ def read_event(
             action=action,
             label=str(label.get("name") or "") if isinstance(label, Mapping) else "",
         )
-    run = payload.get("workflow_run") if isinstance(payload, Mapping) else None
+    run = payload.get("workflow_run")
     if isinstance(run, Mapping):
         pulls = run.get("pull_requests") or []
         number = pulls[0].get("number") if pulls and isinstance(pulls[0], Mapping) else None
@@ -219,13 +219,13 @@ def read_event(
             is_dependabot=actor == "dependabot[bot]",
             action=action,
         )
-    before = str(payload.get("before") or "") if isinstance(payload, Mapping) else ""
+    before = str(payload.get("before") or "")
     if set(before) <= {"0"}:  # a new branch: no previous commit
         before = ""
     return EventContext(
         event_name=event_name,
         repository=repo_name,
-        head_sha=str(payload.get("after") or "") if isinstance(payload, Mapping) else "",
+        head_sha=str(payload.get("after") or ""),
         before_sha=before,
         is_dependabot=actor == "dependabot[bot]",
         action=action,
