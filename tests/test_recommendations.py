@@ -141,6 +141,15 @@ def with_days(days: dict[str, Any]) -> Any:
     return weather({"city": CITY, "units": UNITS, "days": days})
 
 
+def weather_value_error(i: int, argument: str, expected: Any, sent: Any) -> Any:
+    """A case whose `get_weather` call (Paris, metric) sent `sent` for `argument`, expected `expected`."""
+    return failed(
+        i,
+        [failure("value_error", tool="get_weather", argument=argument, expected=expected, actual=sent)],
+        [call("get_weather", {"city": "Paris", "units": "metric", argument: sent})],
+    )
+
+
 def test_a_type_error_on_a_typed_argument_names_the_type_and_what_was_sent():
     rec = advice([with_days(DAYS)], [days_case(0, "type_error", "3 days")], "argument_type_error")
     assert "state its type" not in rec.message and "give an example" not in rec.message
@@ -159,12 +168,7 @@ def test_a_type_error_on_an_untyped_argument_asks_for_the_type_the_case_expects(
 
 def test_values_outside_the_enum_point_at_the_enum_and_the_values_sent():
     cases = [
-        failed(
-            i,
-            [failure("value_error", tool="get_weather", argument="units", expected="metric", actual=sent)],
-            [call("get_weather", {"city": "Paris", "units": sent})],
-        )
-        for i, sent in enumerate(["celsius", "celsius", "C"])
+        weather_value_error(i, "units", "metric", sent) for i, sent in enumerate(["celsius", "celsius", "C"])
     ]
     rec = advice([weather()], cases, "argument_value_error")
     assert "give its allowed values" not in rec.message
@@ -176,25 +180,7 @@ def test_values_outside_the_enum_point_at_the_enum_and_the_values_sent():
 
 
 def test_a_wrong_value_inside_the_enum_says_the_enum_allows_it():
-    rec = advice(
-        [weather()],
-        [
-            failed(
-                0,
-                [
-                    failure(
-                        "value_error",
-                        tool="get_weather",
-                        argument="units",
-                        expected="metric",
-                        actual="imperial",
-                    )
-                ],
-                [call("get_weather", {"city": "Paris", "units": "imperial"})],
-            )
-        ],
-        "argument_value_error",
-    )
+    rec = advice([weather()], [weather_value_error(0, "units", "metric", "imperial")], "argument_value_error")
     assert 'the model sent `"imperial"`, which its schema allows' in rec.message
     assert 'where the case expected `"metric"`' in rec.message and "how to choose the value" in rec.message
 
@@ -217,25 +203,7 @@ def test_a_wrong_value_of_an_unconstrained_number_asks_for_a_range_and_an_exampl
 
 
 def test_a_wrong_value_of_a_string_with_an_example_does_not_ask_for_an_example():
-    rec = advice(
-        [weather()],
-        [
-            failed(
-                0,
-                [
-                    failure(
-                        "value_error",
-                        tool="get_weather",
-                        argument="city",
-                        expected="Munich",
-                        actual="München",
-                    )
-                ],
-                [call("get_weather", {"city": "München", "units": "metric"})],
-            )
-        ],
-        "argument_value_error",
-    )
+    rec = advice([weather()], [weather_value_error(0, "city", "Munich", "München")], "argument_value_error")
     assert "example" not in rec.message.split(":", 1)[1]
     assert "list them in `enum`; else say in its description how to write it" in rec.message
 
