@@ -283,13 +283,18 @@ def _right_lines(patch: str) -> set[int]:
     return set(commentable_lines(patch))
 
 
-def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_server, capsys) -> None:
+def commit_a_docs_only_change(workspace: dict[str, Any]) -> None:
+    """Head becomes a branch off main whose only change is README.md: no suite is affected."""
     root = workspace["root"]
     git(root, "checkout", "-q", "main")
     git(root, "checkout", "-q", "-b", "docs-only")
     (root / "README.md").write_text("only docs\n")
     git(root, "commit", "-q", "-am", "docs")
     workspace["head"] = git(root, "rev-parse", "HEAD")
+
+
+def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_server, capsys) -> None:
+    commit_a_docs_only_change(workspace)
     server = model_server(SCRIPT)
     env = actions_env(workspace, github, server, comment="false", review_comments="false")
 
@@ -527,12 +532,7 @@ def test_sticky_comment_is_not_created_when_nothing_was_evaluated_but_an_existin
 ) -> None:
     from gate.report_markdown import marker_line
 
-    root = workspace["root"]
-    git(root, "checkout", "-q", "main")
-    git(root, "checkout", "-q", "-b", "docs-only")
-    (root / "README.md").write_text("only docs\n")
-    git(root, "commit", "-q", "-am", "docs")
-    workspace["head"] = git(root, "rev-parse", "HEAD")
+    commit_a_docs_only_change(workspace)
     server = model_server(SCRIPT)
     env = actions_env(workspace, github, server)
 
