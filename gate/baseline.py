@@ -190,7 +190,7 @@ def _main_failure(case: CaseResult) -> Failure | None:
     return first[seen.most_common(1)[0][0]] if seen else None
 
 
-def describe_failure(f: Failure) -> str:
+def _failure_effect(f: Failure) -> str:
     """What a failure means for the agent's behaviour, in a few words."""
     tool = f.tool or f.expected_tool or "a tool"
     if f.reason == "missing_call":
@@ -209,14 +209,14 @@ def _what(change: CaseChange, head: CaseResult | None, base: CaseResult | None) 
         f = _main_failure(head)
         if f is None:
             return "it fails now"
-        text = describe_failure(f)
+        text = _failure_effect(f)
         return text.replace(" is not called", " is no longer called") if f.reason == "missing_call" else text
     if change.status == "fixed" and base is not None:
         f = _main_failure(base)
-        return f"passes now (before: {describe_failure(f)})" if f is not None else "passes now"
+        return f"passes now (before: {_failure_effect(f)})" if f is not None else "passes now"
     if change.status in ("still_failing", "new") and head is not None and head.status == "failed":
         f = _main_failure(head)
-        return describe_failure(f) if f is not None else ""
+        return _failure_effect(f) if f is not None else ""
     return ""
 
 
@@ -361,7 +361,7 @@ def compare(head: RunResults, base: RunResults) -> Comparison:
 
 def _what_new(case: CaseResult) -> str:
     f = _main_failure(case) if case.status == "failed" else None
-    return describe_failure(f) if f is not None else ""
+    return _failure_effect(f) if f is not None else ""
 
 
 def _trials_text(change: CaseChange) -> str:
