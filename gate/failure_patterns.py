@@ -15,11 +15,11 @@ expectation's reason (``distinct_failures``). Case references are ``"<suite>/<ca
 from __future__ import annotations
 
 import difflib
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from gate.escape import json_text
 from gate.results import REASON_TITLES, CaseResult, Failure, RunResults
 
 ARGUMENT_REASONS = (
@@ -94,13 +94,6 @@ def _top(path: str) -> str:
     return path
 
 
-def _value_key(value: object) -> str:
-    try:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
 def _fault(failure: Failure) -> tuple[str, ...] | None:
     """What a failure is about, the same for a schema violation and the expectation failure that see
     the same fault: (kind, tool, top-level argument[, value]). None: not about an argument."""
@@ -119,7 +112,7 @@ def _fault(failure: Failure) -> tuple[str, ...] | None:
         return ("unexpected", failure.tool, argument)
     elif failure.reason not in ("type_error", "value_error"):
         return None
-    return ("value", failure.tool, argument, _value_key(failure.actual))
+    return ("value", failure.tool, argument, json_text(failure.actual))
 
 
 def distinct_failures(failures: Sequence[Failure]) -> tuple[Failure, ...]:
@@ -254,7 +247,7 @@ def _argument_failure(
     by_reason = Counter(f.reason for f in fails)
     example = next((f for f in fails if f.expected is not None or f.actual is not None), fails[0])
     sent = {
-        _value_key(f.actual): f.actual
+        json_text(f.actual): f.actual
         for f in fails
         if f.actual is not None and f.reason != "missing_argument"
     }
