@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from typing import Any
 
 import pytest
 
@@ -61,6 +62,11 @@ def run(server, monkeypatch, suites, **options):
     return asyncio.run(
         run_suites(suites, RunOptions(**options), lambda name: make_provider(name, timeout=10))
     )
+
+
+def script_with(*rules: dict[str, Any]) -> dict[str, Any]:
+    """SCRIPT with ``rules`` tried before its own."""
+    return dict(SCRIPT, rules=[*rules, *SCRIPT["rules"]])
 
 
 def statuses(results):
@@ -204,15 +210,11 @@ def test_max_requests_gives_back_what_a_case_did_not_use_and_starts_the_last_cas
 
 
 def test_only_a_case_started_alone_can_be_cut_short_and_it_says_so(model_server, monkeypatch):
-    script = dict(
-        SCRIPT,
-        rules=[
-            {
-                "when": {"last_user": "slowly", "turn": 2},
-                "tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}],
-            },
-            *SCRIPT["rules"],
-        ],
+    script = script_with(
+        {
+            "when": {"last_user": "slowly", "turn": 2},
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}],
+        },
     )
     server = model_server(script)
     slow = builders.case(
@@ -291,12 +293,8 @@ def test_max_cost_budget_stops_cleanly(model_server, monkeypatch):
 
 
 def test_fatal_auth_error_stops_the_run_and_keeps_what_completed(model_server, monkeypatch):
-    script = dict(
-        SCRIPT,
-        rules=[
-            {"when": {"last_user": "case 3"}, "fault": {"kind": "status", "status": 401}},
-            *SCRIPT["rules"],
-        ],
+    script = script_with(
+        {"when": {"last_user": "case 3"}, "fault": {"kind": "status", "status": 401}},
     )
     server = model_server(script)
     suite = make_suite(*(weather_case(i) for i in range(8)))
@@ -356,19 +354,15 @@ def judged_case(id: str, criterion: str, **kw):
 
 
 def test_a_judge_answering_http_400_makes_the_case_an_error_and_not_met_a_failure(model_server, monkeypatch):
-    script = dict(
-        SCRIPT,
-        rules=[
-            {
-                "when": {"forced_tool": "submit_verdict", "last_user": "Says goodbye"},
-                "fault": {"kind": "status", "status": 400},
-            },
-            {
-                "when": {"forced_tool": "submit_verdict", "last_user": "Names the wind"},
-                "tool_calls": [{"arguments": {"verdict": "no", "rationale": "No wind is named."}}],
-            },
-            *SCRIPT["rules"],
-        ],
+    script = script_with(
+        {
+            "when": {"forced_tool": "submit_verdict", "last_user": "Says goodbye"},
+            "fault": {"kind": "status", "status": 400},
+        },
+        {
+            "when": {"forced_tool": "submit_verdict", "last_user": "Names the wind"},
+            "tool_calls": [{"arguments": {"verdict": "no", "rationale": "No wind is named."}}],
+        },
     )
     server = model_server(script)
     weighted = builders.Scoring(mode="weighted", pass_score=0.5)
@@ -391,12 +385,8 @@ def test_a_judge_answering_http_400_makes_the_case_an_error_and_not_met_a_failur
 
 
 def test_a_missed_call_fails_the_case_even_when_the_judge_fails(model_server, monkeypatch):
-    script = dict(
-        SCRIPT,
-        rules=[
-            {"when": {"forced_tool": "submit_verdict"}, "fault": {"kind": "status", "status": 400}},
-            *SCRIPT["rules"],
-        ],
+    script = script_with(
+        {"when": {"forced_tool": "submit_verdict"}, "fault": {"kind": "status", "status": 400}},
     )
     server = model_server(script)
     wrong = dataclasses.replace(
@@ -547,12 +537,8 @@ def test_a_missing_key_of_one_provider_never_stops_the_suites_of_another(model_s
 
 
 def test_an_unknown_model_stops_only_its_own_suites(model_server, monkeypatch):
-    script = dict(
-        SCRIPT,
-        rules=[
-            {"when": {"model": "^gpt-gone$"}, "fault": {"kind": "status", "status": 404}},
-            *SCRIPT["rules"],
-        ],
+    script = script_with(
+        {"when": {"model": "^gpt-gone$"}, "fault": {"kind": "status", "status": 404}},
     )
     server = model_server(script)
     gone = _with_agent(make_suite(*(weather_case(i) for i in range(4))), "gone", model="gpt-gone")
