@@ -158,7 +158,8 @@ def test_pair_calls_pairs_by_argument_agreement():
     calls = (call("get_weather", {"city": "Paris"}), call("get_weather", {"city": "London"}))
     pairing = pair_calls(expectation, calls, count_names(calls), {})
     assert pairing.pairs == (1, 0)
-    assert all(o.ok for o in pairing.outcomes[(1, 0)] or ())
+    paired = pairing.outcomes[(1, 0)]
+    assert paired is not None and [(o.path, o.ok) for o in paired] == [("city", True)]
 
 
 def test_call_pairing_views():
