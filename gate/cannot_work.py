@@ -28,8 +28,6 @@ from gate.suite_model import MATCHER_KEYS
 PathKey = tuple[Any, ...]
 Found = tuple[PathKey, str, str]
 
-# Keywords whose subschemas apply to the same value (no descent into it): a cycle through these and
-# ``$ref`` never ends.
 # Keywords whose values are schemas (or maps / lists of schemas) that apply to parts of the value.
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _SUBSCHEMAS = (
