@@ -158,7 +158,8 @@ def _load_suite_file(repo: Repository, file: Path) -> _Loaded:
     rel = repo.rel(file)
     if rel is None:
         return _Loaded(None, [Problem(str(file), 0, 0, "suite file is outside the repository")])
-    if stat_trouble(file) == "a symlink loop":
+    trouble = stat_trouble(file)
+    if trouble == "a symlink loop":
         return _Loaded(
             None, [Problem(rel, 1, 1, "the suite file is a symlink loop", "fix or remove the symlink")]
         )
@@ -167,7 +168,6 @@ def _load_suite_file(repo: Repository, file: Path) -> _Loaded:
             None, [Problem(rel, 0, 0, SYMLINK_OUT, "suites may only read files inside the repository")]
         )
     repo.checked[rel] = None
-    trouble = stat_trouble(file)
     if trouble:
         return _Loaded(None, [Problem(rel, 1, 1, f"the suite file {trouble}", "fix or remove the file")])
     try:
