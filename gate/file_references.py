@@ -134,13 +134,18 @@ def read_tool_file(repo: Repository, path: Path, rel: str) -> ToolFile:
         except YamlError as exc:
             repo.read[key] = ToolFile((), tuple(exc.problems), None)
         else:
-            items, base, problems = tool_file_items(doc, doc.data)
-            tools, tool_problems = parse_tools(items, doc, base)
-            names = [written_tool_name(item) for item in items]
-            known = None if None in names or (problems and not items) else frozenset(n for n in names if n)
-            repo.read[key] = ToolFile(tuple(tools), (*problems, *tool_problems), known)
+            repo.read[key] = _tool_file(doc)
     read: ToolFile = repo.read[key]
     return read
+
+
+def _tool_file(doc: YamlDocument) -> ToolFile:
+    """The tools of a loaded tool file, its problems and the names written in it."""
+    items, base, problems = tool_file_items(doc, doc.data)
+    tools, tool_problems = parse_tools(items, doc, base)
+    names = [written_tool_name(item) for item in items]
+    known = None if None in names or (problems and not items) else frozenset(n for n in names if n)
+    return ToolFile(tuple(tools), (*problems, *tool_problems), known)
 
 
 class Refused(Exception):
@@ -260,7 +265,7 @@ def check_unreferenced(repo: Repository, path: Path, rel: str) -> list[Problem]:
                         f"rename it to {Path(rel).stem}.suite.yaml",
                     )
                 ]
-            return list(read_tool_file(repo, path, rel).problems)
+            return list(_tool_file(looks).problems)  # already loaded: not read again
         read_text(path, rel)
     except YamlError as exc:
         return exc.problems
