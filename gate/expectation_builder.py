@@ -164,7 +164,7 @@ class ExpectationReader:
             self.context.err(
                 (*at, "correct"),
                 f"the correct answer {raw['correct']!r} is not among the options",
-                did_you_mean(raw["correct"], raw["options"]).replace("allowed:", "options:"),
+                did_you_mean(raw["correct"], raw["options"], "options"),
             )
         return Choice(options=tuple(raw["options"]), correct=raw["correct"])
 

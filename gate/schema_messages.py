@@ -308,12 +308,12 @@ def _definition_description(schema: dict[str, Any], definitions: Mapping[str, An
     return ""
 
 
-def did_you_mean(word: str, choices: Sequence[str]) -> str:
-    """``did you mean 'x'?`` for a close choice, else the list of choices."""
+def did_you_mean(word: str, choices: Sequence[str], listed: str = "allowed") -> str:
+    """``did you mean 'x'?`` for a close choice, else the list of choices after ``listed``."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=_CLOSE)
     if close:
         return f"did you mean {close[0]!r}?"
-    return ("allowed: " + ", ".join(choices)) if choices else ""
+    return (f"{listed}: " + ", ".join(choices)) if choices else ""
 
 
 def render_path(path: PathKey) -> str:
