@@ -22,7 +22,7 @@ def _one_line(text: str) -> str:
     return truncate(" ".join(text.split()), MAX_REASON_CHARS)
 
 
-def case_reason(case: CaseResult) -> str:
+def _case_reason(case: CaseResult) -> str:
     """The first reason of a failed or errored case, on one line."""
     if case.status == "error":
         errors = [t.record.error for t in case.trials if t.record.error]
@@ -43,7 +43,7 @@ def _trials(case: CaseResult) -> str:
     return f" [{passed}/{len(case.trials)} trials passed]"
 
 
-def failed_cases(results: RunResults) -> list[CaseResult]:
+def _worst_first(results: RunResults) -> list[CaseResult]:
     """Failed then errored cases, the worst first: failed by ascending score, then errored; ties in
     suite order."""
     cases = [c for s in results.suites for c in s.cases if c.status in ("failed", "error")]
@@ -56,13 +56,13 @@ def failure_lines(results: RunResults, report_paths: Sequence[str]) -> list[str]
     lines: list[str] = []
     if results.incomplete_reason:
         lines.append(f"run incomplete: {_one_line(results.incomplete_reason)}")
-    cases = failed_cases(results)
+    cases = _worst_first(results)
     if cases:
         lines.append(f"failed cases ({len(cases)}, worst first):")
         for case in cases[:MAX_CASE_LINES]:
             mark = "FAIL " if case.status == "failed" else "ERROR"
             lines.append(
-                f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}: {case_reason(case)}"
+                f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}: {_case_reason(case)}"
             )
         if len(cases) > MAX_CASE_LINES:
             lines.append(f"  ... and {len(cases) - MAX_CASE_LINES} more")
