@@ -242,14 +242,9 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
                 return fast
             return _Composer(display_path, json_numbers=json_fallback).compose(_events(text))
         except yaml.MarkedYAMLError as exc:
-            if "invalid Unicode character escape" not in str(exc.problem) or _Loader is yaml.SafeLoader:
+            if _Loader is yaml.SafeLoader:
                 raise
-            # libyaml refuses escaped surrogate pairs ("\ud83d\ude00", as JSON writes emoji); the
-            # pure-Python parser reads them, and the pairs are joined into their characters.
-            document = _Composer(display_path, json_numbers=json_fallback).compose(
-                _events(text, yaml.SafeLoader)
-            )
-            return _join_surrogates(document)
+            return _read_refused_by_libyaml(text, display_path, exc, json_numbers=json_fallback)
     except YamlError:
         raise
     except yaml.reader.ReaderError as exc:
@@ -281,6 +276,22 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
         raise YamlError([Problem(display_path, 1, 1, f"invalid YAML: {exc}")]) from None
     except RecursionError:  # pragma: no cover - the composer is iterative; belt and braces
         raise YamlError([Problem(display_path, 1, 1, "document nested too deeply")]) from None
+
+
+def _read_refused_by_libyaml(
+    text: str, display_path: str, exc: yaml.MarkedYAMLError, *, json_numbers: bool
+) -> YamlDocument:
+    """Read with the pure-Python parser a document that libyaml refused, so that the gate's own limits
+    apply first whatever the libyaml version: libyaml scans ahead, and from PyYAML 6.0.4 it stops flow
+    nesting at its own depth (1000) before the gate's limit (64) is ever reached. libyaml also refuses
+    escaped surrogate pairs (``"\\ud83d\\ude00"``, as JSON writes emoji), which the pure-Python parser
+    reads and which are joined into their characters here. A document that both parsers refuse gets
+    libyaml's wording, as it always had."""
+    try:
+        document = _Composer(display_path, json_numbers=json_numbers).compose(_events(text, yaml.SafeLoader))
+    except yaml.MarkedYAMLError:
+        raise exc from None
+    return _join_surrogates(document)
 
 
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
