@@ -5,8 +5,9 @@ as a child and measures its peak RSS with ``os.wait4``).
 
 Synthetic run records (no model) for generated suites, with a realistic mix of outcomes: correct
 calls, wrong argument values, hallucinated tools, missing calls and provider errors. Timed: scoring
-every trial (``gate.scoring.score_trial``), reducing trials to case results (``gate.trials.case_result``)
-and ``gate.outputs.write_outputs`` to JSON, JUnit XML and Markdown (which runs the analysis).
+every trial (``gate.scoring.trial.score_trial``), reducing trials to case results
+(``gate.scoring.reducers.case_result``)
+and ``gate.files.outputs.write_outputs`` to JSON, JUnit XML and Markdown (which runs the analysis).
 Building the inputs is timed separately and not counted. Prints one JSON line.
 """
 
@@ -26,7 +27,7 @@ from workload import MOCK_RESULT, Workload, write_suites  # noqa: E402
 
 
 def record_for(n: int, suite_model: str):
-    from gate.run_record import RecordedCall, RunRecord, Usage
+    from gate.results.run_record import RecordedCall, RunRecord, Usage
 
     user = f"Please look up case {n}."
     name, arguments, output, error = "lookup", {"key": f"k{n}"}, "The value is 42.", None
@@ -67,7 +68,7 @@ def record_for(n: int, suite_model: str):
 
 
 def suite_result(suite, cases):
-    from gate.results import SourceRef, SuiteResult, ToolInfo
+    from gate.results.outcomes import SourceRef, SuiteResult, ToolInfo
 
     prompt = suite.agent.system_prompt
     return SuiteResult(
@@ -101,12 +102,12 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     started = time.perf_counter()
 
-    from gate.outputs import write_outputs
-    from gate.results import RunResults
-    from gate.scoring import score_trial
-    from gate.suite_loader import load_suites
-    from gate.trials import case_result
-    from gate.verdict import GatePolicy
+    from gate.files.outputs import write_outputs
+    from gate.files.suite_loader import load_suites
+    from gate.results.outcomes import RunResults
+    from gate.scoring.reducers import case_result
+    from gate.scoring.trial import score_trial
+    from gate.verdict.policy import GatePolicy
 
     workload = Workload(args.suites, args.cases // args.suites, 1)
     write_suites(out / "suites", workload)

@@ -32,7 +32,7 @@ from workload import Workload, write_suites  # noqa: E402
 
 
 def build_inputs(cases: int, suites: int, root: Path) -> list:
-    from gate.suite_loader import load_suites
+    from gate.files.suite_loader import load_suites
 
     workload = Workload(suites, cases // suites, 1)
     write_suites(root / "suites", workload)
@@ -47,8 +47,8 @@ def build_inputs(cases: int, suites: int, root: Path) -> list:
 
 
 def score_all(inputs: list) -> list:
-    from gate.scoring import score_trial
-    from gate.trials import case_result
+    from gate.scoring.reducers import case_result
+    from gate.scoring.trial import score_trial
 
     return [
         case_result(suite, case, (score_trial(suite, case, record, 0, {}),)) for suite, case, record in inputs

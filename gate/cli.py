@@ -70,7 +70,7 @@ def _redact_stdio() -> Callable[[], None]:
     the function that flushes and restores the original streams."""
     import os
 
-    from gate.redact import RedactingStream, Redactor
+    from gate.util.redact import RedactingStream, Redactor
 
     redactor = Redactor.from_env(os.environ)
     saved = sys.stdout, sys.stderr

@@ -3,7 +3,7 @@
 Every file the gate reads has a size bound checked before reading (``stat``, and a bounded read for
 devices and pipes, which have no size); nesting is bounded wherever JSON-like data comes in (suite
 files, tool-call arguments a model sent, results files); every user-supplied regular expression runs
-with a time limit (``gate.bounded_regex``); trials per case are bounded on the command line as in
+with a time limit (``gate.util.bounded_regex``); trials per case are bounded on the command line as in
 the suite schema.
 """
 

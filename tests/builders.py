@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.run_record import RecordedCall, RunRecord, Usage
-from gate.suite_model import (
+from gate.results.run_record import RecordedCall, RunRecord, Usage
+from gate.suite.model import (
     Agent,
     CallExpectation,
     Case,

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from gate.results import (
+from gate.results.outcomes import (
     CaseResult,
     CheckScore,
     Failure,
@@ -23,7 +23,7 @@ from gate.results import (
     ToolInfo,
     TrialResult,
 )
-from gate.run_record import RecordedCall, RunRecord, Usage
+from gate.results.run_record import RecordedCall, RunRecord, Usage
 
 
 def call(
@@ -275,7 +275,7 @@ def _plain_record(rec: RunRecord) -> dict[str, Any]:
 def plain_results(results: RunResults) -> dict[str, Any]:
     """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
     (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``parameters`` of tools
-    whose schema was not recorded): the reference ``gate.report_json.to_json`` is held to."""
+    whose schema was not recorded): the reference ``gate.reports.json_codec.to_json`` is held to."""
     data = asdict(results)
     for s_i, s in enumerate(results.suites):
         for tool_i, tool in enumerate(s.tools):

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from gate.agent_loop import parse_arguments, run_trial
 from gate.providers import make_provider
 from gate.providers.base import ProviderError
-from gate.scoring import score_trial
-from gate.suite_model import Agent, MockRule, Mocks, ModelParams, Prompt, Source
+from gate.run.agent_loop import parse_arguments, run_trial
+from gate.scoring.trial import score_trial
+from gate.suite.model import Agent, MockRule, Mocks, ModelParams, Prompt, Source
 from tests import builders
 
 WEATHER_MOCKS = Mocks(
@@ -251,7 +251,7 @@ def test_latency_excludes_time_waiting_outside_the_provider(model_server, monkey
 def test_stop_reasons_are_one_closed_set_shared_with_the_results_schema():
     from pathlib import Path
 
-    from gate.run_record import STOP_REASONS, RunRecord
+    from gate.results.run_record import STOP_REASONS, RunRecord
 
     schema = json.loads((Path(__file__).parents[1] / "schemas" / "results.schema.json").read_text())
     record_schema = json.dumps(schema)

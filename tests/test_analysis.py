@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from gate.analysis import analyse
-from gate.definition_facts import overlap
-from gate.results import SourceRef
+from gate.analysis.analyse import analyse
+from gate.analysis.definition_facts import overlap
+from gate.results.outcomes import SourceRef
 from tests.results_factory import call, case, failure, record, run, suite, tool
 
 
@@ -165,7 +165,7 @@ def test_recommendations_point_at_the_lines_to_change():
 
 
 def test_clarification_and_prompt_patterns_point_at_the_prompt():
-    from gate.results import CheckScore
+    from gate.results.outcomes import CheckScore
     from tests.results_factory import trial
 
     t = trial("failed", failures=[failure("judge_failed")], checks=[CheckScore("clarification", 0.0, False)])

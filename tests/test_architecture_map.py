@@ -56,9 +56,32 @@ def _dotted(module: str) -> str:
     return module.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
 
 
+HEADING = re.compile(r"^#### `(gate/[^`]*)`", re.M)
+
+
+def _misfiled(section: str) -> list[str]:
+    """Rows under a package's heading (``#### `gate/run/` ``) that name a module of another folder."""
+    problems = []
+    for block in re.split(r"(?=^#### )", section, flags=re.M):
+        heading = HEADING.match(block)
+        if heading is None:
+            continue
+        folder = heading.group(1)
+        problems += [
+            f"{m}: listed under {folder}, but it is not in that folder"
+            for m in _rows(block)
+            if m.rpartition("/")[0] + "/" != folder
+        ]
+    return problems
+
+
+def _pure_contract(stated: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    return next(c for c in stated if c["name"].startswith("The pure core"))
+
+
 def map_problems(doc: str, modules: Collection[str], stated: Sequence[dict[str, Any]]) -> list[str]:
-    """What is untrue in the map ``doc`` of ``modules`` under the import contracts ``stated`` (the
-    first one holding the pure core)."""
+    """What is untrue in the map ``doc`` of ``modules`` under the import contracts ``stated`` (one of
+    them holding the pure core)."""
     section = _section(doc)
     pure_at, edges_at = section.index("\n### Pure core\n"), section.index("\n### Edges\n")
     pure, edges = _rows(section[pure_at:edges_at]), _rows(section[edges_at:])
@@ -66,7 +89,8 @@ def map_problems(doc: str, modules: Collection[str], stated: Sequence[dict[str, 
     problems = [f"{m}: not on the map (add it under its layer)" for m in sorted(set(modules) - set(listed))]
     problems += [f"{m}: on the map but not in gate/" for m in sorted(set(listed) - set(modules))]
     problems += [f"{m}: listed {listed.count(m)} times" for m in sorted(set(listed)) if listed.count(m) > 1]
-    sources = stated[0]["source_modules"]
+    problems += _misfiled(section)
+    sources = _pure_contract(stated)["source_modules"]
     for module in listed:
         dotted = _dotted(module)
         held = any(dotted == s or dotted.startswith(f"{s}.") for s in sources)
@@ -91,9 +115,9 @@ def test_the_map_is_true_of_the_package_and_its_contracts() -> None:
 
 def test_a_module_missing_from_the_map_fails() -> None:
     doc = _doc()
-    without = "\n".join(line for line in doc.splitlines() if not line.startswith("| `gate/scoring.py`"))
+    without = "\n".join(line for line in doc.splitlines() if not line.startswith("| `gate/scoring/trial.py`"))
     assert map_problems(without, package_modules(), contracts()) == [
-        "gate/scoring.py: not on the map (add it under its layer)"
+        "gate/scoring/trial.py: not on the map (add it under its layer)"
     ]
     new = [*package_modules(), "gate/new_module.py"]
     assert map_problems(doc, new, contracts()) == [
@@ -103,15 +127,16 @@ def test_a_module_missing_from_the_map_fails() -> None:
 
 def test_a_module_listed_twice_gone_or_under_the_wrong_layer_fails() -> None:
     doc = _doc()
-    row = next(line for line in doc.splitlines() if line.startswith("| `gate/cache.py`"))
+    row = next(line for line in doc.splitlines() if line.startswith("| `gate/run/cache.py`"))
     twice = doc.replace(row, f"{row}\n{row}")
-    assert map_problems(twice, package_modules(), contracts()) == ["gate/cache.py: listed 2 times"]
-    gone = [m for m in package_modules() if m != "gate/cache.py"]
-    assert map_problems(doc, gone, contracts()) == ["gate/cache.py: on the map but not in gate/"]
+    assert map_problems(twice, package_modules(), contracts()) == ["gate/run/cache.py: listed 2 times"]
+    gone = [m for m in package_modules() if m != "gate/run/cache.py"]
+    assert map_problems(doc, gone, contracts()) == ["gate/run/cache.py: on the map but not in gate/"]
     stated = contracts()
-    stated[0] = {**stated[0], "source_modules": [*stated[0]["source_modules"], "gate.cache"]}
+    pure = _pure_contract(stated)
+    stated[stated.index(pure)] = {**pure, "source_modules": [*pure["source_modules"], "gate.run.cache"]}
     assert map_problems(doc, package_modules(), stated) == [
-        "gate/cache.py: the contract holds it pure, the map lists it as an edge"
+        "gate/run/cache.py: the contract holds it pure, the map lists it as an edge"
     ]
 
 
@@ -126,3 +151,22 @@ def test_package_markers_are_modules_only_when_they_hold_code() -> None:
     modules = package_modules()
     assert "gate/providers/__init__.py" in modules  # make_provider, missing_sdks
     assert "gate/commands/__init__.py" not in modules and "gate/__init__.py" not in modules
+
+
+def test_a_module_under_another_folders_heading_fails() -> None:
+    doc = _doc()
+    row = next(line for line in doc.splitlines() if line.startswith("| `gate/run/cache.py`"))
+    moved = doc.replace(row, "").replace("| `gate/util/stats.py`", f"{row}\n| `gate/util/stats.py`")
+    assert map_problems(moved, package_modules(), contracts()) == [
+        "gate/run/cache.py: listed under gate/util/, but it is not in that folder",
+        "gate/run/cache.py: listed as pure core, but the contract does not hold it",
+    ]
+
+
+def test_every_package_of_gate_is_a_layer() -> None:
+    """A new subpackage cannot escape the layering: the layers contract names every package of gate
+    (and the top-level modules other packages import)."""
+    layers = next(c for c in contracts() if c["type"] == "layers")["layers"]
+    named = {name.strip() for layer in layers for name in layer.split("|")}
+    packages = {_dotted(p.relative_to(ROOT).as_posix()) for p in (ROOT / "gate").glob("*/__init__.py")}
+    assert packages <= named, sorted(packages - named)

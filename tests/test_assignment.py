@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.assignment import optimal_assignment
+from gate.util.assignment import optimal_assignment
 
 
 def brute_force(cost: list[list[float]]) -> float:

@@ -313,7 +313,7 @@ def test_remote_schema_references_are_never_fetched(
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from gate.matchers import match_value, schema_validator
+    from gate.suite.matchers import match_value, schema_validator
 
     hits: list[str] = []
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from gate.baseline import compare
+from gate.verdict.baseline import compare
 from tests.results_factory import case, failure, run, suite, trials_case
 
 

@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from gate import bounded_regex, limits, schema_check
-from gate.matchers import match_value, schema_validator
+from gate import limits
+from gate.suite.matchers import match_value, schema_validator
+from gate.util import bounded_regex, schema_check
 from tests.test_outputs import repo, run  # noqa: F401 - the fixture
 from tests.test_run_cmd import point
 
@@ -125,8 +126,8 @@ def test_a_tool_pattern_and_an_output_regex_cannot_stall_a_run(repo, model_serve
 
 
 def test_a_path_assertion_regex_that_runs_out_of_time_fails_and_says_why():
-    from gate.path_assertions import evaluate
-    from gate.suite_model import PathAssertion
+    from gate.suite.model import PathAssertion
+    from gate.suite.path_assertions import evaluate
     from tests.results_factory import record
 
     assertion = PathAssertion(path="output", check={"matches": EVIL}, aggregate="all", threshold=1.0)

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from gate import limits
-from gate.agent_loop import parse_arguments
 from gate.cli import main as cli_main
+from gate.run.agent_loop import parse_arguments
 from tests.conftest import ROOT
 from tests.test_outputs import repo, run  # noqa: F401 - the fixture
 from tests.test_run_cmd import SCRIPT, point

@@ -10,10 +10,10 @@ import os
 
 import pytest
 
-from gate.cache import ResponseCache, cache_key
 from gate.providers.base import ModelReply, ModelRequest, ProviderError, ToolCall
-from gate.run_record import Usage
-from gate.suite_model import ModelParams, Source
+from gate.results.run_record import Usage
+from gate.run.cache import ResponseCache, cache_key
+from gate.suite.model import ModelParams, Source
 from tests.builders import WEATHER_TOOLS
 
 BASE = ModelRequest(

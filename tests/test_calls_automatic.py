@@ -1,8 +1,8 @@
-"""Automatic checks (gate.calls.automatic): hallucinated tool, invalid arguments, schema violation."""
+"""Automatic checks (gate.scoring.calls.automatic): hallucinated tool, invalid arguments, schema violation."""
 
 from __future__ import annotations
 
-from gate.calls.automatic import automatic_failures, schema_failures
+from gate.scoring.calls.automatic import automatic_failures, schema_failures
 from tests.builders import call, suite, tool
 
 WEATHER = suite()

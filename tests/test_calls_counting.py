@@ -1,9 +1,9 @@
-"""Counting (gate.calls.counting): missing calls, wrong tools and wrong counts, directly."""
+"""Counting (gate.scoring.calls.counting): missing calls, wrong tools and wrong counts, directly."""
 
 from __future__ import annotations
 
-from gate.calls.counting import calls_text, shortfall, surplus, times_text
-from gate.suite_model import Times
+from gate.scoring.calls.counting import calls_text, shortfall, surplus, times_text
+from gate.suite.model import Times
 from tests.builders import call, ecall, suite
 
 WEATHER = suite()

@@ -1,10 +1,10 @@
-"""Metrics (gate.calls.metrics): tool-name precision / recall / F1 and argument accuracy, directly."""
+"""Metrics (gate.scoring.calls.metrics): tool-name precision / recall / F1 and argument accuracy, directly."""
 
 from __future__ import annotations
 
 import pytest
 
-from gate.calls.metrics import (
+from gate.scoring.calls.metrics import (
     ArgumentChecks,
     ToolNameScores,
     argument_checks,
@@ -12,8 +12,8 @@ from gate.calls.metrics import (
     tool_name_scores,
     total,
 )
-from gate.matchers import MatchOutcome
-from gate.suite_model import CallExpectation
+from gate.suite.matchers import MatchOutcome
+from gate.suite.model import CallExpectation
 from tests.builders import ecall
 
 

@@ -1,10 +1,10 @@
-"""Order (gate.calls.order): any, in_order and strict on a given pairing, directly."""
+"""Order (gate.scoring.calls.order): any, in_order and strict on a given pairing, directly."""
 
 from __future__ import annotations
 
-from gate.calls.order import order_failures
-from gate.calls.pairing import CallPairing, Slot
-from gate.suite_model import CallExpectation
+from gate.scoring.calls.order import order_failures
+from gate.scoring.calls.pairing import CallPairing, Slot
+from gate.suite.model import CallExpectation
 from tests.builders import call, ecall
 
 CALLS = (call("search"), call("get_weather"), call("get_forecast"))

@@ -1,8 +1,9 @@
-"""Pairing (gate.calls.pairing): slots, pair costs, optimal and order-preserving pairings, directly."""
+"""Pairing (gate.scoring.calls.pairing): slots, pair costs, optimal and order-preserving pairings,
+directly."""
 
 from __future__ import annotations
 
-from gate.calls.pairing import (
+from gate.scoring.calls.pairing import (
     EXTRA,
     MISS_OPTIONAL,
     MISS_REQUIRED,
@@ -18,8 +19,8 @@ from gate.calls.pairing import (
     pair_cost,
     pair_costs,
 )
-from gate.matchers import MatchOutcome
-from gate.suite_model import CallExpectation
+from gate.suite.matchers import MatchOutcome
+from gate.suite.model import CallExpectation
 from tests.builders import call, ecall
 
 REQUIRED, OPTIONAL = Slot(0, True), Slot(0, False)

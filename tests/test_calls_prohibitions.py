@@ -1,9 +1,10 @@
-"""Prohibitions (gate.calls.prohibitions): no_calls, forbidden tools, extra calls, max_calls, directly."""
+"""Prohibitions (gate.scoring.calls.prohibitions): no_calls, forbidden tools, extra calls,
+max_calls, directly."""
 
 from __future__ import annotations
 
-from gate.calls.prohibitions import extra_calls, forbidden_calls, is_prohibited, over_max_calls
-from gate.suite_model import CallExpectation
+from gate.scoring.calls.prohibitions import extra_calls, forbidden_calls, is_prohibited, over_max_calls
+from gate.suite.model import CallExpectation
 from tests.builders import call, ecall
 
 CALLS = (call("get_weather", {"city": "Paris"}), call("search", {"query": "x"}), call("get_forecast"))

@@ -1,8 +1,9 @@
-"""The pure checks for what validates but can never work (``gate.cannot_work``), without the loader."""
+"""The pure checks for what validates but can never work (``gate.build.checks.cannot_work``),
+without the loader."""
 
 from __future__ import annotations
 
-from gate.cannot_work import (
+from gate.build.checks.cannot_work import (
     literal_problems,
     placeholder_problems,
     schema_problems,

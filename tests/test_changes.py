@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gate.changes import affected_suites, changed_files
 from gate.errors import InputError
-from gate.suite_model import (
+from gate.git.changes import affected_suites, changed_files
+from gate.suite.model import (
     Agent,
     Case,
     Defaults,

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from gate.concurrency import (
+from gate.providers.concurrency import (
     MAX_RETRY_AFTER,
     AdaptiveLimiter,
     AttemptTimeout,

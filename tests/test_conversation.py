@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from gate.conversation import build, letter
 from gate.errors import InputError
-from gate.suite_model import Choice, Expectation, Message, OutputChecks
+from gate.suite.conversation import build, letter
+from gate.suite.model import Choice, Expectation, Message, OutputChecks
 from tests.builders import case, suite
 
 OPTIONS = ("Paris", "London", "Rome", "Madrid")

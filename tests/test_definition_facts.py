@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gate.definition_facts import closed_object, mentions, overlap, parameter_facts
+from gate.analysis.definition_facts import closed_object, mentions, overlap, parameter_facts
 
 SCHEMA = {
     "type": "object",

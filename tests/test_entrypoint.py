@@ -478,7 +478,7 @@ def test_pull_request_target_on_the_base_checkout_never_reports_a_pass(
 
 
 def test_a_foreign_bots_marked_comment_is_never_edited(workspace, github, model_server, capsys) -> None:
-    from gate.report_markdown import marker_line
+    from gate.reports.markdown import marker_line
 
     foreign_body = marker_line("default") + "\nsome other bot's text"
     foreign = github.add_issue_comment(7, foreign_body, {"login": "other-app[bot]", "id": 5, "type": "Bot"})
@@ -530,7 +530,7 @@ def test_bad_inputs_write_every_output_and_name_the_input(
 def test_sticky_comment_is_not_created_when_nothing_was_evaluated_but_an_existing_one_is_updated(
     workspace, github, model_server, capsys
 ) -> None:
-    from gate.report_markdown import marker_line
+    from gate.reports.markdown import marker_line
 
     commit_a_docs_only_change(workspace)
     server = model_server(SCRIPT)

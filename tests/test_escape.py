@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.escape import (
+from gate.util.escape import (
     html_text,
     json_text,
     md_code_block,

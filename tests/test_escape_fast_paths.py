@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.escape import md_cell, md_inline_code, md_text, neutralise_marker, no_autolinks, strip_controls
+from gate.util.escape import md_cell, md_inline_code, md_text, neutralise_marker, no_autolinks, strip_controls
 
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _MD_INLINE = re.compile(r"([\\`*_\[\]|~])")

@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
+from gate.analysis.definition_facts import overlap
 from gate.cli import main as cli_main
-from gate.definition_facts import overlap
 from tests.conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "weather"

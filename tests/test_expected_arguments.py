@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.scoring import score_trial
-from gate.suite_loader import load_suites
+from gate.files.suite_loader import load_suites
+from gate.scoring.trial import score_trial
 from tests.builders import call, record
 
 SUITE = """\

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gate.scoring import score_trial
-from gate.suite_loader import load_suites
+from gate.files.suite_loader import load_suites
+from gate.scoring.trial import score_trial
 from tests.builders import call, record
 
 SUITE = """\

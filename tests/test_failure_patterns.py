@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.analysis import analyse
-from gate.failure_patterns import distinct_failures
-from gate.results import SourceRef
+from gate.analysis.analyse import analyse
+from gate.analysis.failure_patterns import distinct_failures
+from gate.results.outcomes import SourceRef
 from tests.results_factory import call, case, failure, record, run, suite, tool, trial
 
 FORECAST = tool("get_forecast", "Daily forecast.", parameter_lines={"days": 9})

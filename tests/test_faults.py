@@ -86,14 +86,14 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep the retry loop (6 attempts) but shorten its back-off between attempts."""
-    import gate.concurrency
+    import gate.providers.concurrency
 
-    policy = gate.concurrency.RetryPolicy
+    policy = gate.providers.concurrency.RetryPolicy
 
     def quick(**kwargs: Any) -> Any:
         return dataclasses.replace(policy(**kwargs), base_delay=0.01, max_delay=0.05)
 
-    monkeypatch.setattr(gate.concurrency, "RetryPolicy", quick)
+    monkeypatch.setattr(gate.providers.concurrency, "RetryPolicy", quick)
 
 
 def run_gate(

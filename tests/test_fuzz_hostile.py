@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gate import bounded_regex, limits
+from gate import limits
 from gate.errors import InputError
-from gate.outputs import check_output
-from gate.report_json import load_results
+from gate.files.outputs import check_output
+from gate.files.results_file import load_results
+from gate.util import bounded_regex
 
 GOLDEN = Path(__file__).parent / "golden" / "results.json"
 
@@ -136,7 +137,7 @@ def test_any_output_path_is_accepted_or_refused_before_the_run(
 def test_any_nesting_of_tool_arguments_is_parsed_or_invalid_never_an_exception(
     depth: int, opener: str, tail: str
 ) -> None:
-    from gate.agent_loop import parse_arguments
+    from gate.run.agent_loop import parse_arguments
 
     closer = {"[": "]", '{"a":': "}", '{"a": [': "]}"}[opener]
     raw = '{"k": ' + opener * depth + "1" + closer * depth + tail + "}"
@@ -161,7 +162,7 @@ LINKISH = [
 @settings(max_examples=200, deadline=None)
 @given(parts=st.lists(st.sampled_from(LINKISH) | st.text(max_size=6), max_size=8))
 def test_model_text_never_becomes_a_link_or_mention(parts: list[str]) -> None:
-    from gate.escape import html_text, md_text
+    from gate.util.escape import html_text, md_text
 
     text = " ".join(parts)
     for escaped in (md_text(text), html_text(text)):
@@ -177,7 +178,7 @@ def test_model_text_never_becomes_a_link_or_mention(parts: list[str]) -> None:
     secret=st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=8, max_size=30),
 )
 def test_a_secret_under_any_such_name_is_masked(prefix: str, word: str, suffix: str, secret: str) -> None:
-    from gate.redact import Redactor
+    from gate.util.redact import Redactor
 
     redactor = Redactor.from_env({f"{prefix}{word}{suffix}": secret})
     assert secret not in redactor.redact(f"the model said {secret} and {json.dumps(secret)}")

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gate.errors import Problem
-from gate.suite_loader import LoadResult, load_suites
-from gate.yaml_source import YamlError, parse
+from gate.files.suite_loader import LoadResult, load_suites
+from gate.files.yaml_source import YamlError, parse
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "weather"
 SUITE = "weather/weather.suite.yaml"

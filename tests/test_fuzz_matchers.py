@@ -1,4 +1,4 @@
-"""Property-based tests of the argument matchers (gate.matchers.match_value).
+"""Property-based tests of the argument matchers (gate.suite.matchers.match_value).
 
 Model output is untrusted and suites are written by people: whatever the matcher and whatever the
 value, matching gives an outcome and never raises; and the matcher algebra holds (literal equality
@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gate.matchers import MATCHER_KEYS, MatchOutcome, is_matcher, match_value
+from gate.suite.matchers import MATCHER_KEYS, MatchOutcome, is_matcher, match_value
 
 FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.scoring import score_trial
-from gate.suite_model import Scoring
-from gate.trials import case_result
+from gate.scoring.reducers import case_result
+from gate.scoring.trial import score_trial
+from gate.suite.model import Scoring
 from tests.builders import call, case, ecall, expectation, record, suite
 
 PARIS = {"city": "Paris"}

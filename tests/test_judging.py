@@ -5,8 +5,10 @@ import itertools
 import jsonschema
 import pytest
 
-from gate.conversation import build
-from gate.judging import (
+from gate.scoring.judge_requests import collect_requests
+from gate.scoring.trial import score_trial
+from gate.suite.conversation import build
+from gate.suite.judging import (
     RANKING_SCORES,
     JudgeReplyError,
     JudgeRequest,
@@ -19,10 +21,8 @@ from gate.judging import (
     semantic_request,
     unambiguous_choice,
 )
-from gate.matchers import argument_request
-from gate.scoring import score_trial
-from gate.suite_model import Choice, OutputChecks, Ranking
-from gate.trial_judging import collect_requests
+from gate.suite.matchers import argument_request
+from gate.suite.model import Choice, OutputChecks, Ranking
 from tests.builders import call, case, ecall, expectation, record, suite
 
 LETTERS = {"A": "London", "B": "Paris", "C": "Rome"}

@@ -12,8 +12,8 @@ from typing import Any
 
 from junitparser import xunit2
 
-from gate.report_junit import render
-from gate.verdict import GatePolicy, decide
+from gate.reports.junit import render
+from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import run, suite, trials_case
 
 

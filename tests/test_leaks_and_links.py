@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from gate.escape import html_text, md_text
-from gate.redact import MASK, Redactor, is_secret_name, url_credentials
+from gate.util.escape import html_text, md_text
+from gate.util.redact import MASK, Redactor, is_secret_name, url_credentials
 from tests.test_outputs import repo, run  # noqa: F401 - the fixture
 from tests.test_run_cmd import point
 

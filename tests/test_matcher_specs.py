@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.matcher_specs import arguments_problems
+from gate.build.checks.matcher_specs import arguments_problems
 
 PARAMS = {
     "type": "object",

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.judging import JudgeVerdict
-from gate.matchers import (
+from gate.suite.judging import JudgeVerdict
+from gate.suite.matchers import (
     has_judge,
     is_matcher,
     judge_requests_for_arguments,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
-from gate.runner import RunOptions, run_suites
-from gate.suite_loader import load_suites
+from gate.run.runner import RunOptions, run_suites
 
 SUITE = """\
 version: 1

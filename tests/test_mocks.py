@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from gate.mocks import MockOutcome, MockSession, merged
-from gate.suite_model import MockRule, Mocks
+from gate.suite.mocks import MockOutcome, MockSession, merged
+from gate.suite.model import MockRule, Mocks
 
 WEATHER = Mocks(
     tools={

@@ -348,8 +348,8 @@ MCP_TOOLS_LIST = """{
 def test_an_mcp_tools_list_file_validates_runs_and_gets_advice_on_its_lines(
     repo, model_server, monkeypatch, capsys
 ):
-    from gate.analysis import analyse
-    from gate.report_json import load_results
+    from gate.analysis.analyse import analyse
+    from gate.files.results_file import load_results
 
     (repo / "tools" / "mcp.json").write_text(MCP_TOOLS_LIST)
     script = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.model_family import (
+from gate.suite.model import ModelParams
+from gate.suite.model_family import (
     anthropic_max_tokens,
     family_of,
     judge_params,
@@ -12,7 +13,6 @@ from gate.model_family import (
     thinking_problems,
     token_limit_key,
 )
-from gate.suite_model import ModelParams
 
 
 @pytest.mark.parametrize(

@@ -8,13 +8,14 @@ import xml.etree.ElementTree as ET
 
 import junitparser
 
-from gate.analysis import analyse
-from gate.baseline import compare
-from gate.report_json import load_results, to_json
-from gate.report_junit import render as render_junit
-from gate.report_markdown import render as render_markdown
-from gate.suite_loader import load_suites
-from gate.verdict import GatePolicy, decide
+from gate.analysis.analyse import analyse
+from gate.files.results_file import load_results
+from gate.files.suite_loader import load_suites
+from gate.reports.json_codec import to_json
+from gate.reports.junit import render as render_junit
+from gate.reports.markdown import render as render_markdown
+from gate.verdict.baseline import compare
+from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import case, failure, run, suite
 
 REASON = "known flaky: the model sometimes asks first"

@@ -1,14 +1,14 @@
-"""Checks of the final answer (gate.output_checks), directly: their check scores and failures."""
+"""Checks of the final answer (gate.scoring.output_checks), directly: their check scores and failures."""
 
 from __future__ import annotations
 
 import pytest
 
-from gate import judging
-from gate.judging import JudgeVerdict
-from gate.output_checks import CheckLog, judged, output_checks, shared_check
-from gate.suite_model import Choice, OutputChecks
-from gate.trial_judging import answer_requests
+from gate.scoring.judge_requests import answer_requests
+from gate.scoring.output_checks import CheckLog, judged, output_checks, shared_check
+from gate.suite import judging
+from gate.suite.judging import JudgeVerdict
+from gate.suite.model import Choice, OutputChecks
 from tests.builders import case, expectation, record, suite
 
 

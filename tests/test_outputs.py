@@ -16,7 +16,7 @@ import pytest
 
 from gate.cli import main as cli_main
 from gate.errors import InputError
-from gate.outputs import check_output, check_outputs
+from gate.files.outputs import check_output, check_outputs
 from tests.test_run_cmd import SCRIPT, point, suite_text
 
 SURROGATE_SCRIPT = {
@@ -252,7 +252,7 @@ def test_a_cache_path_that_cannot_work_is_refused_before_any_request(repo, model
 def test_a_cache_that_cannot_store_never_costs_the_answers(repo, model_server, monkeypatch, capsys):
     """The cache directory becomes unwritable during the run (a full disk, a read-only mount): the
     answers are still used, the run completes, and the summary says what was not stored."""
-    from gate import cache as cache_module
+    from gate.run import cache as cache_module
 
     def failing(path, text):
         raise OSError(28, "No space left on device")
@@ -321,7 +321,7 @@ def test_lone_surrogates_in_tool_calls_never_break_the_next_request(repo, model_
 def test_an_overlong_directory_name_after_a_missing_one_is_refused_not_a_crash(tmp_path):
     """Found by the output-path fuzzer: a missing directory, '..', then a 300-byte name."""
     from gate.errors import InputError
-    from gate.outputs import check_output
+    from gate.files.outputs import check_output
 
     path = f"{tmp_path}/missing/../{'a' * 300}/x"
     with pytest.raises(InputError, match="too long"):

@@ -7,10 +7,10 @@ from math import comb
 
 import pytest
 
-from gate.analysis import analyse
-from gate.pass_hat_k import pass_hat_k, suite_pass_hat_k
-from gate.report_markdown import render
-from gate.verdict import decide
+from gate.analysis.analyse import analyse
+from gate.reports.markdown import render
+from gate.scoring.pass_hat_k import pass_hat_k, suite_pass_hat_k
+from gate.verdict.policy import decide
 from tests.results_factory import run, suite, trials_case
 
 

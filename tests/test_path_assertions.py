@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from gate import trial_judging
-from gate.judging import JudgeVerdict
-from gate.path_assertions import PathError, evaluate, judge_requests, parse, select
-from gate.suite_model import PathAssertion
+from gate.scoring import judge_requests as trial_judging
+from gate.suite.judging import JudgeVerdict
+from gate.suite.model import PathAssertion
+from gate.suite.path_assertions import PathError, evaluate, judge_requests, parse, select
 from tests.builders import call, record
 
 RECORD = record(
@@ -125,7 +125,7 @@ def test_a_missing_verdict_is_a_judge_error_only_when_it_could_change_the_outcom
 
 
 def test_collect_requests_includes_judged_path_checks():
-    from gate.suite_model import Expectation
+    from gate.suite.model import Expectation
     from tests.builders import case, suite
 
     c = case(expect=Expectation(asserts=(PathAssertion(path="output", check={"criteria": "mentions Rome"}),)))

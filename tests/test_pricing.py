@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.pricing import BUILT_IN, price
-from gate.run_record import Usage
+from gate.results.run_record import Usage
+from gate.suite.pricing import BUILT_IN, price
 
 
 @pytest.mark.parametrize(
@@ -45,15 +45,15 @@ def test_cost_is_tokens_times_price_per_million():
 
 
 def _table(text: str, name: str = "prices.yaml"):
-    from gate.pricing import price_table
-    from gate.yaml_source import parse
+    from gate.files.yaml_source import parse
+    from gate.suite.pricing import price_table
 
     doc = parse(text, name)
     return price_table(doc.data, name, lambda at: doc.position(at)[0])
 
 
 def test_a_prices_file_extends_and_overrides_the_built_in_table_and_says_where_each_price_came_from():
-    from gate.pricing import BUILT_IN_SOURCE
+    from gate.suite.pricing import BUILT_IN_SOURCE
 
     table, problems = _table(
         "# negotiated\n"
@@ -103,8 +103,8 @@ def test_max_cost_names_an_unpriced_user_simulator_like_the_agent_and_the_judge(
 
     from builders import case, suite
 
-    from gate.pricing import BUILT_IN, unpriced_models
-    from gate.suite_model import Judge
+    from gate.suite.model import Judge
+    from gate.suite.pricing import BUILT_IN, unpriced_models
 
     base = suite(case("a", "hi"), judge=None)
     assert not any("user simulator" in line for line in unpriced_models([base], BUILT_IN))

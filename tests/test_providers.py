@@ -12,7 +12,7 @@ import pytest
 
 from gate.providers import make_provider
 from gate.providers.base import ModelRequest, ProviderError
-from gate.suite_model import ModelParams
+from gate.suite.model import ModelParams
 from tests.builders import WEATHER_TOOLS
 
 PARALLEL = {

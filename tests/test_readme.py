@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from gate.suite_loader import load_suites
+from gate.files.suite_loader import load_suites
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

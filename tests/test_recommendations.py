@@ -8,9 +8,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from gate.analysis import analyse
-from gate.recommendations import Recommendation
-from gate.results import SourceRef
+from gate.analysis.analyse import analyse
+from gate.analysis.recommendations import Recommendation
+from gate.results.outcomes import SourceRef
 from tests.results_factory import call, case, failure, record, run, suite, tool
 
 UNITS = {"type": "string", "enum": ["metric", "imperial"], "description": "Unit system of the result."}

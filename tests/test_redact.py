@@ -9,8 +9,8 @@ from xml.sax.saxutils import escape as xml_escape
 
 import pytest
 
-from gate.redact import MASK, RedactingStream, Redactor, is_secret_name
-from gate.report_json import to_json
+from gate.reports.json_codec import to_json
+from gate.util.redact import MASK, RedactingStream, Redactor, is_secret_name
 
 OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"
 ANTHROPIC_KEY = "sk-ant-api03-ZZZyyyXXXwww-vvvUUUttt_sss"

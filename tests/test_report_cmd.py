@@ -4,7 +4,8 @@ import json
 from pathlib import Path
 
 from gate import cli
-from gate.report_json import load_results, to_json
+from gate.files.results_file import load_results
+from gate.reports.json_codec import to_json
 from tests.results_factory import case, failure, run, simple, suite
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

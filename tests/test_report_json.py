@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.errors import InputError
-from gate.report_json import load_results, merge, to_json
-from gate.results import RESULTS_VERSION, RunResults, SourceRef
+from gate.files.results_file import load_results
+from gate.reports.json_codec import merge, to_json
+from gate.results.outcomes import RESULTS_VERSION, RunResults, SourceRef
 from tests.results_factory import call, case, failure, record, run, simple, suite, tool, trials_case
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,7 +187,7 @@ json_values = st.recursive(
 @given(st.data())
 @settings(max_examples=150, deadline=None)
 def test_fast_validator_agrees_with_jsonschema(data):
-    from gate.report_json import fast_valid, results_schema
+    from gate.reports.json_codec import fast_valid, results_schema
 
     document = json.loads(to_json(rich_results()))
     paths = [p for p in _paths(document) if p]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import junitparser
 
-from gate.report_json import load_results
-from gate.report_junit import render
-from gate.verdict import GatePolicy, decide
+from gate.files.results_file import load_results
+from gate.reports.junit import render
+from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import case, record, run, suite
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -10,11 +10,11 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.escape import truncate, xml_text
-from gate.report_json import load_results
-from gate.report_junit import MAX_MESSAGE_CHARS, describe_failure, render, source_frame, transcript
-from gate.results import CaseResult, RunResults
-from gate.verdict import GatePolicy, decide
+from gate.files.results_file import load_results
+from gate.reports.junit import MAX_MESSAGE_CHARS, describe_failure, render, source_frame, transcript
+from gate.results.outcomes import CaseResult, RunResults
+from gate.util.escape import truncate, xml_text
+from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import call, case, failure, record, run, suite, trial
 from tests.test_report_junit import GOLDEN
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.analysis import analyse
-from gate.baseline import compare
-from gate.report_json import load_results
-from gate.report_markdown import render
-from gate.verdict import GatePolicy, decide
+from gate.analysis.analyse import analyse
+from gate.files.results_file import load_results
+from gate.reports.markdown import render
+from gate.verdict.baseline import compare
+from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import call, case, failure, record, run, simple, suite
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

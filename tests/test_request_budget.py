@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from gate.request_budget import RequestBudget, case_need, judged_checks, trial_need
-from gate.suite_model import Judge, OutputChecks, PathAssertion, SimulatedUser
+from gate.run.request_budget import RequestBudget, case_need, judged_checks, trial_need
+from gate.suite.model import Judge, OutputChecks, PathAssertion, SimulatedUser
 from tests import builders
 
 

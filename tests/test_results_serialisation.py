@@ -8,9 +8,10 @@ import dataclasses
 import json
 from pathlib import Path
 
-from gate.report_json import load_results, to_json
-from gate.results import RunResults
-from gate.run_record import copy_value
+from gate.files.results_file import load_results
+from gate.reports.json_codec import to_json
+from gate.results.outcomes import RunResults
+from gate.results.run_record import copy_value
 from tests.results_factory import call, case, plain_results, record, run, suite
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -89,7 +90,7 @@ def test_gc_paused_restores_the_collector_state_even_on_errors():
 
     import pytest
 
-    from gate.report_json import gc_paused
+    from gate.reports.json_codec import gc_paused
 
     assert gc.isenabled()
     with pytest.raises(RuntimeError):
@@ -109,7 +110,7 @@ def test_gc_paused_restores_the_collector_state_even_on_errors():
 def test_write_outputs_and_load_leave_the_collector_on(tmp_path):
     import gc
 
-    from gate.outputs import write_outputs
+    from gate.files.outputs import write_outputs
 
     results = odd_results()
     write_outputs(

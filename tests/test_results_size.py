@@ -11,8 +11,9 @@ import pytest
 
 from gate.cli import main as cli_main
 from gate.errors import InputError
-from gate.report_json import load_results, parse_results, to_json
-from gate.results import RunResults
+from gate.files.results_file import load_results
+from gate.reports.json_codec import parse_results, to_json
+from gate.results.outcomes import RunResults
 from tests.results_factory import case, plain_results, record, run, suite
 
 GOLDEN = Path(__file__).parent / "golden"

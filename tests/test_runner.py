@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from gate.cache import ResponseCache
-from gate.concurrency import RetryPolicy
-from gate.progress import Progress
 from gate.providers import make_provider
-from gate.runner import RunControl, RunOptions, run_suites
-from gate.suite_model import MockRule, Mocks, OutputChecks
+from gate.providers.concurrency import RetryPolicy
+from gate.run.cache import ResponseCache
+from gate.run.progress import Progress
+from gate.run.runner import RunControl, RunOptions, run_suites
+from gate.suite.model import MockRule, Mocks, OutputChecks
 from tests import builders
 
 SCRIPT = {
@@ -502,7 +502,7 @@ def test_progress_is_plain_when_ci_is_set_even_on_a_terminal(monkeypatch):
 
 
 def test_progress_header_says_cases_and_trials():
-    from gate.progress import plan_text
+    from gate.run.progress import plan_text
 
     assert plan_text([1]) == "1 case x 1 trial = 1 trial"
     assert plan_text([3, 1, 3]) == "3 cases, 1-3 trials each = 7 trials"

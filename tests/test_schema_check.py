@@ -1,6 +1,6 @@
 """The fast success-path validator decides exactly as jsonschema does (the spec it must match).
 
-``gate.schema_check`` answers "valid or not" without error objects; jsonschema runs only to explain
+``gate.util.schema_check`` answers "valid or not" without error objects; jsonschema runs only to explain
 a failure. If the two ever disagreed, an invalid suite would pass ``validate`` silently (or a valid
 one would be reported with no message), so the agreement is tested on mutated real suites, on
 random schemas against the meta-schema, and on a table of the keyword edge cases.
@@ -17,8 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gate import schema_check
-from gate.schema_check import (
+from gate.files.suite_schema import suite_schema
+from gate.files.yaml_source import parse
+from gate.util import schema_check
+from gate.util.schema_check import (
     SUPPORTED,
     UNSUPPORTED,
     Unsupported,
@@ -28,8 +30,6 @@ from gate.schema_check import (
     is_valid,
     is_valid_schema,
 )
-from gate.suite_schema import suite_schema
-from gate.yaml_source import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_SUITES = [

@@ -6,8 +6,8 @@ import copy
 
 from jsonschema import Draft202012Validator
 
-from gate.schema_damage import damage_of, unit_of
-from gate.suite_schema import suite_schema
+from gate.build.checks.schema_damage import damage_of, unit_of
+from gate.files.suite_schema import suite_schema
 
 VALIDATOR = Draft202012Validator(suite_schema())
 

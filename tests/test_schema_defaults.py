@@ -1,4 +1,4 @@
-"""Each default of the suite language is written once (gate.suite_model) and shown in the JSON Schema.
+"""Each default of the suite language is written once (gate.suite.model) and shown in the JSON Schema.
 
 The schema is JSON and cannot import the model, so this test holds the two together: every default the
 schema shows equals the model's, and a suite that leaves the keys out loads with exactly those values.
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from gate.suite_loader import load_suites
-from gate.suite_model import (
+from gate.files.suite_loader import load_suites
+from gate.suite.model import (
     DEFAULT_THRESHOLD,
     DEFAULT_WEIGHTS,
     CallExpectation,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from jsonschema import Draft202012Validator
 
-from gate.schema_messages import did_you_mean, problems_of, render_path, type_word
-from gate.yaml_source import parse
+from gate.build.checks.schema_messages import did_you_mean, problems_of, render_path, type_word
+from gate.files.yaml_source import parse
 
 SCHEMA = {
     "type": "object",

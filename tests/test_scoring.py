@@ -8,13 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate import judging, trial_judging
 from gate.errors import InputError
-from gate.judging import JudgeVerdict
-from gate.report_json import parse_results, results_schema, to_json
-from gate.results import CheckKind, CheckScore, Failure
-from gate.scoring import _all_verdict, _budgets, _weighted_verdict, expected_summary, score_trial
-from gate.suite_model import (
+from gate.reports.json_codec import parse_results, results_schema, to_json
+from gate.results.outcomes import CheckKind, CheckScore, Failure
+from gate.scoring import judge_requests as trial_judging
+from gate.scoring.trial import _all_verdict, _budgets, _weighted_verdict, expected_summary, score_trial
+from gate.suite import judging
+from gate.suite.judging import JudgeVerdict
+from gate.suite.model import (
     CallExpectation,
     Choice,
     Defaults,
@@ -413,7 +414,7 @@ def test_choice_deterministic_when_unambiguous_and_judged_otherwise():
 
 
 def test_choice_letters_fall_back_to_the_trial_shuffle():
-    from gate.conversation import build
+    from gate.suite.conversation import build
 
     choice = Choice(options=("Paris", "London", "Rome", "Madrid"), correct="Paris")
     c = case(expect=expectation(output=OutputChecks(choice=choice)))

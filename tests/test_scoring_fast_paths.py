@@ -1,6 +1,6 @@
 """The fast paths of scoring give exactly what the general code gives.
 
-``gate.calls.evaluation.evaluate_calls`` scores the common case (the agent made exactly the
+``gate.scoring.calls.evaluation.evaluate_calls`` scores the common case (the agent made exactly the
 expected calls, once each, in order) without the assignment, and with scalar literal arguments
 without match outcomes; the frozen results are built in one step. These tests compare each fast
 path with the general code on generated inputs, so a change to one that the other does not follow
@@ -15,12 +15,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate import scoring
-from gate.calls import evaluation
-from gate.output_checks import shared_check
-from gate.results import CaseResult
-from gate.suite_model import CallExpectation
-from gate.trials import case_result
+from gate.results.outcomes import CaseResult
+from gate.scoring import trial as scoring
+from gate.scoring.calls import evaluation
+from gate.scoring.output_checks import shared_check
+from gate.scoring.reducers import case_result
+from gate.suite.model import CallExpectation
 from tests.builders import call, case, ecall, expectation, record, suite
 
 TOOLS = ("get_weather", "get_forecast", "book_flight")
@@ -105,7 +105,7 @@ def test_the_fast_path_is_taken_for_the_common_case() -> None:
 def test_literal_shortcut_only_when_matching_passes_every_argument(
     expected: dict, actual: dict, extra: bool
 ) -> None:
-    from gate.matchers import match_arguments
+    from gate.suite.matchers import match_arguments
 
     e = ecall("get_weather", expected, allow_extra_args=extra)
     if evaluation.literals_agree(e, actual):

@@ -10,8 +10,8 @@ import pytest
 
 from gate.cli import main as cli
 from gate.errors import InputError
-from gate.selection import Selection, select
-from gate.suite_loader import load_suites
+from gate.files.suite_loader import load_suites
+from gate.verdict.selection import Selection, select
 
 ROOT = Path(__file__).resolve().parents[1]
 WEATHER = ROOT / "examples" / "weather"

@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.errors import InputError
-from gate.sharding import parse_shard, shard_suites
-from gate.suite_model import (
+from gate.suite.model import (
     Agent,
     Case,
     Defaults,
@@ -23,6 +22,7 @@ from gate.suite_model import (
     Source,
     Suite,
 )
+from gate.verdict.sharding import parse_shard, shard_suites
 
 
 def make_case(case_id: str, trials: int = 1, skip: str | None = None) -> Case:

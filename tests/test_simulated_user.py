@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from gate.cache import ResponseCache
+from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
-from gate.runner import RunOptions, run_suites
-from gate.simulated_user import STOP, next_message, simulator_request
-from gate.suite_loader import load_suites
-from gate.suite_model import Judge, SimulatedUser
+from gate.run.cache import ResponseCache
+from gate.run.runner import RunOptions, run_suites
+from gate.run.simulated_user import STOP, next_message, simulator_request
+from gate.suite.model import Judge, SimulatedUser
 
 SUITE = """\
 version: 1

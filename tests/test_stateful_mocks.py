@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gate import mock_state
-from gate.mocks import MockSession
+from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
-from gate.runner import RunOptions, run_suites
-from gate.suite_loader import load_suites
-from gate.suite_model import MockRule, Mocks, MockStep
+from gate.run.runner import RunOptions, run_suites
+from gate.suite import mock_state
+from gate.suite.mocks import MockSession
+from gate.suite.model import MockRule, Mocks, MockStep
 
 SUITE = """\
 version: 1

@@ -7,7 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gate.stats import fisher_one_sided_exact, fisher_one_sided_p, regression_significant, wilson_interval
+from gate.util.stats import (
+    fisher_one_sided_exact,
+    fisher_one_sided_p,
+    regression_significant,
+    wilson_interval,
+)
 
 
 def test_wilson_interval_matches_the_textbook_values():

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gate.build.suite_builder import ToolFile, build_suite, written_tool_name
 from gate.errors import Problem
-from gate.suite_builder import ToolFile, build_suite, written_tool_name
-from gate.suite_model import Prompt, Source, ToolDef
-from gate.suite_schema import schema_findings
-from gate.yaml_source import YamlDocument, parse
+from gate.files.suite_schema import schema_findings
+from gate.files.yaml_source import YamlDocument, parse
+from gate.suite.model import Prompt, Source, ToolDef
 
 SUITE = """\
 version: 1
@@ -28,7 +28,7 @@ cases:
 
 @dataclass
 class InMemoryFiles:
-    """The referenced files as values (what gate.file_references reads from the repository)."""
+    """The referenced files as values (what gate.files.file_references reads from the repository)."""
 
     tools: ToolFile
     prompt: str = "Be brief."

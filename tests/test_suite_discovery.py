@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gate.suite_discovery import default_root, find_suite_files, is_suite_file
+from gate.files.discovery import default_root, find_suite_files, is_suite_file
 
 
 def test_suite_files_are_named_suite_yaml_or_yml():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gate import file_references
-from gate.suite_loader import load_suites
+from gate.files import file_references
+from gate.files.suite_loader import load_suites
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"

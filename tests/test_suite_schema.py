@@ -125,7 +125,7 @@ def test_every_example_suite_is_valid_under_the_raw_schema(schema):
 
 
 def test_schema_matcher_keys_are_the_ones_the_matchers_understand():
-    from gate.suite_model import MATCHER_KEYS
+    from gate.suite.model import MATCHER_KEYS
 
     schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "suite.schema.json").read_text())
     keys = set(schema["$defs"]["matcherOp"]["properties"]) - {"extra_keys"}
@@ -133,7 +133,7 @@ def test_schema_matcher_keys_are_the_ones_the_matchers_understand():
 
 
 def test_schema_offers_exactly_the_looser_comparisons_normalized_understands():
-    from gate.text_normalization import LOOSER_COMPARISONS
+    from gate.util.text_normalization import LOOSER_COMPARISONS
 
     schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "suite.schema.json").read_text())
     forms = schema["$defs"]["matcherOp"]["properties"]["normalized"]["anyOf"]

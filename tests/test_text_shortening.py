@@ -1,4 +1,4 @@
-"""Text is shortened in one place, ``gate.escape.truncate`` (and ``escape.show`` for a value's JSON):
+"""Text is shortened in one place, ``gate.util.escape.truncate`` (and ``escape.show`` for a value's JSON):
 no module of the gate cuts a string and appends its own ellipsis."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ def test_no_module_but_escape_appends_its_own_ellipsis_to_a_cut() -> None:
         if OWN_ELLIPSIS.search(line)
     ]
     assert copies == [], (
-        "use gate.escape.truncate (brief=True for a quoted value) or escape.show:\n" + "\n".join(copies)
+        "use gate.util.escape.truncate (brief=True for a quoted value) or escape.show:\n" + "\n".join(copies)
     )
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gate.suite_model import Source, ToolDef
-from gate.tool_formats import parse_tool, parse_tools, to_anthropic, to_openai, tool_file_items
-from gate.yaml_source import parse
+from gate.build.tool_formats import parse_tool, parse_tools, to_anthropic, to_openai, tool_file_items
+from gate.files.yaml_source import parse
+from gate.suite.model import Source, ToolDef
 
 OPENAI = """\
 - type: function

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from gate.judging import prompt_for, trajectory_request
+from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
-from gate.runner import RunOptions, run_suites
-from gate.suite_loader import load_suites
-from gate.trajectory import goal_text, trajectory_text
+from gate.run.runner import RunOptions, run_suites
+from gate.scoring.trajectory import goal_text, trajectory_text
+from gate.suite.judging import prompt_for, trajectory_request
 
 SUITE = """\
 version: 1

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from gate import trial_judging
-from gate.judging import JudgeVerdict
-from gate.path_assertions import evaluate
-from gate.scoring import score_trial
-from gate.suite_model import Expectation, PathAssertion
+from gate.scoring import judge_requests as trial_judging
+from gate.scoring.trial import score_trial
+from gate.suite.judging import JudgeVerdict
+from gate.suite.model import Expectation, PathAssertion
+from gate.suite.path_assertions import evaluate
 from tests.builders import call, case, ecall, expectation, record, suite
 
 FRENCH = {"any_of": ["Paris", {"judge": "a city in France"}]}

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.results import Failure, Metrics, TrialResult
-from gate.trials import case_result, reduce_passed, skipped_result
+from gate.results.outcomes import Failure, Metrics, TrialResult
+from gate.scoring.reducers import case_result, reduce_passed, skipped_result
 from tests.builders import case, record, suite
 
 

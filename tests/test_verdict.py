@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from gate.baseline import compare
-from gate.verdict import GatePolicy, decide
+from gate.verdict.baseline import compare
+from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import run, simple, suite, trials_case
 
 

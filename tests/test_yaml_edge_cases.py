@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.yaml_source import YamlError, parse, read_text
+from gate.files.yaml_source import YamlError, parse, read_text
 
 
 def problem(text: str, *, json_fallback: bool = False) -> str:

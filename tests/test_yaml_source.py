@@ -9,8 +9,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate import yaml_source
-from gate.yaml_source import YamlError, load_file, parse
+from gate.files import yaml_source
+from gate.files.yaml_source import YamlError, load_file, parse
 
 SUITE = """\
 version: 1

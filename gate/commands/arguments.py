@@ -8,7 +8,7 @@ from typing import Any
 
 from gate import limits
 from gate.errors import InputError
-from gate.verdict import FAIL_ON_VALUES
+from gate.verdict.policy import FAIL_ON_VALUES
 
 
 class Parser(argparse.ArgumentParser):

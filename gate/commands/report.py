@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gate.commands.arguments import Parser, fail_on, rate, suite_lines
-from gate.verdict import GatePolicy
+from gate.verdict.policy import GatePolicy
 
 if TYPE_CHECKING:
-    from gate.outputs import OutputPlan
+    from gate.files.outputs import OutputPlan
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
-    from gate.outputs import check_outputs
+    from gate.files.outputs import check_outputs
 
     args = build_parser().parse_args(list(argv))
     outputs = check_outputs(json=args.json, junit=args.junit, markdown=args.markdown)
@@ -73,8 +73,9 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _main(args: argparse.Namespace, outputs: OutputPlan) -> int:
-    from gate.outputs import write_outputs
-    from gate.report_json import load_results, merge
+    from gate.files.outputs import write_outputs
+    from gate.files.results_file import load_results
+    from gate.reports.json_codec import merge
 
     parts = [load_results(path) for path in args.results]
     results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts)

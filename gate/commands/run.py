@@ -2,7 +2,7 @@
 
 Loads and validates the suites (exit 2 with every ``path:line:column`` problem), keeps the suites
 affected by ``--changed-since`` and this ``--shard``, runs every case and trial against the model
-(``gate.runner``), writes the requested outputs and prints a summary and the verdict line.
+(``gate.run.runner``), writes the requested outputs and prints a summary and the verdict line.
 
 Exit codes: 0 the gate passed; 1 the gate failed; 2 invalid input; 3 the evaluation could not be
 completed (authentication or another fatal provider error, a budget reached, errors beyond the
@@ -260,14 +260,14 @@ class _StopOnSignal:
 
 
 def _select_cases(args: argparse.Namespace, suites: list[Any]) -> list[Any] | None:
-    """The cases --case, --tag and --rerun-failed select (see gate.selection); None when the
+    """The cases --case, --tag and --rerun-failed select (see gate.verdict.selection); None when the
     --rerun-failed results hold no failed case (nothing to do is a pass). Selecting nothing from
     suites that exist is an input error."""
-    from gate.selection import Selection, failed_cases, select
+    from gate.verdict.selection import Selection, failed_cases, select
 
     rerun = None
     if args.rerun_failed:
-        from gate.report_json import load_results
+        from gate.files.results_file import load_results
 
         rerun = failed_cases(load_results(args.rerun_failed))
         if not rerun:
@@ -284,8 +284,8 @@ def _select_cases(args: argparse.Namespace, suites: list[Any]) -> list[Any] | No
 def _require_sdks(suites: Sequence[Any]) -> None:
     """Refuse before any request when a suite's provider SDK is not installed (the base package is
     light so that the pre-commit validate hook stays small; the SDKs come with extras)."""
-    from gate.pricing import suite_models
     from gate.providers import missing_sdks
+    from gate.suite.pricing import suite_models
 
     missing = missing_sdks({provider for suite in suites for _, provider, _ in suite_models(suite)})
     if missing:
@@ -298,11 +298,11 @@ def _require_sdks(suites: Sequence[Any]) -> None:
 
 def _load_prices(path: str | None, root: Path) -> Any:
     """The price table: built in, extended by ``--prices FILE`` (its problems: exit 2)."""
-    from gate.pricing import BUILT_IN, price_table
+    from gate.suite.pricing import BUILT_IN, price_table
 
     if not path:
         return BUILT_IN
-    from gate.yaml_source import YamlError, load_file
+    from gate.files.yaml_source import YamlError, load_file
 
     try:
         doc = load_file(Path(path), path)
@@ -316,7 +316,7 @@ def _load_prices(path: str | None, root: Path) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    from gate.outputs import check_output, check_outputs
+    from gate.files.outputs import check_output, check_outputs
 
     # Every output path is checked before any work: none can fail after the paid requests.
     outputs = check_outputs(json=args.json, junit=args.junit, markdown=args.markdown)
@@ -358,7 +358,7 @@ def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> in
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from gate.suite_loader import default_root
+    from gate.files.suite_loader import default_root
 
     if not args.root:
         return default_root(args.paths)
@@ -380,14 +380,14 @@ def _plan(args: argparse.Namespace) -> _Plan | int:
     if args.baseline == "auto":
         base_side = _load_base_side(args, root, suites, triggered)
     elif args.baseline:
-        from gate.report_json import load_results
+        from gate.files.results_file import load_results
 
         baseline = load_results(args.baseline)
     fail_on_rule: Any = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
     prices = _load_prices(args.prices, root)
     if args.max_cost is not None and not args.replay and _unpriced(suites, prices):
         return EXIT_INVALID_INPUT
-    from gate.verdict import GatePolicy
+    from gate.verdict.policy import GatePolicy
 
     cache = _cache(args, root, base_side is not None)
     policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=fail_on_rule)
@@ -400,11 +400,11 @@ def _plan(args: argparse.Namespace) -> _Plan | int:
 def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dict[str, dict[str, str]]] | int:
     """The suites (with only the selected cases) this run evaluates, and what triggered each under
     --changed-since; or the exit code when the suites do not load or nothing is left to run."""
-    from gate.suite_loader import load_suites
+    from gate.files.suite_loader import load_suites
 
     shard: tuple[int, int] | None = None
     if args.shard:
-        from gate.sharding import parse_shard
+        from gate.verdict.sharding import parse_shard
 
         shard = parse_shard(args.shard)
     loaded = load_suites(args.paths or [root], root=root, skip_unreferenced=args.skip_unreferenced)
@@ -426,7 +426,7 @@ def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dic
     _require_sdks(suites)
     triggered: dict[str, dict[str, str]] = {}
     if args.changed_since:
-        from gate.changes import affected_suites, changed_files
+        from gate.git.changes import affected_suites, changed_files
 
         triggered = affected_suites(suites, changed_files(args.changed_since, root))
         suites = [s for s in suites if s.path in triggered]
@@ -435,7 +435,7 @@ def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dic
         print(f"tool-eval-gate run: no case failed in {args.rerun_failed}; nothing to rerun")
         return EXIT_PASSED
     if shard is not None:
-        from gate.sharding import shard_suites
+        from gate.verdict.sharding import shard_suites
 
         selected = list(shard_suites(selected, shard[0], shard[1]))
     return selected, triggered
@@ -443,7 +443,7 @@ def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dic
 
 def _unpriced(suites: Sequence[Any], prices: Any) -> bool:
     """Whether --max-cost must refuse to run: a model without a price (said on stderr)."""
-    from gate.pricing import unpriced_models
+    from gate.suite.pricing import unpriced_models
 
     refused = unpriced_models(suites, prices)
     for line in refused:
@@ -459,8 +459,8 @@ def _cache(args: argparse.Namespace, root: Path, base_side: bool) -> Any:
     """The response cache (checked before the run), or None when the run uses none."""
     if not (args.cache or args.record or args.replay or base_side):
         return None
-    from gate.cache import DEFAULT_DIRECTORY, ResponseCache
-    from gate.outputs import check_directory
+    from gate.files.outputs import check_directory
+    from gate.run.cache import DEFAULT_DIRECTORY, ResponseCache
 
     directory = Path(args.cache) if args.cache else root / DEFAULT_DIRECTORY
     check_directory(directory, "--cache", writable=not args.replay)
@@ -475,9 +475,9 @@ def _run_options(
     triggered: dict[str, dict[str, str]],
     fail_on_rule: Any,
 ) -> Any:
-    from gate.concurrency import RetryPolicy
-    from gate.pricing import prices_used
-    from gate.runner import RunControl, RunOptions
+    from gate.providers.concurrency import RetryPolicy
+    from gate.run.runner import RunControl, RunOptions
+    from gate.suite.pricing import prices_used
 
     settings: dict[str, Any] = {"errors": args.errors, "fail_on": fail_on_rule}
     if args.threshold is not None:
@@ -502,8 +502,8 @@ def _run_options(
 
 async def _execute(args: argparse.Namespace, plan: _Plan, signals: _StopOnSignal) -> tuple[Any, Any]:
     """Run the head side, then (with --baseline auto, unless stopped) the base side."""
-    from gate.progress import Progress
-    from gate.runner import run_suites
+    from gate.run.progress import Progress
+    from gate.run.runner import run_suites
 
     control = plan.options.control
     signals.loop = asyncio.get_running_loop()
@@ -514,7 +514,7 @@ async def _execute(args: argparse.Namespace, plan: _Plan, signals: _StopOnSignal
         head = await run_suites(plan.suites, plan.options, make_provider, Progress(enabled=not args.quiet))
         if plan.base_side is None or control.stopped:
             return head, None
-        from gate.base_run import run_base_side
+        from gate.run.base_side import run_base_side
 
         return head, await run_base_side(plan.base_side, head, plan.options, make_provider)
     finally:
@@ -524,11 +524,11 @@ async def _execute(args: argparse.Namespace, plan: _Plan, signals: _StopOnSignal
 def _with_baseline(plan: _Plan, results: Any, base_results: Any, base_output: Any) -> tuple[Any, Any]:
     """The head's results and the baseline to compare with, both with every secret masked (model
     output, tool arguments and provider errors can echo a key); --baseline-json written."""
-    from gate.redact import Redactor
+    from gate.util.redact import Redactor
 
     baseline = plan.baseline
     if plan.base_side is not None:
-        from gate.base_run import record
+        from gate.run.base_side import record
 
         base_results = base_results or _base_not_run()
         results, baseline = record(plan.base_side, results, base_results), base_results
@@ -538,7 +538,7 @@ def _with_baseline(plan: _Plan, results: Any, base_results: Any, base_output: An
     if plan.base_side is not None and baseline is not None:
         baseline = redactor.redact_results(baseline)
         if base_output is not None:
-            from gate.report_json import to_json
+            from gate.reports.json_codec import to_json
 
             base_output.write(to_json(baseline))
     return results, baseline
@@ -546,7 +546,7 @@ def _with_baseline(plan: _Plan, results: Any, base_results: Any, base_output: An
 
 def _report(args: argparse.Namespace, plan: _Plan, results: Any, baseline: Any, outputs: Any) -> int:
     """Write the outputs, print the summary; the exit code."""
-    from gate.outputs import OutputsNotWritten, write_outputs
+    from gate.files.outputs import OutputsNotWritten, write_outputs
 
     not_written: OutputsNotWritten | None = None
     try:
@@ -577,7 +577,7 @@ def _load_base_side(
             "--baseline auto compares with the merge base of --changed-since REF: add --changed-since "
             "(e.g. --changed-since origin/main)"
         )
-    from gate.base_run import load_base_side
+    from gate.run.base_side import load_base_side
 
     side = load_base_side(args.changed_since, root, suites, triggered)
     for problem in side.problems:
@@ -586,14 +586,14 @@ def _load_base_side(
 
 
 def _base_not_run() -> Any:
-    from gate.results import RunResults
+    from gate.results.outcomes import RunResults
 
     return RunResults(suites=(), started_at="", finished_at="", complete=False, incomplete_reason="not run")
 
 
 def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequence[str]) -> None:
-    from gate.console_summary import failure_lines
-    from gate.redact import Redactor
+    from gate.reports.console import failure_lines
+    from gate.util.redact import Redactor
 
     redactor = Redactor.from_env(os.environ)
     out = suite_lines(verdict)
@@ -615,7 +615,7 @@ def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequenc
     if sources and requests:
         out.append("prices from: " + ", ".join(sources))
     if isinstance(settings.get("baseline"), dict):
-        from gate.baseline import requests_line
+        from gate.verdict.baseline import requests_line
 
         out.append(requests_line(settings))
     elif cache is not None:

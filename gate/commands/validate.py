@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return EXIT_PASSED if exc.code == 0 else EXIT_INVALID_INPUT
 
-    from gate.suite_loader import default_root, load_suites
+    from gate.files.suite_loader import default_root, load_suites
 
     if args.root:
         root = Path(args.root)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from gate.errors import Problem
-from gate.results import REASON_TITLES, CaseResult, RunResults
+from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 
 Level = Literal["error", "warning", "notice"]
 
@@ -106,7 +106,7 @@ def set_outputs(mapping: Mapping[str, object], path: str | Path) -> None:
 def truncate_utf8(text: str, max_bytes: int) -> str:
     """``text`` cut to at most ``max_bytes`` UTF-8 bytes, at a line end when one is near.
 
-    Not ``gate.escape.truncate``: GitHub's step-summary limit counts bytes, not characters, the cut
+    Not ``gate.util.escape.truncate``: GitHub's step-summary limit counts bytes, not characters, the cut
     must not split a character or a Markdown line, and the caller appends its own note."""
     data = text.encode("utf-8")
     if len(data) <= max_bytes:

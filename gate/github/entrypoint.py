@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
 from gate.errors import (
     EXIT_GATE_FAILED,
     EXIT_INCOMPLETE,
@@ -44,6 +43,7 @@ from gate.github.action_plan import (
     plan,
 )
 from gate.github.action_settings import ActionInputs, ActionSettings, read_settings
+from gate.run.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
 
 COMMENT_LIMIT = 65536
 # Every output action.yml documents, written on every exit path ("" when it does not apply).
@@ -212,7 +212,7 @@ def _call(module: Any, argv: list[str]) -> tuple[int, list[Problem]]:
 
 
 def _suite_problems(paths: Sequence[str], workspace: Path) -> list[Problem]:
-    from gate.suite_loader import load_suites
+    from gate.files.suite_loader import load_suites
 
     try:
         return list(load_suites(list(paths) or [workspace], root=workspace).problems)
@@ -225,7 +225,7 @@ def _publish(
 ) -> dict[str, str]:
     """Post the review, then the sticky comment (which lists what the review could not place)."""
     from gate.github.publisher import Publisher, ReviewOutcome, fit_comment, skipped_section
-    from gate.report_markdown import marker_line
+    from gate.reports.markdown import marker_line
 
     inputs, event = settings.inputs, settings.event
     assert event.pr_number is not None
@@ -344,7 +344,7 @@ def _read_payload(env: Mapping[str, str]) -> dict[str, Any]:
 def _mask_secrets(settings: ActionSettings, env: Mapping[str, str]) -> None:
     """Never let a key reach the log, nor any other secret-looking variable of the job (keys given
     through `env:` rather than inputs)."""
-    from gate.redact import Redactor
+    from gate.util.redact import Redactor
 
     inputs = settings.inputs
     own = (inputs.openai_api_key, inputs.anthropic_api_key, inputs.github_token)
@@ -401,9 +401,9 @@ def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
     results = _load(settings.output_dir / "results.json") if code != EXIT_INVALID_INPUT else None
     if results is None:
         return Outcome(code, tuple(problems), notices=the_plan.notices)
-    from gate.analysis import analyse
-    from gate.baseline import compare
-    from gate.verdict import GatePolicy, decide
+    from gate.analysis.analyse import analyse
+    from gate.verdict.baseline import compare
+    from gate.verdict.policy import GatePolicy, decide
 
     if the_plan.mode == "run" and base_side(inputs, event):
         baseline = _load(settings.output_dir / BASE_RESULTS)
@@ -453,14 +453,14 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
 
 
 def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequence[Any]]:
-    from gate.report_markdown import marker_line
+    from gate.reports.markdown import marker_line
 
     marker = settings.inputs.marker
     if outcome.results is None or outcome.verdict is None or outcome.analysis is None:
         return marker_line(marker) + "\n" + _fallback_summary(
             outcome.code, outcome.notices, outcome.problems
         ), ()
-    from gate.report_markdown import render
+    from gate.reports.markdown import render
 
     hint = (
         f"the job summary and the artifacts of {settings.run_url}" if settings.run_url else "the job summary"
@@ -474,7 +474,7 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
         full_report_hint=hint,
         marker=marker,
     )
-    from gate.baseline import line_effects
+    from gate.verdict.baseline import line_effects
 
     effects = line_effects(outcome.comparison) if outcome.comparison is not None else ()
     return body, (*effects, *outcome.analysis.recommendations)
@@ -483,7 +483,7 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
 def _load(path: Path) -> Any:
     if not path.is_file():
         return None
-    from gate.report_json import load_results
+    from gate.files.results_file import load_results
 
     try:
         return load_results(path)
@@ -501,7 +501,7 @@ def _verdict_word(code: int, verdict: Any) -> str:
 
 
 def _fallback_summary(code: int, notes: Sequence[str], problems: Sequence[Problem]) -> str:
-    from gate.escape import md_inline_code
+    from gate.util.escape import md_inline_code
 
     lines = ["## tool-eval-gate", ""]
     lines += [f"> {note}" for note in notes]  # our own words, not untrusted text

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from gate.escape import md_inline_code, md_text, neutralise_marker
 from gate.github.actions_env import annotation
 from gate.github.diff_hunks import commentable_lines, nearest_commentable
+from gate.util.escape import md_inline_code, md_text, neutralise_marker
 
 # GitHub rejects issue and review comment bodies longer than this many characters.
 MAX_COMMENT_CHARS = 65536
@@ -27,7 +27,7 @@ ACTIONS_BOT_LOGIN = "github-actions[bot]"
 
 
 class RecommendationLike(Protocol):
-    """What the publisher reads of ``gate.analysis.Recommendation``."""
+    """What the publisher reads of ``gate.analysis.analyse.Recommendation``."""
 
     pattern: str
     message: str
@@ -124,7 +124,7 @@ def skipped_section(skipped: Sequence[RecommendationLike]) -> str:
 def fit_comment(body: str, limit: int = MAX_COMMENT_CHARS) -> str:
     """``body`` cut to GitHub's comment size limit, with a note.
 
-    Not ``gate.escape.truncate``: this fits a whole Markdown document, cutting at a line boundary so
+    Not ``gate.util.escape.truncate``: this fits a whole Markdown document, cutting at a line boundary so
     no table row or fence is split, and the note points at the full report."""
     if len(body) <= limit:
         return body

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.model_family import anthropic_max_tokens
 from gate.providers.base import (
     ModelReply,
     ModelRequest,
@@ -19,8 +18,9 @@ from gate.providers.base import (
     tool_result_text,
 )
 from gate.providers.sdk_provider import SdkProvider
-from gate.run_record import Usage
-from gate.suite_model import ToolDef
+from gate.results.run_record import Usage
+from gate.suite.model import ToolDef
+from gate.suite.model_family import anthropic_max_tokens
 
 
 def _input_object(raw: str) -> dict[str, Any]:
@@ -119,7 +119,7 @@ class AnthropicProvider(SdkProvider):
         return anthropic.AsyncAnthropic(max_retries=0, timeout=self.timeout)
 
     def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
-        from gate.tool_formats import to_anthropic
+        from gate.build.tool_formats import to_anthropic
 
         return to_anthropic(tool)
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gate.errors import EXIT_INCOMPLETE, GateError
-from gate.run_record import Usage
-from gate.suite_model import Api, ModelParams, ToolDef
+from gate.results.run_record import Usage
+from gate.suite.model import Api, ModelParams, ToolDef
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gate.concurrency import Classified
+    from gate.providers.concurrency import Classified
 
 ErrorKind = Literal[
     "auth", "rate_limit", "server", "timeout", "connection", "bad_request", "malformed", "replay_miss"
@@ -221,7 +221,7 @@ def tool_result_text(content: Any) -> str:
 
 def classify_error(exc: BaseException) -> Classified:
     """How the retry loop treats an exception raised by ``Provider.complete``."""
-    from gate.concurrency import Classified
+    from gate.providers.concurrency import Classified
 
     if isinstance(exc, ProviderError):
         return Classified(

@@ -26,8 +26,8 @@ from gate.providers.openai_responses import (
     tool_arguments,
 )
 from gate.providers.sdk_provider import SdkProvider
-from gate.run_record import Usage
-from gate.suite_model import ToolDef
+from gate.results.run_record import Usage
+from gate.suite.model import ToolDef
 
 
 def openai_messages(system: str | None, messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
@@ -107,7 +107,7 @@ class OpenAIProvider(SdkProvider):
         return openai.AsyncOpenAI(max_retries=0, timeout=self.timeout)
 
     def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
-        from gate.tool_formats import to_openai
+        from gate.build.tool_formats import to_openai
 
         return to_openai(tool)
 

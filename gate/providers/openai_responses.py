@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.model_family import token_limit, token_limit_key
 from gate.providers.base import ModelReply, ModelRequest, ProviderError, ToolCall, tool_result_text
-from gate.run_record import Usage
+from gate.results.run_record import Usage
+from gate.suite.model_family import token_limit, token_limit_key
 
 
 def tool_arguments(request: ModelRequest, tools: list[dict[str, Any]], choice: Any) -> dict[str, Any]:

@@ -13,9 +13,9 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any
 
-from gate.escape import truncate
 from gate.providers.base import ModelReply, ModelRequest, ProviderError, classify_error
-from gate.suite_model import ToolDef
+from gate.suite.model import ToolDef
+from gate.util.escape import truncate
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -24,7 +24,7 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
     """Map an SDK exception (openai or anthropic: they share the class names) to a ProviderError.
 
     The messages never include request headers, so an API key cannot leak through them."""
-    from gate.concurrency import retry_after_seconds
+    from gate.providers.concurrency import retry_after_seconds
 
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
@@ -100,7 +100,7 @@ def rejected_parameter(exc: BaseException) -> str | None:
 def short_message(exc: BaseException) -> str:
     """The error's message, short, with every secret masked: servers do echo keys back
     ("Incorrect API key provided: sk-..."), and these messages end up in reports."""
-    from gate.redact import Redactor
+    from gate.util.redact import Redactor
 
     body = getattr(exc, "body", None)
     text = ""

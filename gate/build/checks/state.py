@@ -1,0 +1,122 @@
+"""What ``validate`` checks in stateful mocks and final-state expectations, before any model call.
+
+Every template must be well formed and name something that can exist (an argument the tool has, a
+top-level key of the declared state, ``call.index`` / ``call.count``); every state path must be well
+formed and start at a key of the declared state (the first segment of a path is always literal
+there); and nothing may use a state when the suite and the case declare none. Pure: findings are
+``(path in the document, message, hint)`` triples, as ``gate.build.checks.cannot_work`` reports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
+
+from gate.suite import mock_state
+PathKey = tuple[str | int, ...]
+Finding = tuple[PathKey, str, str]
+
+_STATE_HINT = "declare the key in the suite's or the case's state"
+
+
+def _first_segment(path: str) -> str:
+    return path.split(".", 1)[0]
+
+
+def _reference_findings(
+    text: str, at: PathKey, parameters: Collection[str] | None, state_keys: Collection[str] | None
+) -> Iterator[Finding]:
+    for reference in mock_state.template_references(text):
+        problem = mock_state.reference_problem(reference)
+        if problem is not None:
+            yield (
+                at,
+                problem,
+                "templates are {{ args.NAME }}, {{ state.PATH }}, {{ call.index }}, {{ call.count }}",
+            )
+            continue
+        head, _, rest = reference.partition(".")
+        first = _first_segment(rest)
+        if head == "args" and parameters is not None and first not in parameters:
+            known = ", ".join(sorted(parameters)) or "none"
+            yield (
+                at,
+                f"template {{{{ {reference} }}}}: the tool has no parameter {first!r}",
+                f"parameters: {known}",
+            )
+        elif head == "state":
+            yield from _state_key_findings(first, f"template {{{{ {reference} }}}}", at, state_keys)
+
+
+def _state_key_findings(
+    key: str, what: str, at: PathKey, state_keys: Collection[str] | None
+) -> Iterator[Finding]:
+    if state_keys is None:
+        yield (
+            at,
+            f"{what} refers to the state, but neither the suite nor the case declares a state",
+            ("add a state: mapping to the suite or the case"),
+        )
+    elif "{{" not in key and key not in state_keys:
+        known = ", ".join(sorted(state_keys)) or "none"
+        yield at, f"{what}: the state has no key {key!r} (keys: {known})", _STATE_HINT
+
+
+def path_findings(
+    path: str, at: PathKey, parameters: Collection[str] | None, state_keys: Collection[str] | None
+) -> Iterator[Finding]:
+    """Problems of one state path written at ``at`` (a mapping key or a list item)."""
+    problem = mock_state.path_problem(path)
+    if problem is not None:
+        yield at, problem, "e.g. bookings.{{ args.booking_id }}.status"
+        return
+    yield from _reference_findings(path, at, parameters, state_keys)
+    yield from _state_key_findings(_first_segment(path), f"state path {path!r}", at, state_keys)
+
+
+def value_findings(
+    value: Any, at: PathKey, parameters: Collection[str] | None, state_keys: Collection[str] | None
+) -> Iterator[Finding]:
+    """Problems of the templates in every string of a JSON value written at ``at``."""
+    for inner, text in mock_state.strings_in(value):
+        yield from _reference_findings(text, (*at, *inner), parameters, state_keys)
+
+
+def rule_findings(
+    rule: Mapping[str, Any],
+    at: PathKey,
+    parameters: Collection[str] | None,
+    state_keys: Collection[str] | None,
+) -> list[Finding]:
+    """Every problem of one mock rule's state paths and templates (``parameters``: None when the tool
+    is unknown, ``state_keys``: None when no state is declared)."""
+    found: list[Finding] = []
+    for key in ("state_when", "set", "append"):
+        for path, value in (rule.get(key) or {}).items():
+            found += path_findings(path, (*at, key, path), parameters, state_keys)
+            if key != "state_when":
+                found += value_findings(value, (*at, key, path), parameters, state_keys)
+    for index, path in enumerate(rule.get("remove") or ()):
+        found += path_findings(path, (*at, "remove", index), parameters, state_keys)
+    for key in ("returns", "error"):
+        if key in rule:
+            found += value_findings(rule[key], (*at, key), parameters, state_keys)
+    for index, step in enumerate(rule.get("sequence") or ()):
+        for key in ("returns", "error"):
+            if key in step:
+                found += value_findings(step[key], (*at, "sequence", index, key), parameters, state_keys)
+    return found
+
+
+def final_state_findings(
+    final_state: Mapping[str, Any], at: PathKey, state_keys: Collection[str] | None
+) -> list[Finding]:
+    """Problems of ``expect.final_state``: its paths take no templates and start at a declared key."""
+    found: list[Finding] = []
+    for path in final_state:
+        where = (*at, path)
+        if mock_state.template_references(path):
+            found.append((where, f"final_state path {path!r} holds a template", "write the literal path"))
+            continue
+        found += path_findings(path, where, None, state_keys)
+    return found

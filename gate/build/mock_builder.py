@@ -1,0 +1,94 @@
+"""The builder's mocks part: ``mocks`` of a suite, of a case or of a mock file -> :class:`Mocks`, with
+their semantic checks (mocks for tools the agent does not define, conditions on parameters the tool
+does not have, state paths and templates, matchers). Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gate.build.checks import cannot_work
+
+from gate.build.checks import state as state_checks
+from gate.build.context import BuildContext, PathKey, SuiteDocument
+from gate.suite.model import MockRule, Mocks, MockStep, Source
+
+
+class MockReader:
+    """Builds :class:`Mocks` from a mapping found in ``doc`` (the suite or a mock file)."""
+
+    def __init__(self, context: BuildContext, doc: SuiteDocument):
+        self.context, self.doc = context, doc
+
+    def read(self, raw: dict[str, Any], at: PathKey) -> Mocks:
+        tools: dict[str, tuple[MockRule, ...]] = {}
+        for name, rules in raw.get("tools", {}).items():
+            self.check_tool(name, (*at, "tools", name))
+            written = [(i, rule) for i, rule in enumerate(rules) if isinstance(rule, dict)]  # None: damaged
+            tool = self.context.tools.get(name)
+            parameters = tool.parameters if tool is not None else None
+            tools[name] = tuple(self.rule(rule, (*at, "tools", name, i), parameters) for i, rule in written)
+            self.check_rules(name, written, (*at, "tools", name))
+        unmocked = self.rule(raw["unmocked"], (*at, "unmocked")) if "unmocked" in raw else None
+        line, column = self.doc.position(at)
+        return Mocks(tools=tools, unmocked=unmocked, source=Source(self.doc.path, line, column))
+
+    def check_tool(self, name: str, at: PathKey) -> None:
+        context = self.context
+        if context.tools_known and name not in context.tool_names:
+            hint = context.unknown_tool_hint(name)
+            context.err(at, f"mocks for unknown tool {name!r}", hint, at_key=True, doc=self.doc)
+
+    def check_rules(self, name: str, rules: list[tuple[int, dict[str, Any]]], at: PathKey) -> None:
+        """State paths and templates of the rules, and their conditions against the tool's parameters."""
+        context = self.context
+        tool = context.tools.get(name)
+        parameters = None if tool is None else tuple(tool.parameters.get("properties", {}))
+        if context.state_known:
+            for i, rule in rules:
+                found = state_checks.rule_findings(rule, (*at, i), parameters, context.state_keys)
+                context.report(found, self.doc)
+        for i, rule in rules:
+            if tool is not None and isinstance(rule.get("when"), dict):
+                found = cannot_work.unknown_when_parameters(
+                    name, tool.parameters, rule["when"], (*at, i, "when")
+                )
+                context.report(found, self.doc)
+
+    def rule(self, raw: dict[str, Any], at: PathKey, parameters: dict[str, Any] | None = None) -> MockRule:
+        when = raw.get("when")
+        if when is not None:
+            self.context.check_matchers(
+                when, (*at, "when"), True, self.doc, parameters=parameters, never_judged="a mock rule"
+            )
+        line, column = self.doc.position(at)
+        state_when = raw.get("state_when")
+        if state_when is not None:
+            self.context.check_matchers(
+                state_when, (*at, "state_when"), True, self.doc, never_judged="a mock rule"
+            )
+        return MockRule(
+            when=when,
+            returns=raw.get("returns"),
+            error=raw.get("error"),
+            source=Source(self.doc.path, line, column),
+            state_when=state_when,
+            set=tuple(raw.get("set", {}).items()),
+            append=tuple(raw.get("append", {}).items()),
+            remove=tuple(raw.get("remove", ())),
+            sequence=tuple(MockStep(s.get("returns"), s.get("error")) for s in raw.get("sequence", ())),
+        )
+
+
+def state_keys(*states: Any) -> frozenset[str] | None:
+    """The top-level keys of the declared states (None when none is declared)."""
+    declared = [s for s in states if isinstance(s, dict)]
+    return frozenset(k for s in declared for k in s) if declared else None
+
+
+def merge_mocks(case: Mocks, suite: Mocks) -> Mocks:
+    """Case rules are tried before the suite's rules of the same tool."""
+    tools = dict(suite.tools)
+    for name, rules in case.tools.items():
+        tools[name] = rules + suite.tools.get(name, ())
+    return Mocks(tools=tools, unmocked=case.unmocked or suite.unmocked, source=case.source or suite.source)

@@ -1,0 +1,509 @@
+"""The builder: a suite document -> :class:`gate.suite.model.Suite`, with the semantic checks the
+schema cannot express.
+
+Duplicate case ids and tool names, tools that are not defined (in expectations, mocks, tool_choice),
+template variables without values, judged checks without a judge, simulated users without a
+simulator, regexes that do not compile, schemas that are not JSON Schemas, literals and mock
+conditions that contradict a tool's schema, state paths, reducers that cannot pass, parameters the
+model family refuses. Each problem is located at the offending node of the suite, or of the mock
+file it sits in. The suite-level parts live here; expectations in :mod:`gate.build.expectation_builder`,
+mocks in :mod:`gate.build.mock_builder`, what they share in :mod:`gate.build.context`.
+
+A schema-invalid document is built too (``validate`` shows everything at once), without the parts
+its schema errors damaged (:mod:`gate.build.checks.schema_damage`); its suite is never used.
+
+Pure: the referenced prompt, tool and mock files come from a :class:`ReferencedFiles` (the
+repository side is :class:`gate.files.file_references.SuiteFiles`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gate.build.checks import cannot_work
+
+from gate.suite import mock_state
+
+from gate.suite import templating
+from gate.build.context import BuildContext, PathKey, SuiteDocument
+from gate.errors import Problem
+from gate.build.expectation_builder import ExpectationReader
+from gate.build.mock_builder import MockReader, merge_mocks, state_keys
+from gate.suite.model_family import provider_problems
+from gate.build.checks.schema_damage import Damage
+from gate.suite.model import (
+    DEFAULT_THRESHOLD,
+    Agent,
+    Api,
+    Case,
+    Defaults,
+    Judge,
+    Message,
+    Mocks,
+    ModelParams,
+    Prompt,
+    Scoring,
+    SimulatedUser,
+    Source,
+    Suite,
+    ToolDef,
+)
+from gate.build.tool_formats import NAME_PATTERN, parse_tool
+
+__all__ = ["ReferencedFiles", "SuiteDocument", "ToolFile", "build_suite", "written_tool_name"]
+
+TOOL_CHOICE_MODES = ("auto", "required", "none")
+# Counts of the suite language: an integral float (``trials: 2.0``) passes JSON Schema's integer check.
+_COUNTS = ("trials", "at_least", "max_tool_calls", "max_turns")
+_REDUCER_KEYS = ("trials", "reducer", "at_least")
+
+
+@dataclass(frozen=True)
+class ToolFile:
+    """What a referenced tool file gave: its tools (None: the reference was refused), its problems,
+    and the name of every tool written in it, parsed or not (None: not known, e.g. not valid JSON)."""
+
+    tools: tuple[ToolDef, ...] | None
+    problems: tuple[Problem, ...]
+    names: frozenset[str] | None
+
+
+class ReferencedFiles(Protocol):
+    """The files a suite refers to, each reference checked (problems at the reference) and each file
+    checked (problems under its own path)."""
+
+    @property
+    def dependencies(self) -> list[str]: ...
+
+    def tool_file(self, ref: str, at: PathKey) -> ToolFile: ...
+
+    def prompt_file(self, ref: str, at: PathKey) -> tuple[Prompt | None, list[Problem]]: ...
+
+    def mock_file(self, ref: str, at: PathKey) -> tuple[SuiteDocument | None, list[Problem]]: ...
+
+
+def build_suite(
+    doc: SuiteDocument, files: ReferencedFiles, damage: Damage | None = None
+) -> tuple[Suite, list[Problem]]:
+    """The suite of a document and every semantic problem of it. The suite is usable only when there
+    are none and the schema found nothing (``damage`` empty); with damage, the parts it damaged are
+    skipped."""
+    builder = _SuiteBuilder(doc, files, damage or Damage())
+    suite = builder.build()
+    return suite, builder.context.problems
+
+
+def written_tool_name(item: Any) -> str | None:
+    """The name a tool definition is written with, in any format, even when the rest of the definition
+    is broken (None: no valid name: then which tool the definition meant is not known)."""
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    name = function.get("name") if isinstance(function, dict) else item.get("name")
+    return name if isinstance(name, str) and NAME_PATTERN.match(name) else None
+
+
+def model_params(raw: dict[str, Any]) -> ModelParams:
+    """``agent.params`` (schema-valid) as ``ModelParams``: ``thinking: {budget_tokens}`` becomes the
+    budget, ``stop`` a tuple of sequences, ``extra_body`` kept as written."""
+    values = dict(raw)
+    thinking = values.pop("thinking", None)
+    stop = values.pop("stop", None)
+    return ModelParams(
+        **values,
+        thinking_budget=thinking["budget_tokens"] if isinstance(thinking, dict) else None,
+        stop=(stop,) if isinstance(stop, str) else tuple(stop or ()),
+    )
+
+
+class _SuiteBuilder:
+    """The suite-level parts: agent and tools, judge and user simulator, defaults, cases."""
+
+    def __init__(self, doc: SuiteDocument, files: ReferencedFiles, damage: Damage):
+        self.context = BuildContext(doc, damage)
+        self.files = files
+        self.data: dict[str, Any] = self.context.data
+        self.expectations = ExpectationReader(self.context)
+
+    def damaged(self, path: PathKey) -> bool:
+        return self.context.damaged(path)
+
+    # -- the whole suite ------------------------------------------------------------------------
+
+    def build(self) -> Suite:
+        data, context = self.data, self.context
+        agent = self.agent(data.get("agent", {}))
+        judge = self.judge_like("judge")
+        simulator = self.judge_like("user_simulator")
+        # A judge (or simulator) written but damaged is still there: no "needs a judge" for it.
+        context.has_judge = judge is not None or self.damaged(("judge",))
+        cases_written = [(i, c) for i, c in enumerate(data.get("cases", ())) if isinstance(c, dict)]
+        if simulator is None and not self.damaged(("user_simulator",)):
+            self.check_users(cases_written)
+        suite_vars = _vars(data.get("vars", {}))
+        suite_state = data.get("state")
+        context.state_keys = state_keys(suite_state, *(c.get("state") for _, c in cases_written))
+        context.state_known = not self.damaged(("state",)) and not any(
+            self.damaged(("cases", i, "state")) for i in range(len(data.get("cases", ())))
+        )
+        suite_mocks = self.mocks(data["mocks"], ("mocks",)) if "mocks" in data else Mocks()
+        defaults = self.defaults(data.get("defaults", {}))
+        cases = self.cases(cases_written, suite_vars, suite_mocks, defaults)
+        self.check_prompt_vars(agent, suite_vars)
+        return Suite(
+            name=data.get("name", ""),
+            path=context.doc.path,
+            description=data.get("description", ""),
+            tags=tuple(data.get("tags", ())),
+            agent=agent,
+            judge=judge,
+            mocks=suite_mocks,
+            defaults=defaults,
+            threshold=float(data.get("threshold", DEFAULT_THRESHOLD)),
+            cases=cases,
+            dependencies=tuple(self.files.dependencies),
+            source=Source(context.doc.path, 1, 1),
+            user_simulator=simulator,
+        )
+
+    def cases(
+        self,
+        written: list[tuple[int, dict[str, Any]]],
+        suite_vars: dict[str, str],
+        suite_mocks: Mocks,
+        defaults: Defaults,
+    ) -> tuple[Case, ...]:
+        """The cases, each case id unique (a case whose id is damaged takes no part in that)."""
+        context = self.context
+        cases = []
+        seen: dict[str, int] = {}
+        for index, raw in written:
+            context.state_keys = state_keys(self.data.get("state"), raw.get("state"))
+            context.state_known = not (self.damaged(("state",)) or self.damaged(("cases", index, "state")))
+            case = self.case(raw, index, suite_vars, suite_mocks, defaults)
+            if "id" in raw and case.id in seen:
+                context.err(
+                    ("cases", index, "id"),
+                    f"duplicate case id {case.id!r} (first at line {seen[case.id]})",
+                    "case ids must be unique in the suite",
+                )
+            elif "id" in raw:
+                seen[case.id] = case.source.line
+            cases.append(case)
+        return tuple(cases)
+
+    def check_users(self, cases: list[tuple[int, dict[str, Any]]]) -> None:
+        for index, raw in cases:
+            if "user" in raw:
+                self.context.err(
+                    ("cases", index, "user"),
+                    "a simulated user needs the suite's user_simulator",
+                    "add user_simulator: {provider: openai, model: gpt-4o-mini} at the top of the suite",
+                )
+
+    def judge_like(self, key: str) -> Judge | None:
+        """The suite's ``judge`` or ``user_simulator`` (both configured the same way), if written."""
+        if key not in self.data:
+            return None
+        j = self.data[key]
+        model = Judge(
+            provider=j["provider"],
+            model=j["model"],
+            max_tokens=j.get("max_tokens", Judge.max_tokens),
+            api=j.get("api", Judge.api),
+            reasoning_effort=j.get("reasoning_effort"),
+        )
+        self.check_params(
+            model.provider, model.api, ModelParams(reasoning_effort=model.reasoning_effort), (key,), j
+        )
+        return model
+
+    # -- agent ----------------------------------------------------------------------------------
+
+    def check_params(self, provider: str, api: Api, params: ModelParams, at: PathKey, given: Any) -> None:
+        """Parameters the provider, the API or extended thinking refuse, each at its line (``given``
+        is the mapping the parameters were written in, under ``at``)."""
+        given = given if isinstance(given, dict) else {}
+        top = self.data.get(at[0], {})
+        for name, message in provider_problems(provider, api, params):
+            if name in given:
+                self.context.err((*at, name), message)
+            elif name in top:
+                self.context.err((at[0], name), message)
+            else:
+                self.context.err(at, message)
+
+    def agent(self, raw: dict[str, Any]) -> Agent:
+        params = model_params(raw.get("params", {}))
+        api: Api = raw.get("api", Agent.api)
+        if not any(self.damaged(("agent", key)) for key in ("provider", "api", "params")):
+            at: PathKey = ("agent", "params") if "params" in raw else ("agent",)
+            self.check_params(raw["provider"], api, params, at, raw.get("params", raw))
+        prompt = self.prompt(raw)  # read before the tool files: the order of the suite's dependencies
+        tools = self.tools(raw.get("tools", []))
+        choice = params.tool_choice
+        if choice is not None and choice not in TOOL_CHOICE_MODES:
+            self.context.check_tool(choice, ("agent", "params", "tool_choice"), extra=TOOL_CHOICE_MODES)
+        return Agent(
+            provider=raw.get("provider", ""),
+            model=raw.get("model", ""),
+            params=params,
+            system_prompt=prompt,
+            tools=tools,
+            api=api,
+        )
+
+    def prompt(self, agent: dict[str, Any]) -> Prompt | None:
+        if "system_prompt" not in agent:
+            return None
+        value = agent["system_prompt"]
+        if isinstance(value, str):
+            return Prompt(value, self.context.source(("agent", "system_prompt")))
+        prompt, problems = self.files.prompt_file(value["file"], ("agent", "system_prompt", "file"))
+        self.context.problems.extend(problems)
+        return prompt
+
+    def tools(self, items: list[Any]) -> tuple[ToolDef, ...]:
+        """The agent's tools, inline or from tool files, each name once. Also what the context knows
+        of them: every name written (parsed or not), and whether some name could not be read."""
+        context = self.context
+        context.tools_known = not self.damaged(("agent", "tools"))
+        written = context.doc.data.get("agent", {}).get("tools") if context.tools_known else None
+        tools: list[ToolDef] = []
+        seen: dict[str, Source] = {}
+        for index, item in enumerate(items):
+            at = ("agent", "tools", index)
+            if item is None:  # damaged: only its name (when readable) is known
+                self.know_names(_one_name(written[index] if isinstance(written, list) else None))
+            elif "file" in item:
+                found = self.files.tool_file(item["file"], (*at, "file"))
+                context.problems.extend(found.problems)
+                self.know_names(found.names)
+                tools.extend(self.unique(found.tools or (), seen, at, in_file=True))
+            else:
+                parsed, tool_problems = parse_tool(item, context.doc, at)
+                context.problems.extend(tool_problems)
+                if parsed is None:
+                    self.know_names(_one_name(item))
+                else:
+                    tools.extend(self.unique((parsed,), seen, at, in_file=False))
+        context.tool_names.update(t.name for t in tools)
+        context.tools = {t.name: t for t in tools}
+        return tuple(tools)
+
+    def know_names(self, names: frozenset[str] | None) -> None:
+        if names is None:
+            self.context.tools_known = False
+        else:
+            self.context.tool_names.update(names)
+
+    def unique(
+        self, tools: tuple[ToolDef, ...], seen: dict[str, Source], at: PathKey, *, in_file: bool
+    ) -> list[ToolDef]:
+        """``tools`` without the names defined before (each reported as a duplicate)."""
+        kept = []
+        for tool in tools:
+            first = seen.get(tool.name)
+            if first is None:
+                seen[tool.name] = tool.source
+                kept.append(tool)
+            elif in_file:
+                self.context.err(
+                    at,
+                    f"duplicate tool name {tool.name!r} ({tool.source.path}:{tool.source.line} "
+                    f"and {first.path}:{first.line})",
+                    "tool names must be unique",
+                )
+            else:
+                self.context.err(
+                    at,
+                    f"duplicate tool name {tool.name!r} (first defined at {first.path}:{first.line})",
+                    "tool names must be unique",
+                )
+        return kept
+
+    # -- mocks, defaults ------------------------------------------------------------------------
+
+    def mocks(self, raw: dict[str, Any], at: PathKey) -> Mocks:
+        if "file" in raw:
+            doc, problems = self.files.mock_file(raw["file"], (*at, "file"))
+            self.context.problems.extend(problems)
+            if doc is None:
+                return Mocks()
+            return MockReader(self.context, doc).read(doc.data, ())
+        return MockReader(self.context, self.context.doc).read(raw, at)
+
+    def defaults(self, raw: dict[str, Any]) -> Defaults:
+        self.context.report(cannot_work.whole_number_problems(raw, _COUNTS, ("defaults",)))
+        base = Defaults()
+        return Defaults(
+            trials=raw.get("trials", base.trials),
+            reducer=raw.get("reducer", base.reducer),
+            at_least=raw.get("at_least", base.at_least),
+            mean_pass_score=float(raw.get("mean_pass_score", base.mean_pass_score)),
+            max_tool_calls=raw.get("max_tool_calls", base.max_tool_calls),
+            max_turns=raw.get("max_turns", base.max_turns),
+            latency_ms=raw.get("latency_ms", base.latency_ms),
+            scoring=self.scoring(raw["scoring"], ("defaults", "scoring"))
+            if "scoring" in raw
+            else base.scoring,
+        )
+
+    def scoring(self, raw: dict[str, Any], at: PathKey) -> Scoring:
+        base = Scoring()
+        weights = dict(base.weights)
+        weights.update({k: float(v) for k, v in raw.get("weights", {}).items()})
+        if raw.get("mode", base.mode) == "weighted" and sum(weights.values()) <= 0:
+            self.context.err(
+                (*at, "weights"), "the weights sum to 0", "give at least one metric a positive weight"
+            )
+        return Scoring(
+            mode=raw.get("mode", base.mode),
+            pass_score=float(raw.get("pass_score", base.pass_score)),
+            weights=weights,
+        )
+
+    # -- one case -------------------------------------------------------------------------------
+
+    def case(
+        self,
+        raw: dict[str, Any],
+        index: int,
+        suite_vars: dict[str, str],
+        suite_mocks: Mocks,
+        defaults: Defaults,
+    ) -> Case:
+        context = self.context
+        at: PathKey = ("cases", index)
+        case_vars = {**suite_vars, **_vars(raw.get("vars", {}))}
+        conversation = self.conversation(raw, at)
+        if not (self.damaged(("vars",)) or self.damaged((*at, "vars"))):
+            self.check_templates(raw, at, case_vars)
+        context.report(cannot_work.whole_number_problems(raw, _COUNTS, at))
+        trials = raw.get("trials", defaults.trials)
+        reducer = raw.get("reducer", defaults.reducer)
+        at_least = raw.get("at_least", defaults.at_least)
+        if not any(self.damaged(p) for k in _REDUCER_KEYS for p in (("defaults", k), (*at, k))):
+            self.check_reducer(raw, at, trials, reducer, at_least)
+        mocks = suite_mocks
+        if "mocks" in raw:
+            mocks = merge_mocks(self.mocks(raw["mocks"], (*at, "mocks")), suite_mocks)
+        return Case(
+            id=raw.get("id", ""),
+            conversation=conversation,
+            vars=case_vars,
+            tags=tuple(raw.get("tags", ())),
+            expect=self.expectations.expectation(raw.get("expect", {}), (*at, "expect"), defaults.latency_ms),
+            trials=trials,
+            reducer=reducer,
+            at_least=at_least,
+            mean_pass_score=float(raw.get("mean_pass_score", defaults.mean_pass_score)),
+            max_tool_calls=raw.get("max_tool_calls", defaults.max_tool_calls),
+            max_turns=raw.get("max_turns", defaults.max_turns),
+            scoring=self.scoring(raw["scoring"], (*at, "scoring")) if "scoring" in raw else defaults.scoring,
+            mocks=mocks,
+            source=context.source(at),
+            skip=raw.get("skip"),
+            state=mock_state.initial_state(self.data.get("state"), raw.get("state")),
+            non_gating=raw.get("non_gating"),
+            user=SimulatedUser(**raw["user"]) if "user" in raw else None,
+        )
+
+    def conversation(self, raw: dict[str, Any], at: PathKey) -> tuple[Message, ...]:
+        """The case's input as one user message, or its conversation (which must end with the user)."""
+        if "input" in raw:
+            return (Message("user", raw["input"]),)
+        written = raw.get("conversation", ())
+        messages = tuple(Message(m["role"], m["content"]) for m in written if m is not None)
+        if messages and len(messages) == len(written) and messages[-1].role != "user":
+            self.context.err(
+                (*at, "conversation", len(messages) - 1),
+                "the conversation must end with a user message",
+                "add the user's next message",
+            )
+        return messages
+
+    def check_templates(self, raw: dict[str, Any], at: PathKey, case_vars: dict[str, str]) -> None:
+        """Every template variable of the case's input or conversation has a value."""
+        if "input" in raw:
+            texts = [(raw["input"], (*at, "input"))]
+        else:
+            conversation = raw.get("conversation", ())
+            texts = [
+                (m["content"], (*at, "conversation", i, "content"))
+                for i, m in enumerate(conversation)
+                if m is not None
+            ]
+        for text, path in texts:
+            for name in templating.missing(text, case_vars):
+                self.context.err(
+                    path,
+                    f"no value for template variable {{{{ {name} }}}}",
+                    f"add {name} to the vars of the case or the suite",
+                )
+
+    def check_reducer(
+        self, raw: dict[str, Any], at: PathKey, trials: int, reducer: str, at_least: int
+    ) -> None:
+        if reducer == "at_least" and at_least > trials:
+            where = (*at, "at_least") if "at_least" in raw else (*at, "trials") if "trials" in raw else None
+            where = where or ("defaults", "at_least")  # both from the defaults: reported once, there
+            self.context.err(
+                where,
+                f"reducer at_least needs {at_least} passing trials but the case runs only {trials}",
+                "lower at_least or raise trials",
+            )
+
+    def check_prompt_vars(self, agent: Agent, suite_vars: dict[str, str]) -> None:
+        """Every variable of the system prompt has a value in the suite's vars or in each case's."""
+        prompt = agent.system_prompt
+        if prompt is None or self.damaged(("vars",)):
+            return
+        cases = self.data.get("cases", [])
+        unknown = [i for i, c in enumerate(cases) if c is None or self.damaged(("cases", i, "vars"))]
+        for name in templating.missing(prompt.template, suite_vars):
+            lacking = [i for i, c in enumerate(cases) if i not in unknown and name not in c.get("vars", {})]
+            if not lacking:
+                continue
+            where = (
+                f" ({prompt.source.path}:{_placeholder_line(prompt.template, name)})"
+                if prompt.from_file
+                else ""
+            )
+            if len(lacking) == len(cases):
+                self.context.err(
+                    ("agent", "system_prompt"),
+                    f"the system prompt uses {{{{ {name} }}}}{where} but no value is given",
+                    f"add {name} to the suite's vars (or to every case's vars)",
+                )
+                continue
+            for i in lacking:
+                case_id = cases[i].get("id", f"#{i + 1}")
+                self.context.err(
+                    ("cases", i),
+                    f"case {case_id!r} gives no value for {{{{ {name} }}}} of the system prompt",
+                    f"add {name} to the vars of this case or of the suite",
+                )
+
+
+def _one_name(item: Any) -> frozenset[str] | None:
+    name = written_tool_name(item)
+    return None if name is None else frozenset((name,))
+
+
+def _placeholder_line(template: str, name: str) -> int:
+    """The line of the first ``{{ name }}`` in ``template`` (1-based)."""
+    for match in templating.PLACEHOLDER.finditer(template):
+        if match.group(1) == name:
+            return template.count("\n", 0, match.start()) + 1
+    return 1
+
+
+def _vars(raw: dict[str, Any]) -> dict[str, str]:
+    def text(value: Any) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    return {k: text(v) for k, v in raw.items()}

@@ -1,0 +1,293 @@
+"""File references of suites: resolved inside the repository, read once per load, checked.
+
+A suite refers to its system prompt, tool files and mock files as ``{file: PATH}``, relative to the
+suite file's directory. A reference is refused, with the reason at the reference's line, when it is
+absolute, cannot name a file, points (lexically or through a symlink) outside the repository, is a
+symlink loop, unreadable, missing or not a regular file. Each referenced file is read and checked
+once per :class:`Repository` (one ``load_suites`` call), however many suites use it, and its
+problems are reported under its own path. Also: checking a prompt, tool or mock file that no suite
+uses, and the references a schema-invalid suite declares.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gate.build.suite_builder import ToolFile, written_tool_name
+from gate.build.tool_formats import parse_tools, tool_file_items
+from gate.errors import Problem
+from gate.files.discovery import inside
+from gate.files.suite_schema import schema_findings
+from gate.files.yaml_source import YamlDocument, YamlError, load_file, read_text
+from gate.suite.model import Prompt, Source
+from gate.util.escape import truncate
+
+PathKey = tuple[Any, ...]
+
+SYMLINK_OUT = "the file is a symlink to outside the repository"
+_NAME_MAX = 255  # bytes in one file name on every common file system
+
+
+@dataclass
+class Repository:
+    """The repository root and the files read during one ``load_suites`` call (read once)."""
+
+    root: Path
+    real_root: Path
+    read: dict[str, Any] = field(default_factory=dict)  # kind:rel path -> parsed result and problems
+    checked: dict[str, None] = field(default_factory=dict)
+
+    def rel(self, path: Path) -> str | None:
+        """Root-relative POSIX path of ``path`` (None when outside the repository)."""
+        absolute = Path(os.path.abspath(path))
+        for base in (self.root, self.real_root):
+            try:
+                return absolute.relative_to(base).as_posix()
+            except ValueError:
+                pass
+        try:
+            return path.resolve().relative_to(self.real_root).as_posix()
+        except ValueError:
+            return None
+
+
+class SuiteFiles:
+    """The files one suite refers to (the builder's view of the repository): each reference is
+    checked, each file read through the :class:`Repository`, and every file used is a dependency."""
+
+    def __init__(self, repo: Repository, doc: YamlDocument, suite_dir: Path):
+        self.repo, self.doc, self.dir = repo, doc, suite_dir
+        self.dependencies: list[str] = []
+
+    def _resolve(self, ref: str, at: PathKey) -> tuple[Path, str] | Problem:
+        try:
+            path, rel = resolve_ref(self.repo, self.doc, self.dir, ref, at)
+        except Refused as refused:
+            return refused.problem
+        if rel not in self.dependencies:
+            self.dependencies.append(rel)
+        self.repo.checked[rel] = None
+        return path, rel
+
+    def tool_file(self, ref: str, at: PathKey) -> ToolFile:
+        """The tools of the referenced tool file, its problems and the names written in it."""
+        found = self._resolve(ref, at)
+        if isinstance(found, Problem):
+            return ToolFile(None, (found,), None)
+        return read_tool_file(self.repo, *found)
+
+    def prompt_file(self, ref: str, at: PathKey) -> tuple[Prompt | None, list[Problem]]:
+        """The referenced system prompt (None when it cannot be read) and its problems."""
+        found = self._resolve(ref, at)
+        if isinstance(found, Problem):
+            return None, [found]
+        path, rel = found
+        key = "prompt:" + rel
+        if key not in self.repo.read:
+            try:
+                self.repo.read[key] = (read_text(path, rel), [])
+            except YamlError as exc:
+                self.repo.read[key] = (None, exc.problems)
+        text, problems = self.repo.read[key]
+        return (Prompt(text, Source(rel, 1, 1), from_file=True) if text is not None else None), problems
+
+    def mock_file(self, ref: str, at: PathKey) -> tuple[YamlDocument | None, list[Problem]]:
+        """The referenced mock file (None when it cannot be read) and its problems; with schema
+        problems, its data holds only what they did not damage (see
+        :mod:`gate.build.checks.schema_damage`)."""
+        found = self._resolve(ref, at)
+        if isinstance(found, Problem):
+            return None, [found]
+        path, rel = found
+        key = "mocks:" + rel
+        if key not in self.repo.read:
+            self.repo.read[key] = _read_mock_file(path, rel)
+        doc, problems = self.repo.read[key]
+        return doc, problems
+
+
+def _read_mock_file(path: Path, rel: str) -> tuple[YamlDocument | None, list[Problem]]:
+    try:
+        doc = load_file(path, rel)
+    except YamlError as exc:
+        return None, exc.problems
+    if not isinstance(doc.data, dict):
+        return None, [doc.problem((), "a mock file must hold a mapping {tools: ..., unmocked: ...}")]
+    problems, damage = schema_findings(doc, doc.data, "mocksInline", within=("mocks",))
+    if damage:  # read on without what the schema errors damaged, as in a suite's own mocks
+        doc = replace(doc, data=damage.prune(doc.data))
+    return doc, problems
+
+
+def read_tool_file(repo: Repository, path: Path, rel: str) -> ToolFile:
+    """The tools of a tool file, its problems and the names written in it, read once per repository."""
+    key = "tools:" + rel
+    if key not in repo.read:
+        repo.checked[rel] = None
+        try:
+            doc = load_file(path, rel)
+        except YamlError as exc:
+            repo.read[key] = ToolFile((), tuple(exc.problems), None)
+        else:
+            repo.read[key] = _tool_file(doc)
+    read: ToolFile = repo.read[key]
+    return read
+
+
+def _tool_file(doc: YamlDocument) -> ToolFile:
+    """The tools of a loaded tool file, its problems and the names written in it."""
+    items, base, problems = tool_file_items(doc, doc.data)
+    tools, tool_problems = parse_tools(items, doc, base)
+    names = [written_tool_name(item) for item in items]
+    known = None if None in names or (problems and not items) else frozenset(n for n in names if n)
+    return ToolFile(tuple(tools), (*problems, *tool_problems), known)
+
+
+class Refused(Exception):
+    """A file reference that must not be read; ``problem`` says why, at the reference."""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+
+
+def _shown(text: str) -> str:
+    return repr(truncate(text, 80, brief=True).replace("\x00", "\\0"))
+
+
+def _unusable_path(ref: str) -> str:
+    """Why ``ref`` cannot name a file at all (a NUL byte, a name too long); empty when it can."""
+    if "\x00" in ref:
+        return "contains a NUL character"
+    try:
+        os.fsencode(ref)
+    except UnicodeEncodeError:
+        return "cannot be a file name (it holds a lone surrogate)"
+    if any(
+        len(part.encode("utf-8", "surrogateescape")) > _NAME_MAX for part in ref.replace("\\", "/").split("/")
+    ):
+        return f"has a file name longer than {_NAME_MAX} bytes"
+    return ""
+
+
+def stat_trouble(path: Path) -> str:
+    """Why ``path`` cannot be read (a symlink loop, no permission, ...); empty when it can, or when
+    it simply does not exist (reported as "file not found")."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symlink loop"
+        return f"cannot be read ({exc.strerror or exc})"
+    except (ValueError, RuntimeError) as exc:
+        return f"cannot be read ({exc})"
+    if stat.S_ISDIR(info.st_mode):
+        return ""
+    if not os.access(path, os.R_OK):
+        return "cannot be read (permission denied)"
+    return ""
+
+
+def resolve_ref(
+    repo: Repository, doc: YamlDocument, suite_dir: Path, ref: str, at: PathKey
+) -> tuple[Path, str]:
+    """Check a ``{file: ...}`` reference; return the file and its root-relative path, or raise
+    :class:`Refused`."""
+    if ref.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", ref):
+        raise Refused(
+            doc.problem(
+                at,
+                f"absolute file reference {ref!r} is not allowed",
+                "write a path relative to the suite file's directory",
+            )
+        )
+    unusable = _unusable_path(ref)
+    if unusable:
+        raise Refused(doc.problem(at, f"file reference {_shown(ref)} {unusable}", "fix the file name"))
+    lexical = Path(os.path.normpath(suite_dir / ref))
+    rel = repo.rel(lexical) if inside(lexical, repo.root) else None
+    if rel is None:
+        raise Refused(
+            doc.problem(
+                at,
+                f"file reference {ref!r} points outside the repository",
+                "suites may only read files inside the repository",
+            )
+        )
+    trouble = stat_trouble(lexical)
+    if trouble:
+        raise Refused(doc.problem(at, f"file reference {ref!r}: {trouble}", "fix or remove the file"))
+    real = lexical.resolve()
+    if not inside(real, repo.real_root):
+        raise Refused(
+            doc.problem(
+                at,
+                f"file reference {ref!r} resolves through a symlink to outside the repository",
+                "suites may only read files inside the repository",
+            )
+        )
+    if not lexical.exists():
+        raise Refused(
+            doc.problem(
+                at,
+                f"file not found: {ref!r} (looked for {rel})",
+                "the path is relative to the suite file's directory",
+            )
+        )
+    if not lexical.is_file():
+        raise Refused(doc.problem(at, f"file reference {ref!r} is not a regular file", "point at a file"))
+    return lexical, rel
+
+
+def check_unreferenced(repo: Repository, path: Path, rel: str) -> list[Problem]:
+    """A prompt, tool or mock file that no suite uses: check it on its own."""
+    if not inside(path.resolve(), repo.real_root):
+        return [Problem(rel, 0, 0, SYMLINK_OUT, "suites may only read files inside the repository")]
+    repo.checked[rel] = None
+    suffix = path.suffix.lower()
+    parts = {p.lower() for p in Path(rel).parts[:-1]}
+    try:
+        if suffix in (".json", ".yaml", ".yml"):
+            if "mocks" in parts:
+                return _read_mock_file(path, rel)[1]
+            looks = load_file(path, rel)
+            if isinstance(looks.data, dict) and {"cases", "agent"} & set(looks.data):
+                return [
+                    looks.problem(
+                        (),
+                        "this looks like a suite, but suite files are named *.suite.yaml",
+                        f"rename it to {Path(rel).stem}.suite.yaml",
+                    )
+                ]
+            return list(_tool_file(looks).problems)  # already loaded: not read again
+        read_text(path, rel)
+    except YamlError as exc:
+        return exc.problems
+    return []
+
+
+def declared_refs(repo: Repository, file: Path, data: dict[str, Any]) -> list[str]:
+    """The files a schema-invalid suite refers to (best effort), so that it is still found by them."""
+    refs: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("file"), str) and len(node) == 1:
+                rel = repo.rel(Path(os.path.normpath(file.parent / node["file"])))
+                if rel:
+                    refs.append(rel)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk({k: data.get(k) for k in ("agent", "mocks", "cases")})
+    return refs

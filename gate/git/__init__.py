@@ -1,0 +1,2 @@
+"""The git edge: change detection for ``--changed-since`` and the merge base's tree for
+``--baseline auto``."""

@@ -1,0 +1,453 @@
+"""The JSON results codec: encode, decode (schema-validated) and merge the shards of one run. Pure:
+reading the file is :mod:`gate.files.results_file`'s.
+
+``to_json`` is stable: object keys are sorted, list order (suites, cases, trials, calls, messages)
+is kept because it is meaningful, and the same results always give the same bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import json
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from gate.errors import InputError, Problem
+from gate.results.outcomes import (
+    RESULTS_VERSION,
+    CaseResult,
+    CheckScore,
+    Failure,
+    Metrics,
+    RunResults,
+    SuiteResult,
+    ToolInfo,
+    TrialResult,
+)
+from gate.results.run_record import RecordedCall, RunRecord
+from gate.util import schema_check
+from gate.verdict.baseline import Comparison, headline
+
+SCHEMA_FILE = "results.schema.json"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return repr(value)
+
+
+def _finite(value: Any) -> Any:
+    """Replace NaN / infinities (not JSON) by None, recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+# --- encoding -------------------------------------------------------------------------------------
+# ``to_json`` builds the document from the dataclasses with plain dict literals and hands JSON values
+# (arguments, tool results, messages, expectations, settings) to the C encoder as they are: nothing is
+# copied (the encoder writes tuples as arrays), which is what makes a 10,000-case file fast. The
+# keys are the dataclass fields, exactly as ``dataclasses.asdict`` names them
+# (tests/test_results_serialisation.py holds the file equal to dumping ``asdict``).
+
+
+def _metrics(m: Metrics) -> dict[str, Any]:
+    return {
+        "argument_accuracy": m.argument_accuracy,
+        "cost_usd": m.cost_usd,
+        "f1": m.f1,
+        "input_tokens": m.input_tokens,
+        "latency_ms": m.latency_ms,
+        "output_score": m.output_score,
+        "output_tokens": m.output_tokens,
+        "precision": m.precision,
+        "recall": m.recall,
+    }
+
+
+def _call(c: RecordedCall) -> dict[str, Any]:
+    return {
+        "arguments": c.arguments,
+        "arguments_error": c.arguments_error,
+        "id": c.id,
+        "is_error": c.is_error,
+        "mock": c.mock,
+        "name": c.name,
+        "raw_arguments": c.raw_arguments,
+        "result": c.result,
+        "turn": c.turn,
+        **({"state": c.state} if c.state is not None else {}),
+    }
+
+
+def _messages(messages: tuple[dict[str, Any], ...], prompts: dict[str, int]) -> Any:
+    """The transcript with each system prompt replaced by its index in the suite's ``system_prompts``
+    (a 100 kB prompt is written once per suite, not once per trial)."""
+    if not any(m.get("role") == "system" for m in messages):
+        return messages
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get("content")
+        if message.get("role") == "system" and isinstance(content, str) and len(message) == 2:
+            out.append({"prompt": prompts.setdefault(content, len(prompts)), "role": "system"})
+        else:
+            out.append(message)
+    return out
+
+
+def _record(r: RunRecord, prompts: dict[str, int]) -> dict[str, Any]:
+    usage = r.usage
+    return {
+        "calls": [_call(c) for c in r.calls],
+        "cost_usd": r.cost_usd,
+        "error": r.error,
+        "extra": r.extra,
+        "input": r.input,
+        "latency_ms": r.latency_ms,
+        "messages": _messages(r.messages, prompts),
+        "model": r.model,
+        "output": r.output,
+        "stop_reason": r.stop_reason,
+        "turns": r.turns,
+        "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+        **({"state": r.state} if r.state is not None else {}),
+    }
+
+
+def _failure(f: Failure) -> dict[str, Any]:
+    return {
+        "actual": f.actual,
+        "argument": f.argument,
+        "expected": f.expected,
+        "expected_tool": f.expected_tool,
+        "message": f.message,
+        "reason": f.reason,
+        "tool": f.tool,
+    }
+
+
+def _check(c: CheckScore) -> dict[str, Any]:
+    return {
+        "detail": c.detail,
+        "kind": c.kind,
+        "passed": c.passed,
+        "rationale": c.rationale,
+        "score": c.score,
+    }
+
+
+def _trial(t: TrialResult, prompts: dict[str, int]) -> dict[str, Any]:
+    return {
+        "alternative": t.alternative,
+        "checks": [_check(c) for c in t.checks],
+        "failures": [_failure(f) for f in t.failures],
+        "index": t.index,
+        "metrics": _metrics(t.metrics),
+        "pairing": t.pairing,
+        "record": _record(t.record, prompts),
+        "score": t.score,
+        "status": t.status,
+    }
+
+
+def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
+    return {
+        "case_id": c.case_id,
+        "expected": c.expected,
+        "file": c.file,
+        "flaky": c.flaky,
+        "line": c.line,
+        "metrics": _metrics(c.metrics),
+        "score": c.score,
+        "skip_reason": c.skip_reason,
+        "status": c.status,
+        "suite": c.suite,
+        "tags": c.tags,
+        "trials": [_trial(t, prompts) for t in c.trials],
+        **({"non_gating": c.non_gating} if c.non_gating is not None else {}),
+    }
+
+
+def _tool(t: ToolInfo) -> dict[str, Any]:
+    tool = {
+        "description": t.description,
+        "description_line": t.description_line,
+        "file": t.file,
+        "line": t.line,
+        "name": t.name,
+        "parameter_lines": t.parameter_lines,
+    }
+    if t.parameters is not None:
+        tool["parameters"] = t.parameters
+    return tool
+
+
+def _suite(s: SuiteResult) -> dict[str, Any]:
+    prompt = s.prompt
+    prompts: dict[str, int] = {}
+    return {
+        "cases": [_case(c, prompts) for c in s.cases],
+        "model": s.model,
+        "name": s.name,
+        "path": s.path,
+        "prompt": {"file": prompt.file, "line": prompt.line} if prompt is not None else None,
+        "provider": s.provider,
+        "system_prompts": list(prompts),  # filled while the cases above were built
+        "threshold": s.threshold,
+        "tools": [_tool(t) for t in s.tools],
+        "triggered_by": s.triggered_by,
+        "wall_ms": s.wall_ms,
+    }
+
+
+def _document(results: RunResults) -> dict[str, Any]:
+    return {
+        "complete": results.complete,
+        "finished_at": results.finished_at,
+        "incomplete_reason": results.incomplete_reason,
+        "settings": results.settings,
+        "shard": results.shard,
+        "started_at": results.started_at,
+        "suites": [_suite(s) for s in results.suites],
+        "version": results.version,
+    }
+
+
+def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+    """The baseline comparison as the results file stores it (``comparison``): written for readers
+    (dashboards, scripts); re-rendering compares the results again."""
+    return {
+        "headline": list(headline(comparison)),
+        "counts": dict(comparison.counts),
+        "base_pass_rate": comparison.base_pass_rate,
+        "head_pass_rate": comparison.head_pass_rate,
+        "cases": [dataclasses.asdict(c) for c in comparison.changes],
+        "suites": [dataclasses.asdict(d) for d in comparison.suites],
+        "overall": dataclasses.asdict(comparison.overall) if comparison.overall is not None else None,
+    }
+
+
+def to_json(results: RunResults, comparison: Comparison | None = None) -> str:
+    """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end; a system prompt
+    is stored once per suite (``system_prompts``, each transcript's system message pointing at its
+    index); with a baseline, the comparison (``comparison``)."""
+    data = _document(results)
+    if comparison is not None:
+        data["comparison"] = comparison_to_dict(comparison)
+    try:
+        # Built from frozen dataclasses, the document cannot be circular: skip the encoder's check.
+        text = json.dumps(
+            data, sort_keys=True, ensure_ascii=False, allow_nan=False, default=_jsonable, check_circular=False
+        )
+    except ValueError:
+        text = json.dumps(
+            _finite(json.loads(json.dumps(data, default=_jsonable))),
+            sort_keys=True,
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+    return text + "\n"
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building or reading a large report.
+
+    Decoding, validating and rendering thousands of case results allocate millions of containers
+    and no reference cycles; with the collector running, its repeated full passes over everything
+    alive cost as much as the work itself (``json.loads`` of a 20 MB results file: about 3x slower).
+    Reference counting still frees everything; the collector is restored (if it was on) at the end."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@lru_cache(maxsize=1)
+def results_schema() -> dict[str, Any]:
+    """The JSON Schema of the results file, shipped inside the package."""
+    from importlib import resources
+
+    text = resources.files("gate").joinpath("schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def fast_valid(schema: dict[str, Any], data: Any) -> bool:
+    """Whether ``data`` is valid against ``schema``, decided by :mod:`gate.util.schema_check` (the schema
+    compiled once into nested predicates: no error objects, no reference resolver); the slow validator
+    runs only to explain a failure. False also for a schema outside the fast subset, which sends every
+    document through ``jsonschema``."""
+    return schema_check.is_valid(schema, data)
+
+
+def _error_path(error: Any) -> str:
+    where = "$"
+    for part in error.absolute_path:
+        where += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return where
+
+
+def parse_results(data: Any, path: str = "") -> RunResults:
+    """Validate a decoded JSON document against the results schema and build ``RunResults``."""
+    if not isinstance(data, dict) or "suites" not in data or "version" not in data:
+        raise InputError(
+            [
+                Problem(
+                    path,
+                    0,
+                    0,
+                    'not a tool-eval-gate results file (expected an object with "version" and "suites")',
+                )
+            ]
+        )
+    version = data.get("version")
+    if isinstance(version, int) and version > RESULTS_VERSION:
+        raise InputError(
+            [
+                Problem(
+                    path,
+                    0,
+                    0,
+                    f"results version {version} was written by a newer tool-eval-gate "
+                    f"(this one reads version {RESULTS_VERSION})",
+                    hint="upgrade tool-eval-gate",
+                )
+            ]
+        )
+    if fast_valid(results_schema(), data):
+        try:
+            return RunResults.from_dict(data)
+        except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
+            raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(results_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        problems = [Problem(path, 0, 0, f"{_error_path(e)}: {e.message}") for e in errors[:20]]
+        if len(errors) > 20:
+            problems.append(Problem(path, 0, 0, f"... and {len(errors) - 20} more problems"))
+        raise InputError(problems)
+    try:
+        return RunResults.from_dict(data)
+    except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
+        raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
+
+
+def _parse_shard(shard: str) -> tuple[int, int] | None:
+    try:
+        index, count = shard.split("/")
+        return int(index), int(count)
+    except ValueError:
+        return None
+
+
+def _merge_suites(group: list[SuiteResult]) -> SuiteResult:
+    first = group[0]
+    cases: list[CaseResult] = []
+    seen: dict[str, int] = {}
+    for suite in group:
+        for case in suite.cases:
+            if case.case_id in seen:
+                raise InputError(
+                    [
+                        Problem(
+                            first.path,
+                            case.line,
+                            0,
+                            f"case {case.case_id!r} of suite {first.name!r} appears in more than one part "
+                            "(the same shard given twice?)",
+                        )
+                    ]
+                )
+            seen[case.case_id] = case.line
+            cases.append(case)
+    cases.sort(key=lambda c: (c.line, c.case_id))
+    tools: dict[str, ToolInfo] = {}
+    triggered: dict[str, str] = {}
+    for suite in group:
+        for tool in suite.tools:
+            tools.setdefault(tool.name, tool)
+        for file, why in suite.triggered_by.items():
+            triggered.setdefault(file, why)
+    return replace(
+        first,
+        cases=tuple(cases),
+        tools=tuple(tools.values()),
+        prompt=next((s.prompt for s in group if s.prompt is not None), None),
+        triggered_by=dict(sorted(triggered.items())),
+        wall_ms=max(s.wall_ms for s in group),  # shards run side by side
+    )
+
+
+def merge(parts: Sequence[RunResults]) -> RunResults:
+    """Merge the shards of one run into one ``RunResults``.
+
+    Suites with the same path are merged case by case in file order (by case line); a case that
+    appears twice is rejected with ``InputError``. Suites come out sorted by path, so the order in
+    which shard files are given does not matter. The merge is complete only when every part is and,
+    when the parts name their shards (``i/n``), every shard 1..n is present. ``shard`` is cleared."""
+    if not parts:
+        raise InputError("no results to merge")
+    groups: dict[str, list[SuiteResult]] = {}
+    for part in parts:
+        for suite in part.suites:
+            groups.setdefault(suite.path, []).append(suite)
+    suites = tuple(_merge_suites(groups[path]) for path in sorted(groups))
+
+    reasons: list[str] = []
+    for part in parts:
+        if not part.complete:
+            why = part.incomplete_reason or "incomplete"
+            label = f"shard {part.shard}: {why}" if part.shard else why
+            if label not in reasons:
+                reasons.append(label)
+    shards = [_parse_shard(p.shard) for p in parts if p.shard]
+    if shards and len(parts) > 1 or (len(parts) == 1 and shards):
+        valid = [s for s in shards if s is not None]
+        counts = {count for _, count in valid}
+        if len(counts) > 1:
+            raise InputError(f"the parts come from different shard splits: {sorted(p.shard for p in parts)}")
+        indexes = [index for index, _ in valid]
+        duplicates = sorted({i for i in indexes if indexes.count(i) > 1})
+        if duplicates:
+            raise InputError(f"shard(s) {', '.join(map(str, duplicates))} given more than once")
+        if counts:
+            count = counts.pop()
+            missing = [i for i in range(1, count + 1) if i not in indexes]
+            if missing:
+                reasons.append(f"missing shard(s) {', '.join(f'{i}/{count}' for i in missing)}")
+    settings: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.settings.items():
+            settings.setdefault(key, value)
+    started = sorted(p.started_at for p in parts if p.started_at)
+    finished = sorted(p.finished_at for p in parts if p.finished_at)
+    return RunResults(
+        suites=suites,
+        started_at=started[0] if started else "",
+        finished_at=finished[-1] if finished else "",
+        complete=not reasons,
+        incomplete_reason="; ".join(reasons),
+        shard="",
+        settings=settings,
+        version=RESULTS_VERSION,
+    )

@@ -1,0 +1,294 @@
+"""Results of an evaluation: the failure taxonomy, per-trial scores, per-case and per-suite results.
+
+This is the contract between the evaluator (which produces it), the reports (which render it) and
+the JSON results file (``schemas/results.schema.json``, which serialises it losslessly so that
+reports can be re-rendered, shards merged and baselines compared). Pure data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from gate.results.run_record import RunRecord
+
+MAX_QUOTED_CHARS = 300  # how much of an answer, a provider error or raw arguments a failure quotes
+RESULTS_VERSION = 2  # 2: system prompts stored once per suite (``system_prompts``); 1 is still read
+
+# The failure taxonomy of DESIGN.md section 3. The value is the stable identifier used in JSON.
+Reason = Literal[
+    "wrong_tool",
+    "missing_call",
+    "extra_call",
+    "hallucinated_tool",
+    "wrong_count",
+    "missing_argument",
+    "unexpected_argument",
+    "type_error",
+    "value_error",
+    "order_violation",
+    "forbidden_call",
+    "invalid_arguments",
+    "schema_violation",
+    "over_call_budget",
+    "latency_exceeded",
+    "output_check_failed",
+    "judge_failed",
+    "provider_error",
+    "below_pass_score",
+    "state_mismatch",
+    "trajectory_failed",
+]
+
+REASON_TITLES: dict[str, str] = {
+    "wrong_tool": "wrong tool",
+    "missing_call": "missing call",
+    "extra_call": "extra call",
+    "hallucinated_tool": "hallucinated tool",
+    "wrong_count": "wrong count",
+    "missing_argument": "missing required argument",
+    "unexpected_argument": "unexpected argument",
+    "type_error": "type error",
+    "value_error": "value error",
+    "order_violation": "order violation",
+    "forbidden_call": "called when forbidden",
+    "invalid_arguments": "invalid arguments JSON",
+    "schema_violation": "schema violation",
+    "over_call_budget": "over call budget",
+    "latency_exceeded": "latency exceeded",
+    "below_pass_score": "below pass score",
+    "output_check_failed": "output check failed",
+    "judge_failed": "judge failed",
+    "provider_error": "provider error",
+    "state_mismatch": "final state mismatch",
+    "trajectory_failed": "trajectory judged unreasonable",
+}
+
+CaseStatus = Literal["passed", "failed", "error", "skipped"]
+
+# What a check score scores: the calls and their arguments; the final answer ("output" for the string
+# checks, the judged checks by name); a path assertion; the latency; the final state; the trajectory.
+CheckKind = Literal[
+    "calls",
+    "arguments",
+    "output",
+    "criteria",
+    "semantic_contains",
+    "ranking",
+    "choice",
+    "clarification",
+    "path",
+    "latency",
+    "final_state",
+    "trajectory",
+]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a trial failed: one reason of the taxonomy, with the tool, argument, expected and actual
+    value where they apply, and a one-line human message."""
+
+    reason: Reason
+    message: str
+    tool: str | None = None
+    argument: str | None = None
+    expected: Any = None
+    actual: Any = None
+    # For wrong_tool: the tool that was expected and the one called (confusion table).
+    expected_tool: str | None = None
+
+
+@dataclass(frozen=True)
+class CheckScore:
+    """The score of one check (its ``kind``: see ``CheckKind``)."""
+
+    kind: CheckKind
+    score: float
+    passed: bool
+    detail: str = ""
+    rationale: str = ""  # the judge's rationale for judged checks
+
+
+@dataclass(frozen=True)
+class Metrics:
+    precision: float = 1.0
+    recall: float = 1.0
+    f1: float = 1.0
+    argument_accuracy: float = 1.0
+    output_score: float = 1.0
+    latency_ms: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    index: int
+    status: CaseStatus  # passed | failed | error
+    score: float  # weighted score in [0, 1]
+    failures: tuple[Failure, ...]
+    checks: tuple[CheckScore, ...]
+    metrics: Metrics
+    record: RunRecord
+    # Expected call i -> index of the actual call it was paired with (None: missing).
+    pairing: tuple[int | None, ...] = ()
+    alternative: int | None = None  # which alternative expectation was used, if any
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    suite: str
+    case_id: str
+    file: str
+    line: int
+    status: CaseStatus
+    score: float
+    flaky: bool
+    trials: tuple[TrialResult, ...]
+    metrics: Metrics  # mean over trials
+    tags: tuple[str, ...] = ()
+    # A readable form of the expectation (expected calls with matchers), for "expected vs actual".
+    expected: dict[str, Any] = field(default_factory=dict)
+    skip_reason: str | None = None
+    # Why the case is known flaky: reported, never counted in the pass rate or the baseline verdict.
+    non_gating: str | None = None
+
+    @property
+    def failures(self) -> tuple[Failure, ...]:
+        """Failures of the first trial of the case's own status (failed or errored), else of the first
+        failing or errored one (what the reports show first: why the agent failed, or why the case could
+        not be evaluated). A failed case whose trials all passed on their own (reducer ``mean``, their
+        mean score under ``mean_pass_score``) says so."""
+        statuses = {"error": ("error", "failed"), "failed": ("failed",)}.get(self.status, ("failed", "error"))
+        for status in statuses:
+            for trial in self.trials:
+                if trial.status == status:
+                    return trial.failures
+        if self.status == "failed":
+            return (
+                Failure(
+                    "below_pass_score",
+                    f"the mean trial score {self.score:.3f} is under the case's mean_pass_score "
+                    "(reducer mean), though no trial failed on its own",
+                    actual=self.score,
+                ),
+            )
+        return ()
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A definition a recommendation can point at."""
+
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """What the reports need to know of a tool definition, to point at the line to change."""
+
+    name: str
+    description: str
+    file: str
+    line: int
+    description_line: int
+    parameter_lines: dict[str, int] = field(default_factory=dict)
+    # The tool's parameter JSON Schema, so that advice can say what the definition already says;
+    # None: not recorded (results written before it was).
+    parameters: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    name: str
+    path: str
+    threshold: float
+    cases: tuple[CaseResult, ...]
+    tools: tuple[ToolInfo, ...] = ()
+    prompt: SourceRef | None = None
+    provider: str = ""
+    model: str = ""
+    # Files that made this suite run under change detection (file -> reason), empty otherwise.
+    triggered_by: dict[str, str] = field(default_factory=dict)
+    # Wall time from the start of the run to the end of the suite's last trial (its trials run
+    # concurrently with other suites'); 0: unknown (results written before it was recorded).
+    wall_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class RunResults:
+    """One run (or one shard of a run, or a merge of shards)."""
+
+    suites: tuple[SuiteResult, ...]
+    started_at: str  # ISO 8601
+    finished_at: str
+    complete: bool = True  # False when interrupted or a budget stopped the run
+    incomplete_reason: str = ""
+    shard: str = ""  # "INDEX/COUNT" when this is a shard
+    settings: dict[str, Any] = field(default_factory=dict)  # threshold override, errors policy, fail_on
+    version: int = RESULTS_VERSION
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunResults:
+        def metrics(d: dict[str, Any]) -> Metrics:
+            return Metrics(**d)
+
+        def trial(d: dict[str, Any], prompts: list[str]) -> TrialResult:
+            return TrialResult(
+                index=d["index"],
+                status=d["status"],
+                score=d["score"],
+                failures=tuple(Failure(**f) for f in d.get("failures", ())),
+                checks=tuple(CheckScore(**c) for c in d.get("checks", ())),
+                metrics=metrics(d.get("metrics", {})),
+                record=RunRecord.from_dict(d["record"], prompts),
+                pairing=tuple(d.get("pairing", ())),
+                alternative=d.get("alternative"),
+            )
+
+        def case(d: dict[str, Any], prompts: list[str]) -> CaseResult:
+            return CaseResult(
+                suite=d["suite"],
+                case_id=d["case_id"],
+                file=d["file"],
+                line=d["line"],
+                status=d["status"],
+                score=d["score"],
+                flaky=d.get("flaky", False),
+                trials=tuple(trial(t, prompts) for t in d.get("trials", ())),
+                metrics=metrics(d.get("metrics", {})),
+                tags=tuple(d.get("tags", ())),
+                expected=dict(d.get("expected", {})),
+                skip_reason=d.get("skip_reason"),
+                non_gating=d.get("non_gating"),
+            )
+
+        def suite(d: dict[str, Any]) -> SuiteResult:
+            prompt = d.get("prompt")
+            prompts = list(d.get("system_prompts", ()))
+            return SuiteResult(
+                name=d["name"],
+                path=d["path"],
+                threshold=d["threshold"],
+                cases=tuple(case(c, prompts) for c in d.get("cases", ())),
+                tools=tuple(ToolInfo(**t) for t in d.get("tools", ())),
+                prompt=SourceRef(**prompt) if prompt else None,
+                provider=d.get("provider", ""),
+                model=d.get("model", ""),
+                triggered_by=dict(d.get("triggered_by", {})),
+                wall_ms=d.get("wall_ms", 0.0),
+            )
+
+        return cls(
+            suites=tuple(suite(s) for s in data.get("suites", ())),
+            started_at=data.get("started_at", ""),
+            finished_at=data.get("finished_at", ""),
+            complete=data.get("complete", True),
+            incomplete_reason=data.get("incomplete_reason", ""),
+            shard=data.get("shard", ""),
+            settings=dict(data.get("settings", {})),
+            version=RESULTS_VERSION,  # read from any version it supports, written as the current one
+        )

@@ -1,0 +1,161 @@
+"""The provider-neutral record of one trial of one case (DESIGN.md section 3).
+
+The agent loop produces it; scoring, path assertions and reports read it. Pure data: it travels
+inside the JSON results (``gate.reports.json_codec`` writes it, ``RunRecord.from_dict`` reads it back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from copy import deepcopy
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+MockKind = Literal["matched", "fallback", "error", "unmocked", "none"]
+# Why a trial's episode ended: the agent's final answer; the simulated user said it was done; the
+# agent's turn or tool-call budget; the provider failed (or the trial was not run, see ``error``);
+# the run's request or cost budget left no request for it.
+StopReason = Literal["final_answer", "user_done", "max_turns", "max_tool_calls", "provider_error", "budget"]
+STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
+
+
+def stop_reason(value: object) -> StopReason:
+    """``value`` as a ``StopReason`` (ValueError when it is none)."""
+    for reason in STOP_REASONS:
+        if value == reason:
+            return reason
+    raise ValueError(f"unknown stop_reason {value!r} (one of: {', '.join(STOP_REASONS)})")
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def copy_value(value: Any) -> Any:
+    """A copy of a JSON-like value the way ``dataclasses.asdict`` copies field values: dicts, lists
+    and tuples are rebuilt (keeping their type), scalars shared, anything else deep-copied."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {copy_value(k): copy_value(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_value(v) for v in value]
+    if kind is tuple:
+        return tuple(copy_value(v) for v in value)
+    if isinstance(value, dict):
+        return kind((copy_value(k), copy_value(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return kind(copy_value(v) for v in value)
+    return deepcopy(value)
+
+
+def _message(message: dict[str, Any], system_prompts: Sequence[str]) -> dict[str, Any]:
+    index = message.get("prompt") if "prompt" in message else None
+    if index is None:
+        return message
+    if not isinstance(index, int) or not 0 <= index < len(system_prompts):
+        raise ValueError(f"system message refers to prompt {index!r}; the suite has {len(system_prompts)}")
+    return {"role": "system", "content": system_prompts[index]}
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One tool call the agent made.
+
+    ``raw_arguments`` is the argument text exactly as the model sent it; ``arguments`` its parsed
+    JSON object, or None when it is not valid JSON / not an object (then ``arguments_error`` says why).
+    """
+
+    id: str
+    name: str
+    raw_arguments: str
+    arguments: dict[str, Any] | None
+    arguments_error: str | None
+    turn: int
+    result: Any = None
+    mock: MockKind = "none"
+    is_error: bool = False
+    # The mock backend's state after this call (None when the case's mocks are stateless).
+    state: Any = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What happened in one trial.
+
+    ``messages`` is the provider-neutral transcript: dicts with ``role`` ("system", "user",
+    "assistant", "tool"), ``content`` (str) and, for assistant turns with calls, ``calls`` (list of
+    call ids); tool messages carry ``call_id`` and ``name``. ``error`` is set when the provider
+    failed (the trial is then an *error*, not a failure).
+    """
+
+    input: str
+    messages: tuple[dict[str, Any], ...]
+    calls: tuple[RecordedCall, ...]
+    output: str
+    turns: int
+    latency_ms: float
+    usage: Usage = Usage()
+    cost_usd: float | None = None
+    error: str | None = None
+    stop_reason: StopReason = "final_answer"
+    model: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
+    state: Any = None  # the mock backend's state after the episode (None: stateless mocks)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], system_prompts: Sequence[str] = ()) -> RunRecord:
+        """The record from the results file (``gate.reports.json_codec`` writes it); a system
+        message stored as
+        ``{"role": "system", "prompt": i}`` gets its text back from the suite's ``system_prompts``
+        (ValueError when there is none)."""
+        return cls(
+            input=data["input"],
+            messages=tuple(_message(m, system_prompts) for m in data.get("messages", ())),
+            calls=tuple(RecordedCall(**c) for c in data.get("calls", ())),
+            output=data.get("output", ""),
+            turns=data.get("turns", 0),
+            latency_ms=data.get("latency_ms", 0.0),
+            usage=Usage(**data.get("usage", {})),
+            cost_usd=data.get("cost_usd"),
+            error=data.get("error"),
+            stop_reason=stop_reason(data.get("stop_reason", "final_answer")),
+            model=data.get("model", ""),
+            extra=dict(data.get("extra", {})),
+            state=data.get("state"),
+        )
+
+    def as_path_root(self) -> dict[str, Any]:
+        """The object path assertions walk: ``calls[0].name``, ``calls[*].args.city``, ``output``,
+        ``messages[-1].content``, ``turns``, ``latency_ms``, ``usage.input_tokens``."""
+        return {
+            "input": self.input,
+            "messages": list(self.messages),
+            "calls": [
+                {
+                    "name": c.name,
+                    "args": c.arguments,
+                    "raw_args": c.raw_arguments,
+                    "result": c.result,
+                    "turn": c.turn,
+                    "state": c.state,
+                }
+                for c in self.calls
+            ],
+            "output": self.output,
+            "turns": self.turns,
+            "latency_ms": self.latency_ms,
+            "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},
+            "cost_usd": self.cost_usd,
+            "error": self.error,
+            "state": self.state,
+        }

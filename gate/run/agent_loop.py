@@ -1,0 +1,322 @@
+"""One trial of one case: the model and the mocked tools talk until the final answer.
+
+The loop is provider-neutral: it sends ``ModelRequest``s through ``call_model`` (which the runner
+wraps with the cache, the concurrency limiter and retries) and answers every tool call of a reply
+with the case's and suite's mocks. It stops at a reply without tool calls (the final answer), after
+``max_turns`` replies that still call tools (the answer would need one more), or as soon as the calls
+go beyond ``max_tool_calls``; ``stop_reason`` says which. Budgets are limits, not targets: after
+exactly ``max_tool_calls`` calls the model is still asked for its final answer.
+
+Provider failures (after retries) become the trial's ``error`` (the trial is then an *error*, not a
+failure); only fatal ones (authentication, unknown model) propagate, because they stop the run.
+
+Latency is the wall time of the trial, with the time spent waiting for a concurrency slot or in
+retry back-off replaced by the provider's own answer time, so that a busy run (or a replay from the
+cache, which keeps the original answer time) does not make cases miss their latency budget.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from gate import limits
+from gate.providers.base import (
+    BudgetReached,
+    ModelReply,
+    ModelRequest,
+    ProviderError,
+    ToolCall,
+    reasoning_text,
+)
+from gate.results.run_record import RecordedCall, RunRecord, StopReason, Usage, copy_value
+from gate.run.simulated_user import next_message, simulator_request
+from gate.suite import conversation
+from gate.suite.mocks import MockSession, merged
+from gate.suite.model import Case, Suite
+from gate.suite.pricing import BUILT_IN, PriceTable
+
+CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
+
+BUDGET_MESSAGE = "not run: budget reached"
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The arguments object of a call, or None and the reason it is not one."""
+    if raw is None or raw.strip() == "":
+        return {}, None  # no arguments at all: an empty object, as every SDK treats it
+    too_deep = f"arguments are nested deeper than {limits.MAX_NESTING} levels"
+    try:
+        value = json.loads(raw, parse_constant=_not_json)
+    except RecursionError:
+        return None, too_deep
+    except ValueError as exc:
+        return None, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"arguments are a JSON {type(value).__name__}, not an object"
+    if limits.nested_deeper_than(value):
+        return None, too_deep
+    return value, None
+
+
+def _not_json(constant: str) -> Any:
+    """``NaN`` and ``Infinity``, which Python's JSON parser accepts and JSON does not: no number a tool
+    receives, so no range, tolerance or schema ``maximum`` may judge them."""
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+async def run_trial(
+    suite: Suite,
+    case: Case,
+    index: int,
+    call_model: CallModel,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+    prices: PriceTable = BUILT_IN,
+) -> RunRecord:
+    """Run trial ``index`` of ``case``; the record's ``extra`` keeps the prepared facts judged checks
+    need (e.g. the multiple-choice order shown)."""
+    episode = _Episode(suite, case, index, call_model, clock, prices)
+    while True:
+        reply = await episode.agent_reply()
+        if reply is None:
+            break
+        if not reply.tool_calls:
+            episode.final_answer(reply)
+            if not await episode.simulated_user_speaks():
+                break
+            continue
+        episode.answer_calls(reply)
+        stop = episode.over_budget()
+        if stop is not None:
+            episode.stop_reason = stop
+            break
+    return episode.record()
+
+
+class _Episode:
+    """What one trial has exchanged so far, and its phases: ask the agent, take its final answer,
+    let the simulated user speak, answer the calls from the mocks, check the budgets, make the record.
+    ``sent`` holds the neutral request messages, ``transcript`` the record's messages."""
+
+    def __init__(
+        self,
+        suite: Suite,
+        case: Case,
+        index: int,
+        call_model: CallModel,
+        clock: Callable[[], float],
+        prices: PriceTable,
+    ) -> None:
+        self.started = clock()
+        self.suite, self.case, self.call_model, self.clock, self.prices = (
+            suite,
+            case,
+            call_model,
+            clock,
+            prices,
+        )
+        self.prepared = conversation.build(suite, case, index)
+        self.mocks = MockSession(merged(case.mocks, suite.mocks), case.state)
+        self.system = self.prepared.system or None
+        messages = self.prepared.messages
+        self.sent: list[dict[str, Any]] = [dict(m) for m in messages]
+        self.transcript: list[dict[str, Any]] = (
+            [{"role": "system", "content": self.system}] if self.system else []
+        )
+        self.transcript.extend({"role": m["role"], "content": m.get("content", "")} for m in messages)
+        self.user_input = next((m.get("content", "") for m in reversed(messages) if m["role"] == "user"), "")
+        self.calls: list[RecordedCall] = []
+        self.usage = Usage()
+        self.cost: float | None = 0.0
+        self.turns = 0
+        self.output = ""
+        self.error: str | None = None
+        self.stop_reason: StopReason = "final_answer"
+        self.user_turns = 0  # messages the simulated user wrote
+        self.waited = 0.0  # time inside call_model beyond the provider's own answer time
+
+    async def _ask(self, request: ModelRequest, who: str) -> ModelReply | None:
+        """``request``'s reply, or None with ``error`` and ``stop_reason`` set when there is none
+        (fatal provider errors propagate: they stop the run)."""
+        try:
+            return await self.call_model(request)
+        except ProviderError as exc:
+            if exc.fatal:
+                raise
+            self.error, self.stop_reason = f"{who}{exc}", "provider_error"
+        except BudgetReached as exc:  # the run's budget: the exception says which, and why
+            self.error, self.stop_reason = str(exc) or BUDGET_MESSAGE, "budget"
+        return None
+
+    async def agent_reply(self) -> ModelReply | None:
+        """The agent's next reply (one turn), or None when the trial ends without one."""
+        agent = self.suite.agent
+        request = ModelRequest(
+            provider=agent.provider,
+            model=agent.model,
+            system=self.system,
+            messages=tuple(self.sent),
+            tools=agent.tools,
+            params=agent.params,
+            api=agent.api,
+        )
+        call_started = self.clock()
+        reply = await self._ask(request, "")
+        if reply is None:
+            return None
+        call_wall = (self.clock() - call_started) * 1000.0
+        if reply.latency_ms is not None:
+            self.waited += max(0.0, call_wall - reply.latency_ms)
+        self.turns += 1
+        self.usage = self.usage + reply.usage
+        if self.cost is not None:
+            step = self.prices.cost(agent.provider, agent.model, reply.usage, reply.cached_input_tokens)
+            self.cost = None if step is None else self.cost + step
+        self.output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
+        return reply
+
+    def final_answer(self, reply: ModelReply) -> None:
+        shown, kept = _reasoning_fields(reply)
+        self.transcript.append({"role": "assistant", "content": reply.text, **shown})
+        self.sent.append({"role": "assistant", "content": sendable(reply.text), **kept})
+
+    async def simulated_user_speaks(self) -> bool:
+        """After a final answer: whether the simulated user wrote another message (the episode goes on).
+        Not once the agent has used its ``max_turns`` replies: the budget counts over the whole episode,
+        and a message the agent may not answer would only cost a request."""
+        user, simulator = self.case.user, self.suite.user_simulator
+        if user is None or simulator is None or self.user_turns >= user.max_turns:
+            return False
+        if self.turns >= self.case.max_turns:
+            return False
+        said = await self._ask(simulator_request(simulator, user, self.transcript), "user simulator: ")
+        if said is None:
+            return False
+        message = next_message(said.text)
+        if message is None:
+            self.stop_reason = "user_done"
+            return False
+        self.user_turns += 1
+        self.transcript.append({"role": "user", "content": message, "simulated": True})
+        self.sent.append({"role": "user", "content": sendable(message)})
+        return True
+
+    def answer_calls(self, reply: ModelReply) -> None:
+        """Record the reply's calls and answer each from the mocks."""
+        shown, kept = _reasoning_fields(reply)
+        # The record keeps what the model sent; what goes back to it must be encodable (UTF-8).
+        call_dicts = [
+            {"id": sendable(c.id), "name": sendable(c.name), "arguments": sendable(c.arguments)}
+            for c in reply.tool_calls
+        ]
+        self.sent.append(
+            {"role": "assistant", "content": sendable(reply.text), "tool_calls": call_dicts, **kept}
+        )
+        self.transcript.append(
+            {"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls], **shown}
+        )
+        for call in reply.tool_calls:
+            self._answer_call(call)
+
+    def _answer_call(self, call: ToolCall) -> None:
+        stateful = self.case.state is not None
+        arguments, arguments_error = parse_arguments(call.arguments)
+        outcome = self.mocks.call(call.name, arguments)
+        self.calls.append(
+            RecordedCall(
+                id=call.id,
+                name=call.name,
+                raw_arguments=call.arguments,
+                arguments=arguments,
+                arguments_error=arguments_error,
+                turn=self.turns,
+                result=outcome.result,
+                mock=outcome.kind,
+                is_error=outcome.is_error,
+                state=copy_value(self.mocks.state) if stateful else None,
+            )
+        )
+        self.sent.append(
+            {
+                "role": "tool",
+                "call_id": sendable(call.id),
+                "name": sendable(call.name),
+                "content": sendable(outcome.result),
+                "is_error": outcome.is_error,
+            }
+        )
+        self.transcript.append(
+            {
+                "role": "tool",
+                "call_id": call.id,
+                "name": call.name,
+                "content": _as_text(outcome.result),
+                "is_error": outcome.is_error,
+                **({"state": _as_text(self.mocks.state)} if stateful else {}),
+            }
+        )
+
+    def over_budget(self) -> StopReason | None:
+        """After a turn with calls: the budget that stops the episode, if one does."""
+        if len(self.calls) > self.case.max_tool_calls:  # a budget is a limit: exactly max_tool_calls is fine
+            return "max_tool_calls"
+        if self.turns >= self.case.max_turns:
+            return "max_turns"
+        return None
+
+    def record(self) -> RunRecord:
+        latency_ms = max(0.0, (self.clock() - self.started) * 1000.0 - self.waited)
+        return RunRecord(
+            input=self.user_input,
+            messages=tuple(self.transcript),
+            calls=tuple(self.calls),
+            output=self.output,
+            turns=self.turns,
+            latency_ms=latency_ms,
+            usage=self.usage,
+            cost_usd=self.cost,
+            error=self.error,
+            stop_reason=self.stop_reason,
+            model=self.suite.agent.model,
+            extra=dict(self.prepared.extra),
+            state=self.mocks.state,
+        )
+
+
+def _reasoning_fields(reply: ModelReply) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a reply's reasoning adds to the transcript message (its readable text) and to the
+    message sent back (the provider's blocks, unchanged, as the APIs require)."""
+    if not reply.reasoning:
+        return {}, {}
+    text = reasoning_text(reply.reasoning)
+    return ({"thinking": text} if text else {}), {"reasoning": list(reply.reasoning)}
+
+
+def sendable(value: Any) -> Any:
+    """``value`` with every lone UTF-16 surrogate (a model can send ``"\\ud800"`` in its JSON)
+    replaced by U+FFFD, so that the next request can be encoded; anything else unchanged."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, dict):
+        items = [(sendable(k), sendable(v)) for k, v in value.items()]
+        changed = any(a[0] is not k or a[1] is not v for a, (k, v) in zip(items, value.items(), strict=True))
+        return dict(items) if changed else value
+    if isinstance(value, list):
+        values = [sendable(v) for v in value]
+        return values if any(a is not b for a, b in zip(values, value, strict=True)) else value
+    return value
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,134 @@
+"""``run --baseline auto``: the base side of the comparison, evaluated in the same run as the head.
+
+The head's affected suites are loaded again from the merge base (``gate.git.base_tree``: the base's
+files in a temporary directory, never the working tree), by the same relative paths, and run with
+the same options: the same trials, concurrency and cache. Requests the PR did not change are
+answered by the cache, so on a warm cache the base side sends no request. ``--max-requests`` and
+``--max-cost`` cover both sides: the base side gets what the head side left; under
+``--max-requests`` each head case reserves for its base side too, and the base side does not spend
+requests on the cases the budget did not run on the head side. A suite that is new in
+the PR (its file is absent at the merge base) has no base side; a base suite that does not load is
+reported and left without a base side too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gate.git.base_tree import changed_lines, materialize, merge_base
+from gate.results.outcomes import RunResults
+from gate.run.cache import ResponseCache
+from gate.run.runner import RunOptions, run_suites
+from gate.suite.model import Suite
+
+
+@dataclass(frozen=True)
+class BaseSide:
+    """The base side's suites, loaded from a temporary copy of the merge base (kept by ``directory``
+    until the run is over)."""
+
+    ref: str
+    commit: str
+    suites: tuple[Suite, ...]
+    without_base: tuple[str, ...]  # head suites (names) with no base side: new in the PR
+    problems: tuple[str, ...]  # base suites that do not load, rendered
+    changed_lines: Mapping[str, tuple[int, ...]]
+    directory: tempfile.TemporaryDirectory[str]
+
+
+def load_base_side(
+    ref: str, root: Path, head: Sequence[Suite], triggered: Mapping[str, Mapping[str, str]]
+) -> BaseSide:
+    from gate.files.suite_loader import load_suites
+
+    commit = merge_base(ref, root)
+    directory = materialize(commit, root)
+    base_root = Path(directory.name)
+    suites: list[Suite] = []
+    without: list[str] = []
+    problems: list[str] = []
+    for suite in head:
+        base_file = base_root / suite.path
+        if not base_file.is_file():
+            without.append(suite.name)
+            continue
+        loaded = load_suites([base_file], root=base_root)
+        if loaded.problems:
+            without.append(suite.name)
+            problems += [f"base {commit[:12]}: {p.render()}" for p in loaded.problems]
+            continue
+        suites += [s for s in loaded.suites if s.path == suite.path]
+    files = sorted({path for reasons in triggered.values() for path in reasons})
+    return BaseSide(
+        ref=ref,
+        commit=commit,
+        suites=tuple(suites),
+        without_base=tuple(without),
+        problems=tuple(problems),
+        changed_lines=changed_lines(commit, root, files),
+        directory=directory,
+    )
+
+
+def _left(budget: float | None, spent: float) -> float | None:
+    return None if budget is None else budget - spent
+
+
+async def run_base_side(
+    side: BaseSide, head: RunResults, options: RunOptions, make_provider: Callable[[str], Any]
+) -> RunResults:
+    """Run the base suites with ``options`` minus what the head side spent; its own cache counters."""
+    requests_left = _left(options.max_requests, float(head.settings.get("requests", 0)))
+    max_requests = None if requests_left is None else max(0, int(requests_left))
+    cost_left = _left(options.max_cost_usd, float(head.settings.get("estimated_cost_usd", 0.0)))
+    cache = options.cache
+    base_options = dataclasses.replace(
+        options,
+        cache=ResponseCache(cache.directory, cache.mode) if cache is not None else None,
+        max_requests=max_requests,
+        budget_text=""
+        if max_requests is None
+        else f"--max-requests {options.max_requests}, {max_requests} left for the base side",
+        max_cost_usd=None if cost_left is None else max(0.0, cost_left),
+        settings={},
+        reserve_base_for=frozenset(),
+        refused=budget_refused(head),
+    )
+    return await run_suites(side.suites, base_options, make_provider, None)
+
+
+def budget_refused(head: RunResults) -> frozenset[tuple[str, str]]:
+    """The cases (suite path, case id) the request budget did not run on the head side: the base side
+    does not spend requests on them (there is nothing to compare them with)."""
+    return frozenset(
+        (suite.path, case.case_id)
+        for suite in head.suites
+        for case in suite.cases
+        if case.trials and all(t.record.stop_reason == "budget" for t in case.trials)
+    )
+
+
+def record(side: BaseSide, head: RunResults, base: RunResults) -> RunResults:
+    """``head`` with what the base side did in its settings (``baseline``), and incomplete when the
+    base side is (the comparison would be wrong)."""
+    settings = dict(head.settings)
+    settings["baseline"] = {
+        "mode": "auto",
+        "ref": side.ref,
+        "merge_base": side.commit,
+        "changed_lines": {path: list(lines) for path, lines in side.changed_lines.items()},
+        "suites_without_base": list(side.without_base),
+        "requests": base.settings.get("requests", 0),
+        "estimated_cost_usd": base.settings.get("estimated_cost_usd", 0.0),
+        **({"cache": base.settings["cache"]} if "cache" in base.settings else {}),
+    }
+    if base.complete:
+        return dataclasses.replace(head, settings=settings)
+    reason = f"base side: {base.incomplete_reason}"
+    joined = f"{head.incomplete_reason}; {reason}" if head.incomplete_reason else reason
+    return dataclasses.replace(head, settings=settings, complete=False, incomplete_reason=joined)

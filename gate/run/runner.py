@@ -1,0 +1,511 @@
+"""Runs every (case, trial) of the suites with bounded, adaptive concurrency.
+
+Each trial is one asyncio task: the agent loop (``gate.run.agent_loop``), then its judge requests
+(``gate.run.judge_client``), then scoring (``gate.scoring.trial.score_trial``). Every model request goes
+through the response cache (if any), then ``call_with_retries`` under one ``AdaptiveLimiter``, so
+that never more than ``concurrency`` requests are in flight and 429s shrink the window.
+
+The request budget (``max_requests``) finishes what it starts: cases start in order, all their
+trials together, only as ``gate.run.request_budget`` admits them; the cases it cannot start are errors
+("not run: the request budget ran out ...") and the results are marked incomplete. The cost budget
+(``max_cost_usd``) stops new requests once reached ("not run: budget reached: ... (--max-cost)"). A fatal
+provider error stops only what it concerns: an authentication error (a missing or refused key) every
+request to that provider, an unknown model or endpoint every request to that provider's model; the
+suites of other providers and models run on. Their trials end as errors "not run: <the error>" and
+the results are incomplete. An interrupt (``RunControl.stop``) cancels every trial in flight; what
+completed is kept.
+Results come back in a deterministic order: suites as given, cases in file order, trials by index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
+from gate.providers.concurrency import AdaptiveLimiter, AttemptTimeout, RetryPolicy, call_with_retries
+from gate.results.outcomes import (
+    CaseResult,
+    Failure,
+    RunResults,
+    SourceRef,
+    SuiteResult,
+    ToolInfo,
+    TrialResult,
+)
+from gate.results.run_record import RunRecord, StopReason
+from gate.run.agent_loop import BUDGET_MESSAGE, run_trial
+from gate.run.cache import ResponseCache
+from gate.run.judge_client import JudgeClient
+from gate.run.progress import Progress
+from gate.run.request_budget import Account, RequestBudget, case_need
+from gate.scoring.judge_requests import collect_requests
+from gate.scoring.reducers import case_result, skipped_result
+from gate.scoring.trial import score_trial
+from gate.suite.judging import JudgeVerdict
+from gate.suite.model import Case, Suite
+from gate.suite.pricing import BUILT_IN, PriceTable
+
+# The started case a request is for (set in each trial's task; judge tasks inherit it).
+_ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
+
+
+class RunControl:
+    """Stops a run from outside (a signal handler): ``stop(reason)`` cancels the trials in flight.
+    Call it from the event loop's thread (``loop.add_signal_handler`` does)."""
+
+    def __init__(self) -> None:
+        self.reason = ""
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.reason)
+
+    def stop(self, reason: str) -> None:
+        if not self.reason:
+            self.reason = reason
+        current = asyncio.current_task() if _loop_running() else None
+        for task in list(self._tasks):
+            if task is not current:
+                task.cancel()
+
+    def _register(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        if self.reason:
+            task.cancel()
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    concurrency: int = 8
+    trials: int | None = None  # overrides every case's trial count
+    max_requests: int | None = None  # model requests (cache hits are free)
+    # How errors name the request budget (default "--max-requests N"; the base side says what is left).
+    budget_text: str = ""
+    max_cost_usd: float | None = None  # estimated cost; requests in flight may overshoot a little
+    prices: PriceTable = BUILT_IN  # the built-in table, extended and overridden by --prices
+    cache: ResponseCache | None = None
+    retry: RetryPolicy | None = None
+    # Suite path -> {file: reason} from change detection, copied into the results.
+    triggered_by: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    shard: str = ""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    control: RunControl | None = None
+    # --baseline auto, head side: the suites (paths) whose cases reserve budget for their base side too.
+    reserve_base_for: frozenset[str] = frozenset()
+    # --baseline auto, base side: the cases (suite path, case id) the budget did not run on the head side.
+    refused: frozenset[tuple[str, str]] = frozenset()
+
+
+def _stamp(ends: dict[str, float], key: str) -> Callable[[asyncio.Task[TrialResult]], None]:
+    """A done callback noting when a trial of suite ``key`` ended (the last one wins)."""
+
+    def stamp(_task: asyncio.Task[TrialResult]) -> None:
+        ends[key] = time.monotonic()
+
+    return stamp
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def not_run_record(
+    suite: Suite, case: Case, reason: str, stop_reason: StopReason = "provider_error"
+) -> RunRecord:
+    text = next((m.content for m in reversed(case.conversation) if m.role == "user"), "")
+    return RunRecord(
+        input=text,
+        messages=(),
+        calls=(),
+        output="",
+        turns=0,
+        latency_ms=0.0,
+        error=reason,
+        stop_reason=stop_reason,
+        model=suite.agent.model,
+    )
+
+
+class _Run:
+    def __init__(
+        self, options: RunOptions, make_provider: Callable[[str], Provider], progress: Progress | None
+    ):
+        self.options = options
+        self.make_provider = make_provider
+        self.progress = progress
+        self.control = options.control or RunControl()
+        # Regrow one slot per two successes: with the default of eight, a steady trickle of 429s
+        # (bench: every 10th request) held concurrency near 2 of 32 and doubled the wall time.
+        self.limiter = AdaptiveLimiter(max(1, options.concurrency), regrow_after=2)
+        self.trial_slots = asyncio.Semaphore(max(1, options.concurrency))
+        self.policy = options.retry or RetryPolicy()
+        self.providers: dict[str, Provider] = {}
+        self.budget = RequestBudget(options.max_requests)
+        self.released = asyncio.Event()  # set whenever a started case ends (its reservation comes back)
+        self.cost = 0.0
+        self.unpriced = False
+        self.budget_reason = ""  # --max-requests left cases unrun or unfinished
+        self.cost_reason = ""  # --max-cost was reached
+        # Fatal errors by what they stop: a provider ("openai") or one of its models ("openai gpt-x").
+        self.fatal: dict[str, ProviderError] = {}
+        self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
+
+    # ---- model calls ----
+
+    def _provider(self, name: str) -> Provider:
+        provider = self.providers.get(name)
+        if provider is None:
+            provider = self.providers[name] = self.make_provider(name)
+        return provider
+
+    @property
+    def requests(self) -> int:
+        return self.budget.sent
+
+    def _take_request(self) -> None:
+        """Count one request about to be sent, or raise ``BudgetReached`` when none may be."""
+        opts = self.options
+        if opts.max_cost_usd is not None and self.cost >= opts.max_cost_usd:
+            if not self.cost_reason:
+                self.cost_reason = f"budget reached: ${self.cost:.4f} of ${opts.max_cost_usd:g} (--max-cost)"
+            raise BudgetReached(f"not run: {self.cost_reason}")
+        account = _ACCOUNT.get()
+        if not self.budget.take(account):
+            self._note_budget()
+            raise BudgetReached(_budget_error(self._budget_text, account))
+
+    @property
+    def _budget_text(self) -> str:
+        return self.options.budget_text or f"--max-requests {self.options.max_requests}"
+
+    def _note_budget(self) -> None:
+        if not self.budget_reason:
+            self.budget_reason = f"request budget ran out ({self._budget_text})"
+
+    def _stopped(self, request: ModelRequest) -> ProviderError | None:
+        return self.fatal.get(request.provider) or self.fatal.get(f"{request.provider} {request.model}")
+
+    async def _live(self, request: ModelRequest) -> ModelReply:
+        stopped = self._stopped(request)
+        if stopped is not None:
+            raise stopped
+        provider = self._provider(request.provider)
+
+        async def attempt() -> ModelReply:
+            self._take_request()  # for every attempt: a retry is a request too
+            return await provider.complete(request)
+
+        try:
+            reply = await call_with_retries(
+                attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify
+            )
+        except ProviderError as exc:
+            if exc.fatal:
+                scope = request.provider if exc.kind == "auth" else f"{request.provider} {request.model}"
+                self.fatal.setdefault(scope, exc)
+            raise
+        except AttemptTimeout as exc:
+            raise ProviderError(
+                "timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)"
+            ) from None
+        step = self.options.prices.cost(
+            request.provider, request.model, reply.usage, reply.cached_input_tokens
+        )
+        if step is None:
+            self.unpriced = True
+        else:
+            self.cost += step
+        return reply
+
+    async def call_model(self, request: ModelRequest, trial: int) -> ModelReply:
+        account = _ACCOUNT.get()
+        if account is not None:
+            account.asked += 1
+        cache = self.options.cache
+        if cache is None:
+            return await self._live(request)
+        return await cache.fetch(request, trial, self._live)
+
+    async def _judge_call(self, request: ModelRequest) -> ModelReply:
+        return await self.call_model(request, 0)  # a judge's answer does not depend on the trial
+
+    # ---- trials ----
+
+    async def trial(self, suite: Suite, case: Case, index: int, account: Account) -> TrialResult:
+        # Trials hold a slot from start to finish, so that started trials finish before new ones
+        # begin: an interrupt then leaves whole trials done rather than many half done, and only
+        # ``concurrency`` transcripts are in memory at a time.
+        async with self.trial_slots:
+            _ACCOUNT.set(account)  # this task's requests (and its judge's) draw on its case's account
+            return await self._trial(suite, case, index)
+
+    async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
+        try:
+            record = await run_trial(
+                suite, case, index, lambda req: self.call_model(req, index), prices=self.options.prices
+            )
+        except ProviderError as exc:  # fatal for its provider or model: other suites run on
+            record = not_run_record(suite, case, f"not run: {exc}")
+        answers: dict[str, Any] = {}
+        if record.error is None:
+            requests = collect_requests(suite, case, record, index)
+            if requests:
+                try:
+                    answers = await self.judge.answers(suite, requests)
+                except ProviderError as exc:
+                    answers = {r.key: f"judge not run: {exc}" for r in requests}
+        verdicts = {key: value for key, value in answers.items() if isinstance(value, JudgeVerdict)}
+        result = score_trial(suite, case, record, index, verdicts)
+        if record.stop_reason == "budget":
+            return budget_result(result)
+        problems = sorted({value for value in answers.values() if isinstance(value, str)})
+        return with_judge_reasons(result, problems) if problems else result
+
+    def _done(self, task: asyncio.Task[TrialResult]) -> None:
+        if self.progress is not None and not task.cancelled() and task.exception() is None:
+            self.progress.trial_done(task.result().status)
+
+    # ---- admission (the request budget) ----
+
+    async def _admit(self, work: Sequence[_CaseWork], ends: dict[str, float]) -> None:
+        """Start the cases in order, each once the budget covers it (gate.run.request_budget)."""
+        for item in work:
+            if item.case.skip:
+                continue
+            account = await self._account(item)
+            if account is None:
+                if self.progress is not None:
+                    for _ in range(item.trials):
+                        self.progress.trial_done("error")
+                continue
+            countdown = _Countdown(item.trials, functools.partial(self._release, account))
+            item.tasks = []
+            for index in range(item.trials):
+                task = asyncio.ensure_future(self.trial(item.suite, item.case, index, account))
+                task.add_done_callback(self._done)
+                task.add_done_callback(_stamp(ends, item.suite.path))
+                task.add_done_callback(countdown)
+                self.control._register(task)
+                item.tasks.append(task)
+
+    async def _account(self, item: _CaseWork) -> Account | None:
+        """The case's share of the budget once it may start (waiting for started cases to give back
+        what they did not use); for a case the budget has run out for, a cache-only account when
+        there is a cache, else None with ``item.refused`` saying why."""
+        budget, opts = self.budget, self.options
+        need = case_need(item.suite, item.case, item.trials)
+        keep = need if item.suite.path in opts.reserve_base_for else 0  # for its base side
+        if (item.suite.path, item.case.id) not in opts.refused:
+            account = budget.admit(need, item.trials, keep)
+            while account is None and budget.started:
+                self.released.clear()
+                await self.released.wait()
+                account = budget.admit(need, item.trials, keep)
+            if account is not None:
+                return account
+            item.refused = (
+                f"not run: the request budget ran out ({self._budget_text}; "
+                f"{budget.free} left, not enough to start this case)"
+            )
+        else:
+            item.refused = "not run: the request budget ran out before this case ran on the head side"
+        if opts.cache is not None:  # it may still run from the cache, for free
+            return budget.cache_only(item.refused)
+        self._note_budget()
+        return None
+
+    def _release(self, account: Account) -> None:
+        self.budget.close(account)
+        self.released.set()
+
+    # ---- the run ----
+
+    async def run(self, suites: Sequence[Suite]) -> RunResults:
+        started_at = _now()
+        start = time.monotonic()
+        ends: dict[str, float] = {}  # suite path -> when its last trial ended (callbacks run in order)
+        work = self._work(suites)
+        if self.progress is not None:
+            self.progress.start([item.trials for item in work if not item.case.skip])
+        try:
+            admission = asyncio.ensure_future(self._admit(work, ends))
+            self.control._register(admission)
+            await asyncio.gather(admission, return_exceptions=True)
+            tasks = [task for item in work for task in item.tasks or ()]
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            if self.progress is not None:
+                self.progress.finish()
+            for provider in self.providers.values():
+                try:
+                    await provider.aclose()
+                except Exception:  # noqa: S110 - closing is best effort
+                    pass
+        suite_results = []
+        for suite in suites:
+            cases = tuple(self._case_result(item) for item in work if item.suite is suite)
+            result = suite_result(suite, cases, self.options.triggered_by.get(suite.path, {}))
+            wall_ms = (ends.get(suite.path, start) - start) * 1000
+            suite_results.append(dataclasses.replace(result, wall_ms=round(wall_ms, 3)))
+        return self._results(tuple(suite_results), started_at)
+
+    def _work(self, suites: Sequence[Suite]) -> list[_CaseWork]:
+        """Every case of ``suites`` in order, with ``--trials`` applied."""
+        work = []
+        for suite in suites:
+            for case in suite.cases:
+                if self.options.trials is not None and not case.skip:
+                    case = dataclasses.replace(case, trials=self.options.trials)
+                work.append(_CaseWork(suite, case, max(1, case.trials)))
+        return work
+
+    def _case_result(self, item: _CaseWork) -> CaseResult:
+        suite, case = item.suite, item.case
+        if case.skip:
+            return skipped_result(suite, case)
+        if item.tasks is None:  # never started: refused by the budget, or the run was stopped first
+            reason = item.refused or f"not run: {self.control.reason or 'cancelled'}"
+            stop: StopReason = "budget" if item.refused else "provider_error"
+            record = not_run_record(suite, case, reason, stop)
+            trials = [score_trial(suite, case, record, index, {}) for index in range(item.trials)]
+            return case_result(suite, case, tuple(budget_result(t) if item.refused else t for t in trials))
+        outcomes = [self._outcome(suite, case, i, task) for i, task in enumerate(item.tasks)]
+        return case_result(suite, case, tuple(outcomes))
+
+    def _results(self, suites: tuple[SuiteResult, ...], started_at: str) -> RunResults:
+        reasons = [f"stopped {scope}: {exc}" for scope, exc in self.fatal.items()]
+        reasons += [r for r in (self.control.reason, self.budget_reason, self.cost_reason) if r]
+        settings = dict(self.options.settings)
+        settings.setdefault("requests", self.requests)
+        settings.setdefault("estimated_cost_usd", round(self.cost, 6))
+        if self.unpriced:
+            settings.setdefault("cost_incomplete", True)  # some model has no known price
+        if self.options.cache is not None:
+            settings.setdefault(
+                "cache", {"hits": self.options.cache.hits, "misses": self.options.cache.misses}
+            )
+        return RunResults(
+            suites=suites,
+            started_at=started_at,
+            finished_at=_now(),
+            complete=not reasons,
+            incomplete_reason="; ".join(reasons),
+            shard=self.options.shard,
+            settings=settings,
+        )
+
+    def _outcome(self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult]) -> TrialResult:
+        if task.cancelled():
+            reason = f"not run: {self.control.reason or 'cancelled'}"
+            return score_trial(suite, case, not_run_record(suite, case, reason), index, {})
+        exc = task.exception()
+        if exc is not None:  # a bug, not a provider failure: keep the run going, report it on the trial
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            return score_trial(suite, case, not_run_record(suite, case, reason), index, {})
+        return task.result()
+
+
+@dataclass
+class _CaseWork:
+    """One case of the run: its trials' tasks once the budget let it start (None before), or why
+    the budget did not (``refused``)."""
+
+    suite: Suite
+    case: Case
+    trials: int
+    tasks: list[asyncio.Task[TrialResult]] | None = None
+    refused: str = ""
+
+
+class _Countdown:
+    """A done callback that calls ``then`` when the last of ``count`` tasks is done."""
+
+    def __init__(self, count: int, then: Callable[[], None]) -> None:
+        self.left = count
+        self.then = then
+
+    def __call__(self, _task: asyncio.Task[TrialResult]) -> None:
+        self.left -= 1
+        if self.left == 0:
+            self.then()
+
+
+def _budget_error(budget_text: str, account: Account | None) -> str:
+    """Why a trial got no request from ``--max-requests``."""
+    if account is not None and not account.borrow:
+        return f"{account.why} and the cache does not hold this request"
+    return f"stopped: the request budget ran out during this trial ({budget_text})"
+
+
+def budget_result(result: TrialResult) -> TrialResult:
+    """A trial the budget stopped or never ran: an error that says so (not "the provider failed")."""
+    why = result.record.error or BUDGET_MESSAGE
+    return dataclasses.replace(result, failures=(Failure("provider_error", why, actual=why),))
+
+
+def with_judge_reasons(result: TrialResult, reasons: Sequence[str]) -> TrialResult:
+    """``result`` with why the judge gave no verdict added to its ``judge_failed`` failures."""
+    why = "; ".join(reasons)
+    failures = tuple(
+        dataclasses.replace(f, message=f"{f.message}: {why}", actual=why) if f.reason == "judge_failed" else f
+        for f in result.failures
+    )
+    return dataclasses.replace(result, failures=failures)
+
+
+def suite_result(suite: Suite, cases: tuple[CaseResult, ...], triggered_by: Mapping[str, str]) -> SuiteResult:
+    prompt = suite.agent.system_prompt
+    return SuiteResult(
+        name=suite.name,
+        path=suite.path,
+        threshold=suite.threshold,
+        cases=cases,
+        tools=tuple(
+            ToolInfo(
+                name=t.name,
+                description=t.description,
+                file=t.source.path,
+                line=t.source.line,
+                description_line=t.description_line,
+                parameter_lines=dict(t.parameter_lines),
+                parameters=t.parameters,
+            )
+            for t in suite.agent.tools
+        ),
+        prompt=SourceRef(prompt.source.path, prompt.source.line) if prompt is not None else None,
+        provider=suite.agent.provider,
+        model=suite.agent.model,
+        triggered_by=dict(triggered_by),
+    )
+
+
+async def run_suites(
+    suites: Sequence[Suite],
+    options: RunOptions,
+    make_provider: Callable[[str], Provider],
+    progress: Progress | None = None,
+) -> RunResults:
+    """Run every case and trial of ``suites``; never raises for provider failures (see module doc)."""
+    return await _Run(options, make_provider, progress).run(suites)
+
+
+__all__ = ["BUDGET_MESSAGE", "RunControl", "RunOptions", "run_suites", "suite_result"]

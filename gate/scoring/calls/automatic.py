@@ -1,0 +1,104 @@
+"""The automatic checks every call gets, with no expectation written (DESIGN.md section 2): the tool
+exists in the definitions (else *hallucinated tool*), its arguments are a JSON object (else *invalid
+arguments*) and they satisfy the tool's own parameter schema (else *schema violation*). Each is a hard
+condition."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from gate.results.outcomes import MAX_QUOTED_CHARS, Failure
+from gate.results.run_record import RecordedCall
+from gate.suite.matchers import schema_validator
+from gate.suite.model import Suite
+from gate.util import schema_check
+from gate.util.escape import show, truncate
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+
+
+def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Failure]:
+    """Every call's automatic failures, in call order."""
+    failures: list[Failure] = []
+    for index, call in enumerate(calls):
+        tool = suite.tool(call.name)
+        where = f"call {index + 1}"
+        if tool is None:
+            defined = ", ".join(t.name for t in suite.agent.tools) or "none"
+            failures.append(
+                Failure(
+                    "hallucinated_tool",
+                    f"{where}: {call.name} is not a defined tool (defined: {defined})",
+                    tool=call.name,
+                    actual=call.name,
+                )
+            )
+        elif call.arguments is None:
+            failures.append(
+                Failure(
+                    "invalid_arguments",
+                    f"{where}: {call.name} arguments are not a JSON object "
+                    f"({call.arguments_error or 'unparseable'}): "
+                    f"{truncate(call.raw_arguments, 120, brief=True)}",
+                    tool=call.name,
+                    actual=truncate(call.raw_arguments, MAX_QUOTED_CHARS, brief=True),
+                )
+            )
+        else:
+            failures += schema_failures(tool.name, tool.parameters, call, where)
+    return failures
+
+
+def _schema_check(schema: dict[str, Any]) -> Any:
+    """The compiled yes/no validator of a tool's parameter schema (``gate.util.schema_check``, cached per
+    schema object), or None when the schema is outside its subset (then jsonschema decides)."""
+    try:
+        return schema_check.checker(schema)
+    except Exception:  # a malformed tool schema: jsonschema reports it (and it is not the agent's fault)
+        return None
+
+
+def schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, where: str) -> list[Failure]:
+    """A *schema violation* for every error jsonschema finds in the call's arguments (none when the tool's
+    schema itself is invalid or unresolvable: the tool file is at fault, not the agent)."""
+    arguments = call.arguments
+    check = _schema_check(schema)
+    if check is not None and check(arguments):
+        return []
+    schema_json = json.dumps(schema, sort_keys=True)
+    import jsonschema
+
+    try:
+        validator = schema_validator(schema_json)
+    except (jsonschema.SchemaError, TypeError, ValueError):
+        return []  # an invalid tool schema is reported by validate, not blamed on the agent
+    from referencing.exceptions import Unresolvable
+
+    try:
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
+    except Unresolvable:
+        return []  # an unresolvable "$ref" (never fetched): the tool file is at fault, not the agent
+    return [_schema_failure(tool, error, where) for error in errors]
+
+
+def _schema_failure(tool: str, error: ValidationError, where: str) -> Failure:
+    location = list(error.absolute_path)
+    argument = str(location[0]) if location else None
+    if argument is None and error.validator in ("required", "additionalProperties"):
+        # Name the argument the error is about ("'days' is a required property").
+        found = re.findall(r"'([^']+)'", error.message)
+        argument = found[0] if found else None
+    pointer = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in location).lstrip(".")
+    return Failure(
+        "schema_violation",
+        f"{where}: {tool} arguments violate the tool's schema"
+        f"{' at ' + pointer if pointer else ''}: {error.message}",
+        tool=tool,
+        argument=argument,
+        expected=f"{error.validator}: {show(error.validator_value, 80)}",
+        actual=error.instance if location else None,
+    )

@@ -1,0 +1,49 @@
+"""``expect.final_state``: the mock backend's state after the episode, checked per state path.
+
+As tau-bench checks the database after an episode: each key of ``final_state`` is a state path (see
+``gate.suite.mock_state``) and its value an argument matcher; every path that does not satisfy its matcher
+is one ``state_mismatch`` failure naming the path, the expected matcher and the actual value. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gate.results.outcomes import CheckScore, Failure
+from gate.suite import mock_state
+from gate.suite.matchers import match_value
+from gate.util.escape import show
+
+
+def final_state_failures(expected: Mapping[str, Any], state: Any) -> list[Failure]:
+    """One failure per state path whose value does not satisfy its matcher."""
+    failures = []
+    for path, matcher in expected.items():
+        present, value = mock_state.lookup(state, path)
+        outcome = match_value(matcher, present, value, path=path)
+        if outcome.ok:
+            continue
+        actual = value if present else "(absent)"
+        failures.append(
+            Failure(
+                "state_mismatch",
+                f"final state {path}: expected {show(matcher)}, got {show(actual)}"
+                + (f" ({outcome.detail})" if outcome.detail else ""),
+                argument=path,
+                expected=matcher,
+                actual=actual,
+            )
+        )
+    return failures
+
+
+def final_state_check(expected: Mapping[str, Any], failures: list[Failure]) -> CheckScore:
+    """The check score of the final state: the share of its paths that hold."""
+    held = len(expected) - len(failures)
+    return CheckScore(
+        "final_state",
+        held / len(expected),
+        not failures,
+        f"{held} of {len(expected)} state path(s) as expected",
+    )

@@ -1,0 +1,130 @@
+"""Reducing a case's trials to one case result (DESIGN.md section 3, "Trials").
+
+Reducers: ``all`` (pass^k: every trial passes), ``any`` (pass@k), ``at_least`` (at least
+``case.at_least`` trials pass), ``majority`` (more than half pass), ``mean`` (the mean score reaches
+``case.mean_pass_score`` and at least one trial passed). A trial's score is 1/0 in ``all`` scoring
+mode and its weighted score in ``weighted`` mode; a trial that broke a hard condition scores 0.
+Trials that errored (the provider or the judge failed) say nothing about the agent:
+they are left out of the reducer, and a case whose every trial errored is an error. ``at_least``
+counts trials, so a case short of its count only because trials errored is an error, not a failure
+(3 of 5 needed, 2 passed, 3 errored). A case whose counted trials disagree is flaky.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gate.results.outcomes import CaseResult, CaseStatus, Metrics, TrialResult
+from gate.scoring.trial import expected_summary
+from gate.suite.model import Case, Reducer, Suite
+
+
+def reduce_passed(
+    reducer: Reducer,
+    passed: Sequence[bool],
+    scores: Sequence[float],
+    at_least: int = 1,
+    mean_pass_score: float = 0.5,
+) -> bool:
+    """Whether trials with these outcomes make the case pass (no trials: it does not)."""
+    if not passed:
+        return False
+    if reducer == "all":
+        return all(passed)
+    if reducer == "any":
+        return any(passed)
+    if reducer == "at_least":
+        return sum(passed) >= at_least
+    if reducer == "majority":
+        return 2 * sum(passed) > len(passed)
+    if reducer == "mean":
+        # A case whose every trial failed never passes, whatever their partial scores average to.
+        return any(passed) and sum(scores) / len(scores) >= mean_pass_score - 1e-12
+    raise ValueError(f"unknown reducer {reducer!r}")
+
+
+def mean_metrics(trials: Sequence[TrialResult]) -> Metrics:
+    """The mean of the trials' metrics (tokens rounded to whole numbers)."""
+    if not trials:
+        return Metrics()
+    if len(trials) == 1:
+        return trials[0].metrics
+    n = len(trials)
+
+    def mean(name: str) -> float:
+        return float(sum(getattr(t.metrics, name) for t in trials)) / n
+
+    return Metrics(
+        precision=mean("precision"),
+        recall=mean("recall"),
+        f1=mean("f1"),
+        argument_accuracy=mean("argument_accuracy"),
+        output_score=mean("output_score"),
+        latency_ms=mean("latency_ms"),
+        input_tokens=round(mean("input_tokens")),
+        output_tokens=round(mean("output_tokens")),
+        cost_usd=mean("cost_usd"),
+    )
+
+
+def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> CaseResult:
+    """The case's result over its trials."""
+    if len(trials) == 1:
+        trials = tuple(trials)
+        only = trials[0]
+        counted = [] if only.status == "error" else [only]
+    else:
+        trials = tuple(sorted(trials, key=_trial_index))
+        counted = [t for t in trials if t.status != "error"]
+    passed = [t.status == "passed" for t in counted]
+    scores = [t.score for t in counted]
+    status: CaseStatus
+    if not counted:
+        status, score, flaky, metrics = "error", 0.0, False, mean_metrics(trials)
+    else:
+        ok = reduce_passed(case.reducer, passed, scores, case.at_least, case.mean_pass_score)
+        status = "passed" if ok else "failed"
+        errored = len(trials) - len(counted)
+        if not ok and case.reducer == "at_least" and sum(passed) + errored >= case.at_least:
+            status = "error"  # the errored trials, not the agent, left it short of its count
+        score = sum(scores) / len(scores)
+        flaky = any(passed) and not all(passed)
+        metrics = mean_metrics(counted)
+    return CaseResult(
+        suite=suite.name,
+        case_id=case.id,
+        file=case.source.path or suite.path,
+        line=case.source.line,
+        status=status,
+        score=score if score == 1.0 or score == 0.0 else round(score, 6),
+        flaky=flaky,
+        trials=trials,
+        metrics=metrics,
+        tags=case.tags,
+        expected=expected_summary(case),
+        skip_reason=None,
+        non_gating=case.non_gating,
+    )
+
+
+def _trial_index(trial: TrialResult) -> int:
+    return trial.index
+
+
+def skipped_result(suite: Suite, case: Case) -> CaseResult:
+    """The result of a case that was not run (``skip``), with its reason."""
+    return CaseResult(
+        suite=suite.name,
+        case_id=case.id,
+        file=case.source.path or suite.path,
+        line=case.source.line,
+        status="skipped",
+        score=0.0,
+        flaky=False,
+        trials=(),
+        metrics=Metrics(),
+        tags=case.tags,
+        expected=expected_summary(case),
+        skip_reason=case.skip or "skipped",
+        non_gating=case.non_gating,
+    )

@@ -1,0 +1,50 @@
+"""``expect.trajectory``: the judge reads the user's goal, the tools the agent had (names and
+descriptions) and every call with its result, and answers whether the agent reached the goal by
+reasonable steps that meet the case's criteria (e.g. a policy the prompt states).
+
+Pure: this module writes the text the judge reads; ``gate.suite.judging`` makes the request of it, builds
+the prompt and parses the verdict, as for every other judged check.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gate.results.run_record import RunRecord
+    from gate.suite.model import Suite
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def goal_text(record: RunRecord, goal: str = "") -> str:
+    """The user's goal: the simulated user's goal when there is one, else the user's messages in order."""
+    if goal:
+        return goal
+    said = [str(m.get("content", "")) for m in record.messages if m.get("role") == "user"]
+    return "\n".join(said) or record.input
+
+
+def trajectory_text(suite: Suite, record: RunRecord) -> str:
+    """The tools, then every turn of the episode in order: user messages, calls with results, answers."""
+    tools = "\n".join(f"- {t.name}: {t.description}" for t in suite.agent.tools) or "(none)"
+    results = {c.id: c for c in record.calls}
+    steps: list[str] = []
+    for message in record.messages:
+        role = message.get("role")
+        if role == "user":
+            steps.append(f"USER: {message.get('content', '')}")
+        elif role == "assistant":
+            if message.get("content"):
+                steps.append(f"ASSISTANT: {message['content']}")
+            for call_id in message.get("calls", ()):
+                call = results.get(call_id)
+                if call is None:
+                    continue
+                arguments = call.raw_arguments if call.arguments is None else _value_text(call.arguments)
+                outcome = "ERROR" if call.is_error else "RESULT"
+                steps.append(f"CALL {call.name}({arguments}) -> {outcome}: {_value_text(call.result)}")
+    return f"Available tools:\n{tools}\n\nThe episode, in order:\n" + "\n".join(steps)

@@ -1,0 +1,2 @@
+"""The suite language and what every key means: the suite model, templating, argument matchers,
+path assertions, mocks and their state, judged checks, conversations, model families and prices. Pure."""

@@ -1,0 +1,347 @@
+"""The suite language as typed, frozen data (DESIGN.md section 2).
+
+The loader (``gate.files.suite_loader``) turns a validated YAML document into these objects; everything
+after loading (agent loop, scoring, reports) reads only these. Pure data: no I/O here.
+
+Argument matchers are kept as plain JSON-like values in their YAML form (see ``gate.suite.matchers`` for
+their meaning), because they nest arbitrarily and are interpreted by one pure function.
+
+A ``Source`` records where something was written (file, line, column), so that every report can
+point back at the exact line a user must change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Provider = Literal["openai", "anthropic"]
+Api = Literal["chat", "responses"]  # OpenAI: Chat Completions or the Responses API
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
+Verbosity = Literal["low", "medium", "high"]
+OrderMode = Literal["any", "in_order", "strict"]
+ExtraCalls = Literal["allow", "forbid"]
+Reducer = Literal["all", "any", "at_least", "majority", "mean"]
+ScoringMode = Literal["all", "weighted"]
+Aggregate = Literal["all", "any", "mean", "min", "max"]
+Role = Literal["user", "assistant", "tool"]
+
+# Each default of the suite language is written once, here: as a named constant below or as the default
+# of a dataclass field (the loader reads it from the class, e.g. ``CallExpectation.order``). The JSON
+# Schema shows the same values as ``default``; tests/test_schema_defaults.py keeps the two equal.
+DEFAULT_THRESHOLD = 0.9
+DEFAULT_RANKING_THRESHOLD = 0.75
+DEFAULT_JUDGE_MAX_TOKENS = 1024
+
+# The keys that make a one-key mapping an argument matcher (docs/architecture.md, "Argument matchers").
+MATCHER_KEYS = frozenset(
+    {
+        "equals",
+        "one_of",
+        "regex",
+        "contains",
+        "range",
+        "approx",
+        "schema",
+        "normalized",
+        "optional",
+        "absent",
+        "anything",
+        "unordered",
+        "object",
+        "not",
+        "any_of",
+        "all_of",
+        "judge",
+    }
+)
+DEFAULT_WEIGHTS = {"precision": 0.3, "recall": 0.3, "arguments": 0.3, "output": 0.1}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a thing was written: repository-relative path, 1-based line and column (0 = unknown)."""
+
+    path: str
+    line: int = 0
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """A tool in provider-neutral form. ``parameters`` is the tool's JSON Schema (an object schema)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    source: Source
+    # Line of the description text, where review comments about the description go (0 = unknown).
+    description_line: int = 0
+    # Per-parameter source lines (parameter name -> line of its definition), for argument advice.
+    parameter_lines: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    temperature: float | None = None
+    max_tokens: int | None = None
+    # "auto" | "required" | "none" | a tool name to force.
+    tool_choice: str | None = None
+    parallel_tool_calls: bool | None = None
+    seed: int | None = None
+    top_p: float | None = None
+    # Reasoning controls and the rest of what current APIs take (see gate.suite.model_family for what is
+    # sent to which model family). The three token limits are one setting under the API's names.
+    max_completion_tokens: int | None = None
+    max_output_tokens: int | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    verbosity: Verbosity | None = None
+    thinking_budget: int | None = None  # Anthropic extended thinking: budget_tokens
+    stop: tuple[str, ...] = ()
+    extra_body: dict[str, Any] = field(default_factory=dict)  # passed through untouched
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The system prompt template. ``source`` is the prompt file (or the suite line when inline)."""
+
+    template: str
+    source: Source
+    from_file: bool = False
+
+
+@dataclass(frozen=True)
+class Agent:
+    provider: Provider
+    model: str
+    params: ModelParams
+    system_prompt: Prompt | None
+    tools: tuple[ToolDef, ...]
+    api: Api = "chat"
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The model that grades judged checks; always run at temperature 0 with a forced tool call."""
+
+    provider: Provider
+    model: str
+    max_tokens: int = DEFAULT_JUDGE_MAX_TOKENS
+    api: Api = "chat"
+    reasoning_effort: ReasoningEffort | None = None
+
+
+@dataclass(frozen=True)
+class SimulatedUser:
+    """A case's simulated user: what it wants, who it is, and at most how many messages it writes
+    after the case's own input."""
+
+    goal: str
+    persona: str = ""
+    max_turns: int = 5
+
+
+@dataclass(frozen=True)
+class MockRule:
+    """One rule for a tool: used when ``when`` (argument matchers, None = always) matches the call.
+
+    Exactly one of ``returns`` (any JSON value) or ``error`` (message sent back as a tool error)."""
+
+    when: dict[str, Any] | None
+    returns: Any = None
+    error: str | None = None
+    source: Source | None = None
+    # Stateful rules (see gate.suite.mock_state): state path -> matcher the state must satisfy; the changes
+    # made when the rule applies (set / append: path -> value, remove: paths), in that order; and
+    # results used in turn over successive uses of the rule (the last one repeats).
+    state_when: dict[str, Any] | None = None
+    set: tuple[tuple[str, Any], ...] = ()
+    append: tuple[tuple[str, Any], ...] = ()
+    remove: tuple[str, ...] = ()
+    sequence: tuple[MockStep, ...] = ()
+
+
+@dataclass(frozen=True)
+class MockStep:
+    """One result of a rule's ``sequence``: ``returns`` (any JSON value) or ``error`` (a tool error)."""
+
+    returns: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Mocks:
+    tools: dict[str, tuple[MockRule, ...]] = field(default_factory=dict)
+    # What an unmocked tool returns; None means the built-in default (an explanatory error result).
+    unmocked: MockRule | None = None
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class Times:
+    """How many times an expected call must occur: between ``min`` and ``max`` (None = no upper bound)."""
+
+    min: int = 1
+    max: int | None = 1
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    tool: str
+    # Argument name -> matcher (YAML form, see gate.suite.matchers). ``args: {}`` means no arguments.
+    args: dict[str, Any]
+    times: Times = Times()
+    # Arguments not named in ``args`` are allowed (otherwise: "unexpected argument"). The loader sets it
+    # when ``args`` is left out, which means any arguments.
+    allow_extra_args: bool = False
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class OutputChecks:
+    """Checks on the agent's final answer. Judged ones need the suite's ``judge``."""
+
+    contains: tuple[str, ...] = ()
+    not_contains: tuple[str, ...] = ()
+    regex: tuple[str, ...] = ()
+    equals: str | None = None
+    # Judged:
+    criteria: tuple[str, ...] = ()
+    semantic_contains: tuple[str, ...] = ()
+    ranking: Ranking | None = None
+    choice: Choice | None = None
+    asks_clarification: bool | None = None
+    ignore_case: bool = False
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Judge orders (agent answer, wrong, irrelevant) against the verified reference answer."""
+
+    reference: str
+    wrong: str
+    irrelevant: str
+    threshold: float = DEFAULT_RANKING_THRESHOLD
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Multiple choice: options are shown to the agent shuffled per trial (fixed seed)."""
+
+    options: tuple[str, ...]
+    correct: str
+
+
+@dataclass(frozen=True)
+class PathAssertion:
+    """An assertion over the run record: ``path`` selects values, ``check`` is a one-key mapping
+    (equals / exists / not_exists / matches / one_of / criteria / semantic_contains / matcher)."""
+
+    path: str
+    check: dict[str, Any]
+    aggregate: Aggregate = "all"
+    threshold: float = 1.0
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class CallExpectation:
+    """The call-related part of an expectation; ``alternatives`` holds several of these."""
+
+    calls: tuple[ExpectedCall, ...] = ()
+    order: OrderMode = "any"
+    extra_calls: ExtraCalls = "allow"
+    forbidden_tools: tuple[str, ...] = ()
+    no_calls: bool = False
+    max_calls: int | None = None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    calls: CallExpectation = CallExpectation()
+    # Any one of these (each merged over nothing: it replaces ``calls``) may pass instead.
+    alternatives: tuple[CallExpectation, ...] = ()
+    output: OutputChecks = OutputChecks()
+    latency_ms: int | None = None
+    asserts: tuple[PathAssertion, ...] = ()
+    # State path -> argument matcher the mock backend's state must satisfy after the episode.
+    final_state: dict[str, Any] | None = None
+    # Judged: did the agent reach the user's goal by reasonable steps meeting these criteria?
+    trajectory: str | None = None
+
+
+@dataclass(frozen=True)
+class Scoring:
+    mode: ScoringMode = "all"
+    pass_score: float = 0.8
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+
+
+@dataclass(frozen=True)
+class Defaults:
+    trials: int = 1
+    reducer: Reducer = "all"
+    # For reducer "at_least": how many trials must pass. For "mean": the pass score.
+    at_least: int = 1
+    mean_pass_score: float = 0.5
+    max_tool_calls: int = 16
+    max_turns: int = 8
+    latency_ms: int | None = None
+    scoring: Scoring = Scoring()
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    # The conversation sent to the agent; a single ``input`` becomes one user message.
+    conversation: tuple[Message, ...]
+    vars: dict[str, str]
+    tags: tuple[str, ...]
+    expect: Expectation
+    trials: int
+    reducer: Reducer
+    at_least: int
+    mean_pass_score: float
+    max_tool_calls: int
+    max_turns: int
+    scoring: Scoring
+    mocks: Mocks
+    source: Source
+    skip: str | None = None  # reason, when the case is skipped
+    # The mock backend's state at the start (the suite's state with the case's keys); None: stateless.
+    state: dict[str, Any] | None = None
+    # Why the case is known to be flaky: it runs and is reported, never counted in the pass rate.
+    non_gating: str | None = None
+    # Played by the suite's user_simulator after the agent answers (None: the conversation is scripted).
+    user: SimulatedUser | None = None
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    path: str  # repository-relative path of the suite file
+    description: str
+    tags: tuple[str, ...]
+    agent: Agent
+    judge: Judge | None
+    mocks: Mocks
+    defaults: Defaults
+    threshold: float  # DEFAULT_THRESHOLD when the suite gives none
+    cases: tuple[Case, ...]
+    # Every repository-relative file this suite reads (prompt, tool and mock files), for change detection.
+    dependencies: tuple[str, ...] = ()
+    source: Source | None = None
+    # The model that plays the user of cases with a ``user`` (configured like the judge).
+    user_simulator: Judge | None = None
+
+    def tool(self, name: str) -> ToolDef | None:
+        for tool in self.agent.tools:
+            if tool.name == name:
+                return tool
+        return None

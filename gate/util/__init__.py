@@ -1,0 +1,3 @@
+"""Domain-free helpers the whole package uses: escaping and shortening untrusted text, secret
+redaction, statistics, optimal assignment, text normalisation, bounded regular expressions and a fast
+JSON Schema check. Pure: no I/O, and nothing here knows what a suite is."""

@@ -1,0 +1,306 @@
+"""The gate's decision: a policy applied to the results (and optionally a baseline comparison).
+
+Rules (DESIGN.md sections 3 and 4):
+
+* Per suite, the pass rate is ``passed / counted``. Skipped and non-gating (known flaky) cases are
+  never counted; non-gating ones are counted apart (``non_gating_count``) and never fail the gate. Errors (the
+  provider failed, the case could not be evaluated) are kept apart from failures (the agent was
+  wrong): with ``errors_count`` (the default) they count as not passed, otherwise they are left out
+  of the denominator. A suite with nothing counted (all skipped, say) passes vacuously.
+* ``fail_on="threshold"`` (default): every suite must reach its own threshold (the policy's
+  ``threshold`` overrides all of them); the overall verdict passes only when every suite does. The
+  overall ``pass_rate`` and ``interval`` pool all suites and are informative; ``Verdict.threshold``
+  is the override, else the strictest (highest) suite threshold, for display.
+* ``fail_on="regression"``: the gate fails only on cases the baseline comparison calls regressed.
+  Without a comparison it falls back to the threshold rule (and says so in ``reasons``).
+* ``fail_on="regression_or_threshold"`` (the default with a baseline): the gate fails on significant
+  regressions *and* on any suite under its threshold. Regressions alone would pass a PR that keeps a
+  suite broken; the threshold alone would pass a PR that breaks a case of a suite well above it.
+  Without a comparison it is the threshold rule.
+* ``fail_on="any_failure"``: any failed case (or counted error) fails the gate.
+* Exit code 3 (incomplete) wins over pass/fail when ``results.complete`` is False, or when the
+  evaluation was impossible: there were errors and not a single case could be evaluated (every
+  non-skipped case is an error, e.g. the provider was unreachable). Then ``passed`` is False.
+* Exit code 1 when the gate failed, 0 when it passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from gate.errors import EXIT_GATE_FAILED, EXIT_INCOMPLETE, EXIT_PASSED
+from gate.results.outcomes import RunResults, SuiteResult
+from gate.suite.model import DEFAULT_THRESHOLD
+from gate.util.stats import wilson_interval
+
+if TYPE_CHECKING:
+    from gate.verdict.baseline import Comparison
+
+FailOn = Literal["threshold", "regression", "regression_or_threshold", "any_failure"]
+FAIL_ON_VALUES: tuple[FailOn, ...] = get_args(FailOn)
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    threshold: float | None = None  # overrides every suite's threshold when set
+    errors_count: bool = True  # errors count as not passed (else they leave the denominator)
+    fail_on: FailOn = "threshold"
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any], **overrides: Any) -> GatePolicy:
+        """The policy recorded in ``RunResults.settings`` (keys ``threshold``, ``errors``
+        ("count" | "ignore") and ``fail_on``), with non-None ``overrides`` applied on top."""
+        threshold = settings.get("threshold")
+        errors = settings.get("errors", settings.get("errors_count", "count"))
+        errors_count = errors if isinstance(errors, bool) else errors != "ignore"
+        fail_on = str(settings.get("fail_on", "threshold")).replace("-", "_")
+        if fail_on not in FAIL_ON_VALUES:
+            fail_on = "threshold"
+        values: dict[str, Any] = {
+            "threshold": float(threshold) if isinstance(threshold, (int, float)) else None,
+            "errors_count": errors_count,
+            "fail_on": fail_on,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class SuiteVerdict:
+    name: str
+    path: str
+    passed: bool
+    pass_rate: float
+    interval: tuple[float, float]
+    threshold: float
+    counted: int  # the denominator of the pass rate
+    passed_count: int
+    failed_count: int
+    error_count: int
+    skipped_count: int
+    flaky_count: int
+    non_gating_count: int = 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    exit_code: int
+    pass_rate: float
+    interval: tuple[float, float]
+    threshold: float
+    passed_count: int
+    failed_count: int
+    error_count: int
+    skipped_count: int
+    flaky_count: int
+    suites: tuple[SuiteVerdict, ...]
+    reasons: tuple[str, ...]
+    summary_line: str
+    counted: int = 0
+    complete: bool = True
+    fail_on: str = "threshold"
+    errors_count: bool = True
+
+
+def pct(rate: float) -> str:
+    """A rate as a percentage with one decimal: ``0.9 -> "90.0%"``."""
+    return f"{rate * 100:.1f}%"
+
+
+def suite_verdict(suite: SuiteResult, policy: GatePolicy) -> SuiteVerdict:
+    counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+    flaky = non_gating = 0
+    for case in suite.cases:
+        if case.non_gating is not None:
+            non_gating += 1
+            continue
+        counts[case.status] = counts.get(case.status, 0) + 1
+        flaky += 1 if case.flaky else 0
+    counted = counts["passed"] + counts["failed"] + (counts["error"] if policy.errors_count else 0)
+    threshold = policy.threshold if policy.threshold is not None else suite.threshold
+    rate = counts["passed"] / counted if counted else 1.0
+    return SuiteVerdict(
+        name=suite.name,
+        path=suite.path,
+        passed=rate >= threshold - 1e-12 if counted else True,
+        pass_rate=rate,
+        interval=wilson_interval(counts["passed"], counted),
+        threshold=threshold,
+        counted=counted,
+        passed_count=counts["passed"],
+        failed_count=counts["failed"],
+        error_count=counts["error"],
+        skipped_count=counts["skipped"],
+        flaky_count=flaky,
+        non_gating_count=non_gating,
+    )
+
+
+@dataclass(frozen=True)
+class _Totals:
+    """The case counts of every suite together."""
+
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    flaky: int
+    non_gating: int
+    counted: int
+
+
+def _totals(suites: Sequence[SuiteVerdict]) -> _Totals:
+    return _Totals(
+        passed=sum(s.passed_count for s in suites),
+        failed=sum(s.failed_count for s in suites),
+        errors=sum(s.error_count for s in suites),
+        skipped=sum(s.skipped_count for s in suites),
+        flaky=sum(s.flaky_count for s in suites),
+        non_gating=sum(s.non_gating_count for s in suites),
+        counted=sum(s.counted for s in suites),
+    )
+
+
+def _comparison(
+    results: RunResults, comparison: Comparison | None, baseline: RunResults | Comparison | None
+) -> Comparison | None:
+    """The comparison given, else the one ``baseline`` gives (compared here when it is results)."""
+    if comparison is not None or baseline is None:
+        return comparison
+    if isinstance(baseline, RunResults):
+        from gate.verdict.baseline import compare
+
+        return compare(results, baseline)
+    return baseline
+
+
+def _rule(policy: GatePolicy, comparison: Comparison | None) -> tuple[str, list[str]]:
+    """The ``fail_on`` rule that applies, and a note when the policy's could not."""
+    fail_on = str(policy.fail_on).replace("-", "_")  # tolerate the CLI spelling "any-failure"
+    if comparison is None and fail_on == "regression":
+        return "threshold", ["fail_on=regression without a baseline: the threshold rule applies"]
+    if comparison is None and fail_on == "regression_or_threshold":
+        return "threshold", []
+    return fail_on, []
+
+
+def _regressions(comparison: Comparison) -> list[str]:
+    regressed = [c for c in comparison.changes if c.status == "regressed"]
+    if not regressed:
+        return []
+    names = ", ".join(f"{c.suite}/{c.case_id}" for c in regressed[:10])
+    more = f" and {len(regressed) - 10} more" if len(regressed) > 10 else ""
+    return [f"{len(regressed)} case(s) regressed against the baseline: {names}{more}"]
+
+
+def _under_threshold(suites: Sequence[SuiteVerdict]) -> list[str]:
+    return [
+        f"suite {s.name}: pass rate {pct(s.pass_rate)} ({s.passed_count}/{s.counted}) "
+        f"is below the threshold {pct(s.threshold)}"
+        for s in suites
+        if not s.passed
+    ]
+
+
+def _any_failure(totals: _Totals, policy: GatePolicy) -> list[str]:
+    reasons = [f"{totals.failed} case(s) failed"] if totals.failed else []
+    if totals.errors and policy.errors_count:
+        reasons.append(f"{totals.errors} case(s) could not be evaluated (errors)")
+    return reasons
+
+
+def _failing(
+    rule: str,
+    comparison: Comparison | None,
+    suites: Sequence[SuiteVerdict],
+    totals: _Totals,
+    policy: GatePolicy,
+) -> list[str]:
+    """Why the gate fails under ``rule`` (empty: it does not)."""
+    reasons: list[str] = []
+    if rule in ("regression", "regression_or_threshold") and comparison is not None:
+        reasons += _regressions(comparison)
+    if rule in ("threshold", "regression_or_threshold"):
+        reasons += _under_threshold(suites)
+    if rule == "any_failure":
+        reasons += _any_failure(totals, policy)
+    return reasons
+
+
+def _incomplete(results: RunResults, totals: _Totals) -> list[str]:
+    """Why the evaluation is incomplete (empty: it is complete)."""
+    reasons = []
+    if not results.complete:
+        why = f": {results.incomplete_reason}" if results.incomplete_reason else ""
+        reasons.append(f"the evaluation is incomplete{why}")
+    if totals.errors and totals.passed + totals.failed == 0:
+        reasons.append(f"no case could be evaluated: all {totals.errors} evaluated case(s) ended in errors")
+    return reasons
+
+
+def _summary(
+    word: str, totals: _Totals, interval: tuple[float, float], threshold: float, policy: GatePolicy
+) -> str:
+    if totals.counted:
+        rate = totals.passed / totals.counted
+        core = (
+            f"{totals.passed}/{totals.counted} passed ({pct(rate)}, "
+            f"95% CI {pct(interval[0])}-{pct(interval[1])}), threshold {pct(threshold)}"
+        )
+    else:
+        core = "no cases evaluated"
+    return (
+        f"tool-eval-gate {word}: {core}; {totals.failed} failed, {totals.errors} errors"
+        f"{'' if policy.errors_count else ' (not counted)'}, {totals.skipped} skipped, {totals.flaky} flaky"
+        + (f", {totals.non_gating} non-gating (not counted)" if totals.non_gating else "")
+    )
+
+
+def decide(
+    results: RunResults,
+    policy: GatePolicy | None = None,
+    comparison: Comparison | None = None,
+    *,
+    baseline: RunResults | Comparison | None = None,
+) -> Verdict:
+    """Apply ``policy`` (default ``GatePolicy()``) to ``results``. ``comparison`` is the baseline
+    comparison used by ``fail_on="regression"``; ``baseline`` may be given instead, as the base
+    run's results (compared here) or as a ready comparison."""
+    policy = policy or GatePolicy()
+    comparison = _comparison(results, comparison, baseline)
+    suites = tuple(suite_verdict(s, policy) for s in results.suites)
+    totals = _totals(suites)
+    interval = wilson_interval(totals.passed, totals.counted)
+    if policy.threshold is not None:
+        threshold = policy.threshold
+    else:
+        threshold = max((s.threshold for s in suites), default=DEFAULT_THRESHOLD)
+    rule, notes = _rule(policy, comparison)
+    failing = _failing(rule, comparison, suites, totals, policy)
+    incomplete = _incomplete(results, totals)
+    if incomplete:
+        exit_code, word = EXIT_INCOMPLETE, "INCOMPLETE"
+    else:
+        exit_code, word = (EXIT_GATE_FAILED, "FAILED") if failing else (EXIT_PASSED, "PASSED")
+    return Verdict(
+        passed=exit_code == EXIT_PASSED,
+        exit_code=exit_code,
+        pass_rate=totals.passed / totals.counted if totals.counted else 1.0,
+        interval=interval,
+        threshold=threshold,
+        passed_count=totals.passed,
+        failed_count=totals.failed,
+        error_count=totals.errors,
+        skipped_count=totals.skipped,
+        flaky_count=totals.flaky,
+        suites=suites,
+        reasons=tuple(notes + failing + incomplete),
+        summary_line=_summary(word, totals, interval, threshold, policy),
+        counted=totals.counted,
+        complete=not incomplete,
+        fail_on=policy.fail_on,
+        errors_count=policy.errors_count,
+    )
