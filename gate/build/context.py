@@ -11,18 +11,13 @@ import difflib
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from gate.util import bounded_regex
-
-from gate.build.checks import cannot_work
-
-from gate.build.checks import matcher_specs
-
-from gate.util import schema_check
-from gate.errors import Problem
-from gate.util.escape import truncate
+from gate.build.checks import cannot_work, matcher_specs
 from gate.build.checks.schema_damage import Damage
 from gate.build.checks.schema_messages import QUOTED_CHARS, Document, render_path
+from gate.errors import Problem
 from gate.suite.model import MATCHER_KEYS, Source, ToolDef
+from gate.util import bounded_regex, schema_check
+from gate.util.escape import truncate
 
 PathKey = tuple[Any, ...]
 Finding = tuple[PathKey, str, str]
@@ -59,7 +54,8 @@ class BuildContext:
         self.state_known = True
 
     def damaged(self, path: PathKey) -> bool:
-        """Whether a schema error damaged the node at ``path`` (see :mod:`gate.build.checks.schema_damage`)."""
+        """Whether a schema error damaged the node at ``path`` (see
+        :mod:`gate.build.checks.schema_damage`)."""
         return bool(self.damage) and self.damage.hit(path, self.doc.data)
 
     def err(
@@ -78,7 +74,8 @@ class BuildContext:
         )
 
     def report(self, found: list[Finding], doc: SuiteDocument | None = None) -> None:
-        """Report what ``gate.build.checks.cannot_work`` (or ``gate.build.checks.state``) found, each at its path."""
+        """Report what ``gate.build.checks.cannot_work`` (or ``gate.build.checks.state``) found, each at
+        its path."""
         for path, message, hint in found:
             self.err(path, message, hint, doc=doc)
 
@@ -117,9 +114,10 @@ class BuildContext:
         parameters: dict[str, Any] | None = None,
         never_judged: str = "",
     ) -> None:
-        """Matchers under ``value`` (name -> matcher): specs no one can mean (gate.build.checks.matcher_specs, with the
-        tool's ``parameters`` schema), patterns, schemas, ranges, and judge matchers where no judge is
-        configured or, ``never_judged`` naming the place, where none is ever asked."""
+        """Matchers under ``value`` (name -> matcher): specs no one can mean
+        (gate.build.checks.matcher_specs, with the tool's ``parameters`` schema), patterns, schemas,
+        ranges, and judge matchers where no judge is configured or, ``never_judged`` naming the place,
+        where none is ever asked."""
         self.report(matcher_specs.arguments_problems(value, at, parameters), doc)
         for path, key, operand in _matcher_ops(value, at):
             if key == "judge" and never_judged:

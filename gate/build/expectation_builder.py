@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.build.checks import cannot_work
-
-from gate.build.checks import matcher_specs
-
+from gate.build.checks import cannot_work, matcher_specs
 from gate.build.checks import state as state_checks
-from gate.build.context import BuildContext, PathKey
 from gate.build.checks.schema_messages import did_you_mean
+from gate.build.context import BuildContext, PathKey
 from gate.suite.model import (
     CallExpectation,
     Choice,

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from gate.build.checks import cannot_work
-
 from gate.build.checks import state as state_checks
 from gate.build.context import BuildContext, PathKey, SuiteDocument
 from gate.suite.model import MockRule, Mocks, MockStep, Source

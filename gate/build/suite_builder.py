@@ -22,16 +22,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gate.build.checks import cannot_work
-
-from gate.suite import mock_state
-
-from gate.suite import templating
+from gate.build.checks.schema_damage import Damage
 from gate.build.context import BuildContext, PathKey, SuiteDocument
-from gate.errors import Problem
 from gate.build.expectation_builder import ExpectationReader
 from gate.build.mock_builder import MockReader, merge_mocks, state_keys
-from gate.suite.model_family import provider_problems
-from gate.build.checks.schema_damage import Damage
+from gate.build.tool_formats import NAME_PATTERN, parse_tool
+from gate.errors import Problem
+from gate.suite import mock_state, templating
 from gate.suite.model import (
     DEFAULT_THRESHOLD,
     Agent,
@@ -49,7 +46,7 @@ from gate.suite.model import (
     Suite,
     ToolDef,
 )
-from gate.build.tool_formats import NAME_PATTERN, parse_tool
+from gate.suite.model_family import provider_problems
 
 __all__ = ["ReferencedFiles", "SuiteDocument", "ToolFile", "build_suite", "written_tool_name"]
 

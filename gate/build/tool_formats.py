@@ -26,9 +26,9 @@ from typing import Any, Protocol
 
 from gate.build.checks import cannot_work
 from gate.errors import Problem
+from gate.suite.model import Source, ToolDef
 from gate.util.escape import truncate
 from gate.util.schema_check import is_valid_schema
-from gate.suite.model import Source, ToolDef
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -62,7 +62,7 @@ def _finite(value: Any) -> Any:
 # (arguments, tool results, messages, expectations, settings) to the C encoder as they are: nothing is
 # copied (the encoder writes tuples as arrays), which is what makes a 10,000-case file fast. The
 # keys are the dataclass fields, exactly as ``dataclasses.asdict`` names them
-# (tests/test_results_serialisation.py holds the file equal to dumping ``asdict``).
+# (tests/reports/test_json_codec_serialisation.py holds the file equal to dumping ``asdict``).
 
 
 def _metrics(m: Metrics) -> dict[str, Any]:

@@ -28,7 +28,7 @@ Role = Literal["user", "assistant", "tool"]
 
 # Each default of the suite language is written once, here: as a named constant below or as the default
 # of a dataclass field (the loader reads it from the class, e.g. ``CallExpectation.order``). The JSON
-# Schema shows the same values as ``default``; tests/test_schema_defaults.py keeps the two equal.
+# Schema shows the same values as ``default``; tests/suite/test_model_defaults.py keeps the two equal.
 DEFAULT_THRESHOLD = 0.9
 DEFAULT_RANKING_THRESHOLD = 0.75
 DEFAULT_JUDGE_MAX_TOKENS = 1024

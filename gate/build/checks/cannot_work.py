@@ -22,12 +22,9 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gate.util import bounded_regex
-
-from gate.util import schema_check
-
 from gate.suite import templating
 from gate.suite.model import MATCHER_KEYS
+from gate.util import bounded_regex, schema_check
 
 PathKey = tuple[Any, ...]
 Found = tuple[PathKey, str, str]

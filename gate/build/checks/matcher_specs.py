@@ -27,8 +27,8 @@ import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gate.util.escape import show
 from gate.suite.model import MATCHER_KEYS
+from gate.util.escape import show
 
 PathKey = tuple[Any, ...]
 Found = tuple[PathKey, str, str]

@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from gate.suite import mock_state
+
 PathKey = tuple[str | int, ...]
 Finding = tuple[PathKey, str, str]
 

@@ -1,6 +1,6 @@
 """One call expectation against a trial's calls: the phases of ``gate.scoring.calls`` composed into a
 ``CallEval`` (failures, pairing, metrics), with a fast path for the common case that gives exactly
-what the general one gives (``tests/test_scoring_fast_paths.py`` holds them equal)."""
+what the general one gives (``tests/scoring/test_trial_fast_paths.py`` holds them equal)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,75 @@
+"""The bundled examples run offline from their recorded responses, as README's first command does."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
+    # Point both providers at a port nobody listens on and give no keys: any model call would fail.
+    port = _closed_port()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "HOME": str(tmp_path),
+    }
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gate",
+            "run",
+            "examples",
+            "--replay",
+            "--cache",
+            "examples/cassettes",
+            "--json",
+            str(out / "results.json"),
+            "--junit",
+            str(out / "junit.xml"),
+            "--markdown",
+            str(out / "report.md"),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "model requests" not in proc.stdout  # nothing was sent: no line about it
+    # Every recorded response is used and none is missing: no stale cassettes after an example edit.
+    cassettes = len(list((ROOT / "examples" / "cassettes").rglob("*.json")))
+    assert f"cache (replay): {cassettes} hits, 0 misses" in proc.stdout
+    results = json.loads((out / "results.json").read_text())
+    suites = {s["name"]: s for s in results["suites"]}
+    assert set(suites) == {"weather-agent", "banking-support", "airline-agent"}
+    statuses = [c["status"] for s in suites.values() for c in s["cases"]]
+    airline = {c["case_id"]: c for c in suites["airline-agent"]["cases"]}
+    # A simulated-user episode with three trials, the stateful backend, the trajectory judged.
+    booked = airline["book-after-confirmation"]["trials"]
+    assert len(booked) == 3 and booked[0]["record"]["state"]["bookings"]["BK-2"] == {"flight": "UA100"}
+    assert [m.get("simulated") for m in booked[0]["record"]["messages"] if m["role"] == "user"] == [
+        None,
+        True,
+    ]
+    assert airline["change-to-full-flight"]["non_gating"]
+    assert "pass^k" in (out / "report.md").read_text()
+    assert len(statuses) >= 20 and set(statuses) == {"passed"}
+    assert (out / "junit.xml").read_text().count("<testcase ") == len(statuses)
+    assert (out / "report.md").read_text().startswith("<!-- tool-eval-gate:")

@@ -1,0 +1,625 @@
+"""The Docker action's entrypoint under a simulated GitHub Actions environment: a git workspace with
+a suite, an event file, $GITHUB_OUTPUT and $GITHUB_STEP_SUMMARY files, the fake GitHub API and the
+scripted model server, all on loopback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.github.entrypoint import main as entrypoint
+from tests.support.fake_github import FakeGitHub
+
+SECRET = "sk-test-very-secret-key-123"
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_forecast",
+            "description": "Forecast for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                "required": ["city", "days"],
+            },
+        },
+    },
+]
+
+SUITE = """\
+version: 1
+name: weather
+agent:
+  provider: openai
+  model: gpt-4o-mini
+  system_prompt: {file: prompts/weather.md}
+  tools:
+    - {file: tools/weather.json}
+mocks:
+  tools:
+    get_weather: [{returns: {temp_c: 18}}]
+    get_forecast: [{returns: {days: [1, 2]}}]
+threshold: 0.9
+cases:
+  - id: now
+    input: What is the weather in Paris?
+    expect:
+      calls: [{tool: get_weather, args: {city: Paris}}]
+  - id: tomorrow
+    input: And the weather in Paris tomorrow?
+    expect:
+      calls: [{tool: get_forecast, args: {city: Paris, days: 1}}]
+  - id: weekend
+    input: Weather in Rome at the weekend?
+    expect:
+      calls: [{tool: get_forecast, args: {city: Rome, days: 2}}]
+"""
+
+# The model always calls get_weather: "tomorrow" and "weekend" pick the wrong tool.
+SCRIPT = {
+    "rules": [
+        {
+            "when": {"last_user": "(?i)weather in (?P<city>[A-Z][a-z]+)", "turn": 1},
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}],
+        },
+        {"when": {"after_tool": "get_weather"}, "text": "It is 18 degrees."},
+    ],
+    "default": {"text": "I cannot help."},
+}
+
+
+@pytest.fixture(autouse=True)
+def _restore_git_config_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entrypoint trusts the workspace through GIT_CONFIG_* variables of its own process."""
+    import os
+
+    for name in [n for n in os.environ if n.startswith("GIT_CONFIG_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "0")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def write_tools(root: Path, description: str) -> None:
+    tools = json.loads(json.dumps(TOOLS))
+    tools[1]["function"]["description"] = description
+    (root / "tools").mkdir(exist_ok=True)
+    (root / "tools/weather.json").write_text(json.dumps(tools, indent=2) + "\n")
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> dict[str, Any]:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    (root / "evals").mkdir()
+    (root / "evals/weather.suite.yaml").write_text(
+        SUITE.replace("{file: prompts", "{file: ../prompts").replace("{file: tools", "{file: ../tools")
+    )
+    (root / "prompts").mkdir()
+    (root / "prompts/weather.md").write_text("You answer weather questions.\n")
+    (root / "README.md").write_text("readme\n")
+    write_tools(root, "Forecast for a city.")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base")
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "-b", "feature")
+    write_tools(root, "Forecast.")  # the PR makes the description worse
+    git(root, "commit", "-q", "-am", "shorter description")
+    head = git(root, "rev-parse", "HEAD")
+    diff = git(root, "diff", base, head, "--", "tools/weather.json")
+    patch = diff[diff.index("@@") :]
+    return {"root": root, "base": base, "head": head, "patch": patch, "tmp": tmp_path}
+
+
+@pytest.fixture()
+def github(workspace: dict[str, Any]) -> Iterator[FakeGitHub]:
+    with FakeGitHub("acme/agents") as fake:
+        fake.add_pull(
+            7,
+            {"tools/weather.json": workspace["patch"]},
+            head_sha=workspace["head"],
+            base_sha=workspace["base"],
+        )
+        yield fake
+
+
+def actions_env(
+    workspace: dict[str, Any],
+    github: FakeGitHub,
+    server: Any,
+    *,
+    fork: bool = False,
+    actor: str = "octocat",
+    **inputs: str,
+) -> dict[str, str]:
+    tmp: Path = workspace["tmp"]
+    head_repo = "someone/agents" if fork else "acme/agents"
+    event = {
+        "number": 7,
+        "pull_request": {
+            "number": 7,
+            "user": {"login": actor},
+            "base": {"sha": workspace["base"], "repo": {"full_name": "acme/agents"}},
+            "head": {"sha": workspace["head"], "repo": {"full_name": head_repo}},
+        },
+        "repository": {"full_name": "acme/agents"},
+    }
+    (tmp / "event.json").write_text(json.dumps(event))
+    (tmp / "home").mkdir(exist_ok=True)
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace["root"]),
+        "GITHUB_EVENT_PATH": str(tmp / "event.json"),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_REPOSITORY": "acme/agents",
+        "GITHUB_ACTOR": actor,
+        "GITHUB_API_URL": github.url,
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_RUN_ID": "99",
+        "GITHUB_OUTPUT": str(tmp / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary.md"),
+        "HOME": str(tmp / "home"),
+        "INPUT_GITHUB_TOKEN": "ghs_fake_token",
+        "INPUT_OPENAI_API_KEY": "" if fork else SECRET,
+        "INPUT_OPENAI_BASE_URL": server.openai_base_url if server else "",
+        "INPUT_THRESHOLD": "",
+        "INPUT_CHANGED_ONLY": "true",
+        "INPUT_COMMENT": "true",
+        "INPUT_REVIEW_COMMENTS": "true",
+        "INPUT_CONCURRENCY": "4",
+        "INPUT_OUTPUT_DIR": "gate-out",
+    }
+    env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
+    return env
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    values: dict[str, str] = {}
+    lines = path.read_text().split("\n")
+    i = 0
+    while i < len(lines):
+        if "<<" in lines[i]:
+            name, delimiter = lines[i].split("<<", 1)
+            j = lines.index(delimiter, i + 1)
+            values[name] = "\n".join(lines[i + 1 : j])
+            i = j
+        i += 1
+    return values
+
+
+def test_pull_request_run_writes_outputs_summary_comment_and_review(
+    workspace, github, model_server, capsys
+) -> None:
+    import os
+
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server)
+    before, env_before = dict(os.environ), dict(env)
+
+    code = entrypoint([], env)
+
+    out = capsys.readouterr()
+    assert code == 1  # 1 of 3 cases passed: below the 0.9 threshold
+    # The environment is read, never written (the run's provider and git variables are restored)...
+    assert dict(os.environ) == before and env == env_before
+    # ...and later steps trust the workspace through the job's global git config.
+    assert str(workspace["root"]) in (workspace["tmp"] / "home/.gitconfig").read_text()
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert outputs["passed"] == "1" and outputs["failed"] == "2" and outputs["errors"] == "0"
+    assert float(outputs["pass_rate"]) == pytest.approx(1 / 3, abs=1e-3)
+    assert outputs["verdict"] == "failed"
+    assert outputs["junit_path"] == "gate-out/junit.xml"
+    assert outputs["results_path"] == "gate-out/results.json"
+    assert outputs["report_path"] == "gate-out/report.md"
+    for name in ("junit.xml", "results.json", "report.md"):
+        assert (workspace["root"] / "gate-out" / name).is_file()
+    assert server.request_count >= 5  # 3 cases, a tool turn each
+
+    summary = (workspace["tmp"] / "summary.md").read_text()
+    assert "weather" in summary and "tomorrow" in summary
+
+    comments = github.comments_on(7)
+    assert len(comments) == 1 and comments[0]["body"].startswith("<!-- tool-eval-gate:default -->")
+    assert (
+        "https://github.example/acme/agents/actions/runs/99" in comments[0]["body"]
+        or len(comments[0]["body"]) < 60000
+    )
+    assert outputs["comment_url"].endswith(f"issuecomment-{comments[0]['id']}")
+
+    # Review comments only on lines of the PR diff, at most one review.
+    # The confusion of get_weather and get_forecast points at get_forecast's description, which the
+    # PR changed: one review with a comment on that line of the diff.
+    assert len(github.reviews) == 1 and github.reviews[0]["commit_id"] == workspace["head"]
+    description_line = next(
+        i
+        for i, text in enumerate((workspace["root"] / "tools/weather.json").read_text().splitlines(), 1)
+        if '"Forecast."' in text
+    )
+    assert [(c["path"], c["line"]) for c in github.review_comments] == [
+        ("tools/weather.json", description_line)
+    ]
+    assert description_line in _right_lines(workspace["patch"])
+    assert "get_forecast" in github.review_comments[0]["body"]
+
+    # Annotations for the failed cases; the key is masked, never printed in the clear.
+    assert "::error file=evals/weather.suite.yaml,line=" in out.out
+    assert f"::add-mask::{SECRET}" in out.out
+    assert SECRET not in out.out.replace(f"::add-mask::{SECRET}", "") and SECRET not in out.err
+    assert SECRET not in (workspace["root"] / "gate-out/results.json").read_text()
+
+    # A re-run edits the same comment and posts no duplicate review comments.
+    reviews, review_comments = len(github.reviews), len(github.review_comments)
+    assert entrypoint([], actions_env(workspace, github, server)) == 1
+    assert len(github.comments_on(7)) == 1
+    assert len(github.reviews) == reviews and len(github.review_comments) == review_comments
+
+
+def _right_lines(patch: str) -> set[int]:
+    from gate.github.diff_hunks import commentable_lines
+
+    return set(commentable_lines(patch))
+
+
+def commit_a_docs_only_change(workspace: dict[str, Any]) -> None:
+    """Head becomes a branch off main whose only change is README.md: no suite is affected."""
+    root = workspace["root"]
+    git(root, "checkout", "-q", "main")
+    git(root, "checkout", "-q", "-b", "docs-only")
+    (root / "README.md").write_text("only docs\n")
+    git(root, "commit", "-q", "-am", "docs")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+
+
+def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_server, capsys) -> None:
+    commit_a_docs_only_change(workspace)
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server, comment="false", review_comments="false")
+
+    assert entrypoint([], env) == 0
+    assert server.request_count == 0
+    assert "No suite is affected" in capsys.readouterr().out
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert outputs["verdict"] == "passed" and outputs["passed"] == "0"
+    assert outputs["pass_rate"] == ""  # no case evaluated: no rate (action.yml)
+    assert github.comments_on(7) == []
+
+
+def test_fork_pull_request_without_secrets_is_skipped_with_a_notice(
+    workspace, github, model_server, capsys
+) -> None:
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server, fork=True)
+    env["INPUT_OPENAI_BASE_URL"] = ""
+
+    assert entrypoint([], env) == 0
+    out = capsys.readouterr().out
+    assert "::notice title=tool-eval-gate::This is a pull request from a fork" in out
+    assert server.request_count == 0
+    assert github.issue_comments == [] and not any(m == "POST" for m, _ in github.requests)
+    assert "workflow_run" in (workspace["tmp"] / "summary.md").read_text()
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "skipped"
+
+
+def test_read_only_token_does_not_change_the_exit_code(workspace, github, model_server, capsys) -> None:
+    github.read_only = True
+    server = model_server(SCRIPT)
+    code = entrypoint([], actions_env(workspace, github, server))
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "::warning title=tool-eval-gate could not post the comment::" in out
+    assert read_outputs(workspace["tmp"] / "output.txt")["failed"] == "2"
+
+
+def test_invalid_suite_gives_exit_2_and_file_annotations(workspace, github, model_server, capsys) -> None:
+    root = workspace["root"]
+    (root / "evals/broken.suite.yaml").write_text("version: 1\nname: broken\ncases: [\n")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "broken")
+    server = model_server(SCRIPT)
+    code = entrypoint([], actions_env(workspace, github, server, comment="false", review_comments="false"))
+    assert code == 2
+    out = capsys.readouterr().out
+    assert "::error file=evals/broken.suite.yaml" in out
+    assert server.request_count == 0
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "invalid"
+    assert "Invalid input" in (workspace["tmp"] / "summary.md").read_text()
+
+
+def test_help_is_a_no_op(capsys) -> None:
+    assert entrypoint(["--help"], {}) == 0
+    assert "entrypoint" in capsys.readouterr().out
+
+
+def test_shards_then_publish_merged_results_from_a_workflow_run(
+    workspace, github, model_server, capsys
+) -> None:
+    server = model_server(SCRIPT)
+    for index in (1, 2):
+        env = actions_env(
+            workspace,
+            github,
+            server,
+            shard=f"{index}/2",
+            comment="false",
+            review_comments="false",
+            output_dir=f"shard-{index}",
+        )
+        (workspace["tmp"] / "output.txt").write_text("")
+        # A shard under the threshold does not fail its job: the merged verdict gates.
+        assert entrypoint([], env) == 0
+        assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] in ("passed", "failed")
+    assert "its pass rate does not gate" in capsys.readouterr().out
+    assert server.request_count >= 5  # every case ran once over the two shards
+    assert github.requests == []  # shard jobs post nothing
+    shard_cases = [
+        json.loads((workspace["root"] / f"shard-{i}/results.json").read_text())["suites"] for i in (1, 2)
+    ]
+    ids = sorted(c["case_id"] for suites in shard_cases for s in suites for c in s["cases"])
+    assert ids == ["now", "tomorrow", "weekend"]
+
+    # The publishing workflow: a workflow_run event, the PR number from the artifact.
+    tmp = workspace["tmp"]
+    event = {
+        "workflow_run": {"head_sha": workspace["head"], "pull_requests": []},
+        "repository": {"full_name": "acme/agents"},
+    }
+    (tmp / "run_event.json").write_text(json.dumps(event))
+    env = actions_env(
+        workspace, github, None, results="shard-*/results.json", pr_number="7", output_dir="merged"
+    )
+    env.update(
+        {
+            "GITHUB_EVENT_NAME": "workflow_run",
+            "GITHUB_EVENT_PATH": str(tmp / "run_event.json"),
+            "INPUT_OPENAI_API_KEY": "",
+        }
+    )
+    (tmp / "output.txt").write_text("")
+    assert entrypoint([], env) == 1
+    outputs = read_outputs(tmp / "output.txt")
+    assert (outputs["passed"], outputs["failed"]) == ("1", "2")
+    assert len(github.comments_on(7)) == 1 and len(github.reviews) == 1
+    assert (workspace["root"] / "merged/junit.xml").is_file()
+
+    # An artifact naming a PR whose head is another commit publishes nothing.
+    event["workflow_run"]["head_sha"] = "f" * 40
+    (tmp / "run_event.json").write_text(json.dumps(event))
+    github.issue_comments.clear()
+    assert entrypoint([], env) == 1
+    assert github.issue_comments == []
+    assert "not at the commit the results are for" in capsys.readouterr().out
+
+
+def test_baseline_changes_are_in_the_pr_comment(workspace, github, model_server, capsys) -> None:
+    server = model_server(SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, server)) == 1
+    head = json.loads((workspace["root"] / "gate-out/results.json").read_text())
+    # The base branch: every case passed, so the cases failing now are regressions.
+    base = json.loads(json.dumps(head))
+    for suite in base["suites"]:
+        for case in suite["cases"]:
+            case["status"] = "passed"
+            for trial in case["trials"]:
+                trial["status"], trial["failures"] = "passed", []
+    (workspace["root"] / "base-results.json").write_text(json.dumps(base))
+
+    code = entrypoint([], actions_env(workspace, github, server, baseline="base-results.json"))
+
+    assert code == 1
+    body = github.comments_on(7)[0]["body"]
+    assert "### Changes against the baseline" in body
+    failed = [c["case_id"] for s in head["suites"] for c in s["cases"] if c["status"] == "failed"]
+    changes = body[body.index("### Changes against the baseline") :]
+    assert failed and all(case_id in changes for case_id in failed)
+    assert "regressed" in changes
+
+
+def test_pull_request_target_with_the_fork_checked_out_refuses_to_run(
+    workspace, github, model_server, capsys
+) -> None:
+    server = model_server(SCRIPT)
+    # The workspace HEAD is the PR head (what `actions/checkout` with the PR's ref does).
+    env = actions_env(workspace, github, server, fork=True, openai_api_key=SECRET)
+    env["GITHUB_EVENT_NAME"] = "pull_request_target"
+
+    code = entrypoint([], env)
+
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "::error" in out and "pull_request_target" in out and "workflow_run" in out
+    assert server.request_count == 0
+    assert github.comments_on(7) == []
+
+
+def test_pull_request_target_on_the_base_checkout_never_reports_a_pass(
+    workspace, github, model_server, capsys
+) -> None:
+    server = model_server(SCRIPT)
+    git(workspace["root"], "checkout", "-q", workspace["base"])  # the default checkout: the base branch
+    for changed_only in ("true", "false"):
+        env = actions_env(
+            workspace, github, server, fork=True, openai_api_key=SECRET, changed_only=changed_only
+        )
+        env["GITHUB_EVENT_NAME"] = "pull_request_target"
+        (workspace["tmp"] / "output.txt").write_text("")
+
+        code = entrypoint([], env)
+
+        out = capsys.readouterr().out
+        assert code == 2
+        assert "does not hold the pull request's head commit" in out and "passed" not in out
+        outputs = read_outputs(workspace["tmp"] / "output.txt")
+        assert outputs["verdict"] == "refused" and outputs["pass_rate"] == "" and outputs["exit_code"] == "2"
+    assert server.request_count == 0
+    assert github.comments_on(7) == []
+
+
+def test_a_foreign_bots_marked_comment_is_never_edited(workspace, github, model_server, capsys) -> None:
+    from gate.reports.markdown import marker_line
+
+    foreign_body = marker_line("default") + "\nsome other bot's text"
+    foreign = github.add_issue_comment(7, foreign_body, {"login": "other-app[bot]", "id": 5, "type": "Bot"})
+    human = github.add_issue_comment(7, marker_line("default") + "\nquoted by a person")
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server)
+
+    for _ in range(2):  # the second run edits our own comment, still never the foreign one
+        assert entrypoint([], env) == 1
+
+    comments = github.comments_on(7)
+    assert next(c for c in comments if c["id"] == foreign["id"])["body"] == foreign_body
+    assert next(c for c in comments if c["id"] == human["id"])["body"].endswith("quoted by a person")
+    ours = [c for c in comments if c["user"]["login"] == "github-actions[bot]"]
+    assert len(ours) == 1 and "tool-eval-gate" in ours[0]["body"]
+    assert ("GET", "/user") in [(m, p.split("?")[0]) for m, p in github.requests]  # answered 403
+
+
+@pytest.mark.parametrize(
+    ("inputs", "named"),
+    [
+        ({"pr_number": "seven"}, "input pr_number"),
+        ({"threshold": "high"}, "input threshold"),
+        ({"fail_on": "always"}, "input fail_on"),
+    ],
+)
+def test_bad_inputs_write_every_output_and_name_the_input(
+    workspace, github, model_server, capsys, inputs, named
+) -> None:
+    import yaml
+
+    server = model_server(SCRIPT)
+    code = entrypoint([], actions_env(workspace, github, server, **inputs))
+
+    assert code == 2 and server.request_count == 0
+    out = capsys.readouterr().out
+    assert f"::error title=tool-eval-gate::{named}:" in out
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    declared = yaml.safe_load((Path(__file__).parents[2] / "action.yml").read_text())["outputs"]
+    assert set(outputs) == set(declared)
+    assert outputs["verdict"] == "invalid" and outputs["exit_code"] == "2" and outputs["pass_rate"] == ""
+    summary = (workspace["tmp"] / "summary.md").read_text()
+    assert (
+        named in summary and "problem(s) in the suite files" not in summary and "--threshold" not in summary
+    )
+    assert github.comments_on(7) == []
+
+
+def test_sticky_comment_is_not_created_when_nothing_was_evaluated_but_an_existing_one_is_updated(
+    workspace, github, model_server, capsys
+) -> None:
+    from gate.reports.markdown import marker_line
+
+    commit_a_docs_only_change(workspace)
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server)
+
+    assert entrypoint([], env) == 0
+    assert github.comments_on(7) == []  # no noise on an unrelated pull request
+
+    old = github.add_issue_comment(
+        7,
+        marker_line("default") + "\n❌ failed earlier",
+        {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"},
+    )
+    assert entrypoint([], env) == 0
+    (comment,) = github.comments_on(7)
+    assert comment["id"] == old["id"] and "failed earlier" not in comment["body"]
+
+
+def test_early_exits_and_runs_hand_the_workspace_back_to_its_owner(
+    workspace, github, model_server, capsys
+) -> None:
+    """The container runs as root over a workspace owned by the runner user (uid 1001)."""
+    import os
+
+    root = workspace["root"]
+    subprocess.run(["chown", "-R", "1001:1001", str(root)], check=True)
+    server = model_server(SCRIPT)
+    for inputs in ({"pr_number": "seven"}, {}):  # the refusal, then a full run with change detection
+        entrypoint([], actions_env(workspace, github, server, **inputs))
+        out_dir = root / "gate-out"
+        owned = [out_dir, *out_dir.rglob("*"), root / ".git/index"]
+        assert {(os.lstat(p).st_uid, os.lstat(p).st_gid) for p in owned} == {(1001, 1001)}, inputs
+    assert server.request_count > 0
+
+
+# The model calls get_forecast only while its description says what it is for (the base's wording).
+DESCRIPTION_SCRIPT = {
+    "rules": [
+        {
+            "when": {"last_user": "tomorrow", "described": "get_forecast: Forecast for a city", "turn": 1},
+            "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Paris", "days": 1}}],
+        },
+        {
+            "when": {"last_user": "weekend", "described": "get_forecast: Forecast for a city", "turn": 1},
+            "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Rome", "days": 2}}],
+        },
+        *SCRIPT["rules"],
+        {"when": {"after_tool": "get_forecast"}, "text": "Sunny."},
+    ],
+    "default": {"text": "I cannot help."},
+}
+
+
+def test_pull_requests_are_compared_with_their_merge_base_by_default(
+    workspace, github, model_server, capsys
+) -> None:
+    server = model_server(DESCRIPTION_SCRIPT)
+    env = actions_env(workspace, github, server, trials="4")
+    assert entrypoint([], env) == 1  # significant regressions fail (the default policy)
+    results = json.loads((workspace["root"] / "gate-out/results.json").read_text())
+    statuses = {c["case_id"]: c["status"] for c in results["comparison"]["cases"]}
+    assert statuses == {"now": "unchanged", "tomorrow": "regressed", "weekend": "regressed"}
+    assert all(
+        c["p_value"] == pytest.approx(1 / 70)
+        for c in results["comparison"]["cases"]
+        if c["status"] == "regressed"
+    )
+    assert (workspace["root"] / "gate-out/results.base.json").is_file()
+    body = github.comments_on(7)[0]["body"]
+    opening = body.split("tool-eval-gate failed")[0]
+    assert "2 regressions in weather: get\\_weather is called instead of get\\_forecast" in opening
+    assert "p = 0.014" in opening and "after the change to tools/weather.json:" in opening
+    assert "base (" in opening and "model request(s)" in opening
+    description_line = next(
+        i
+        for i, text in enumerate((workspace["root"] / "tools/weather.json").read_text().splitlines(), 1)
+        if '"Forecast."' in text
+    )
+    on_line = [c["body"] for c in github.review_comments if c["line"] == description_line]
+    assert any("This change broke 2 cases" in b and "weather/tomorrow" in b for b in on_line)
+
+    # The same PR again: both sides answered from the persisted cache.
+    server.reset_stats()
+    assert entrypoint([], actions_env(workspace, github, server, trials="4")) == 1
+    assert server.request_count == 0
+
+
+def test_the_comparison_can_be_turned_off(workspace, github, model_server) -> None:
+    server = model_server(DESCRIPTION_SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, server, baseline="off")) == 1
+    results = json.loads((workspace["root"] / "gate-out/results.json").read_text())
+    assert "comparison" not in results and "baseline" not in results["settings"]

@@ -1,0 +1,74 @@
+"""The shipped workflows as GitHub runs them: actionlint runs on every one of them in CI (.ci/run and
+.github/workflows/ci.yml); these checks hold what actionlint cannot know about our action."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((ROOT / "examples/workflows").glob("*.yml")) + sorted(
+    (ROOT / ".github/workflows").glob("*.yml")
+)
+
+
+def load(path: Path) -> dict[str, Any]:
+    data = yaml.load(path.read_text(), Loader=yaml.BaseLoader)  # `on` stays a string key
+    assert isinstance(data, dict)
+    return data
+
+
+def gate_steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for s in job.get("steps", []) if "tool-eval-gate@" in str(s.get("uses", ""))]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_every_job_has_a_time_limit(path: Path) -> None:
+    for name, job in load(path)["jobs"].items():
+        assert int(job["timeout-minutes"]) > 0, f"{path.name}: job {name}"
+
+
+def test_actionlint_runs_on_every_workflow_in_ci() -> None:
+    for runner in (ROOT / ".ci/run", ROOT / ".github/workflows/ci.yml"):
+        text = runner.read_text()
+        assert (
+            "actionlint@" in text
+            and "node .ci/actionlint.cjs .github/workflows/*.yml examples/workflows/*.yml" in text
+        )
+
+
+def test_the_simple_workflow_always_reports() -> None:
+    """No paths filter: a path-skipped required check stays pending, and root-anchored patterns miss
+    suites kept elsewhere (examples/weather/tools/...); the action detects changes itself."""
+    on = load(ROOT / "examples/workflows/tool-eval-gate.yml")["on"]
+    assert "paths" not in (on.get("pull_request") or {})
+    (job,) = load(ROOT / "examples/workflows/tool-eval-gate.yml")["jobs"].values()
+    assert gate_steps(job)[0]["with"]["max_cost"]
+
+
+def test_shards_do_not_gate_and_the_merge_job_does() -> None:
+    jobs = load(ROOT / "examples/workflows/tool-eval-gate-sharded.yml")["jobs"]
+    shard_step = gate_steps(jobs["shard"])[0]
+    assert "shard" in shard_step["with"] and shard_step["with"]["comment"] == "false"
+    assert "continue-on-error" not in shard_step  # invalid input and incomplete runs still fail the shard
+    assert jobs["merge"]["needs"] == "shard" and jobs["merge"]["if"] == "${{ !cancelled() }}"
+    assert gate_steps(jobs["merge"])[0]["with"]["results"] == "shards/*/results.json"
+
+
+def test_the_approved_fork_run_never_executes_pull_request_code() -> None:
+    data = load(ROOT / "examples/workflows/tool-eval-gate-fork-approved.yml")
+    assert data["on"] == {"pull_request_target": {"types": ["labeled"]}}
+    (job,) = data["jobs"].values()
+    assert job["if"] == "github.event.label.name == 'eval-approved'"
+    checkout = job["steps"][0]
+    assert checkout["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
+    assert checkout["with"]["persist-credentials"] == "false"
+    for step in job["steps"]:
+        assert not str(step.get("uses", "")).startswith("./"), "a local action would be the PR's code"
+        if "run" in step:  # only our own commands, never a file of the checkout
+            assert step["run"].startswith("gh pr edit"), step["run"]
+    (gate,) = gate_steps(job)
+    assert gate["with"]["fork_approval_label"] == "eval-approved" and float(gate["with"]["max_cost"]) > 0

@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from gate.analysis.analyse import analyse
+from gate.files.results_file import load_results
+from gate.reports.markdown import render
+from gate.verdict.baseline import compare
+from gate.verdict.policy import GatePolicy, decide
+from tests.results_factory import call, case, failure, record, run, simple, suite
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+
+def golden_markdown(limit: int = 65536, **kwargs) -> str:
+    results = load_results(GOLDEN / "results.json")
+    comparison = compare(results, load_results(GOLDEN / "baseline.json"))
+    verdict = decide(results, GatePolicy(), comparison)
+    return render(results, verdict, analyse(results), comparison, limit=limit, **kwargs)
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"{path} missing: run with UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} differs from the golden file (UPDATE_GOLDEN=1 to accept)"
+    )
+
+
+def test_markdown_matches_golden():
+    check_golden("report.md", golden_markdown())
+
+
+def test_truncated_markdown_matches_golden():
+    text = golden_markdown(
+        limit=6000, full_report_hint="the job summary and the tool-eval-gate-report artifact"
+    )
+    assert len(text) <= 6000
+    check_golden("report_truncated.md", text)
+
+
+def outside_code(text: str) -> str:
+    """The text with fenced code blocks and inline code spans removed (where HTML would be live)."""
+    text = re.sub(r"^(`{3,})[^\n]*\n.*?^\1\n", "", text, flags=re.S | re.M)
+    return re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", text)
+
+
+def test_untrusted_output_cannot_break_the_report():
+    text = golden_markdown()
+    assert text.startswith("<!-- tool-eval-gate:default -->\n")
+    assert text.count("<!-- tool-eval-gate") == 1  # the forged marker is neutralised everywhere
+    live = outside_code(text)
+    assert "<img" not in live and "<script" not in live and "@octocat" not in live and "@org/team" not in live
+    assert "@everyone" not in live and "![pixel]" not in live
+    # our <details> blocks stay balanced: model text never opens or closes one outside code
+    assert live.count("<details") == live.count("</details>")
+    assert "\x00" not in text and "\x1b" not in text
+    # every code fence is closed
+    fences = re.findall(r"^(`{3,})", text, flags=re.M)
+    assert len(fences) % 2 == 0
+
+
+def test_report_content():
+    text = golden_markdown()
+    assert "❌ tool-eval-gate failed" in text
+    assert "95% CI" in text and "threshold" in text
+    assert (
+        text.index("### Changes against the baseline")
+        < text.index("### Suites")
+        < text.index("### Failure patterns")
+    )
+    changes = text[text.index("### Changes") : text.index("### Suites")]
+    assert changes.index("regressed") < changes.index("fixed")
+    assert "`weather/oslo-rain`" in changes
+    assert "| `get_weather` | `get_forecast` | 1 |" in text  # confusion table
+    assert "`tools/weather.json:32`" in text  # recommendation on the days parameter line
+    assert "`prompts/travel.md:3`" in text
+    assert "<summary>❌ <code>weather/oslo-rain</code>: wrong tool</summary>" in text
+    assert "<summary>⚠️ <code>weather/berlin-down</code>: error: provider failed: 503</summary>" in text
+
+
+def test_incomplete_warning_and_pass_icon():
+    results = run(simple(5), complete=False, incomplete_reason="interrupted by SIGTERM")
+    verdict = decide(results, GatePolicy())
+    text = render(results, verdict, analyse(results))
+    assert "evaluation incomplete" in text and "interrupted by SIGTERM" in text
+    ok = run(simple(5))
+    assert "✅ tool-eval-gate passed" in render(ok, decide(ok, GatePolicy()), analyse(ok), marker="pr-7")
+    assert render(ok, decide(ok, GatePolicy()), analyse(ok), marker="pr-7").startswith(
+        "<!-- tool-eval-gate:pr-7 -->"
+    )
+
+
+def big_results(n: int):
+    big_output = "x" * 3000
+    cases = [
+        case(
+            f"c{i:05d}",
+            "failed" if i % 2 else "passed",
+            line=i + 1,
+            failures=[
+                failure("value_error", "days wrong", tool="f", argument=f"a{i % 40}", expected=i, actual=-i)
+            ],
+            rec=record(calls=[call("f", {"a": i})], output=big_output),
+        )
+        for i in range(n)
+    ]
+    return run(suite("big", cases))
+
+
+@pytest.mark.parametrize("limit", [65536, 20000, 3000])
+def test_long_reports_are_cut_to_the_limit_least_important_first(limit):
+    results = big_results(400)
+    verdict = decide(results, GatePolicy())
+    text = render(results, verdict, analyse(results), limit=limit, full_report_hint="artifact `report`")
+    assert len(text) <= limit
+    assert text.startswith("<!-- tool-eval-gate:default -->")
+    assert "shortened to fit" in text and "artifact" in text
+    assert "Passed and skipped cases" not in text
+    assert "Transcript" not in text
+    assert text.count("<details") == text.count("</details>")
+    assert "FAILED" in verdict.summary_line and "Pass rate" in text
+
+
+def test_report_within_the_limit_is_not_cut():
+    results = big_results(6)
+    text = render(results, decide(results, GatePolicy()), analyse(results), limit=1_000_000)
+    assert "shortened" not in text and "Passed and skipped cases" in text and "Transcript" in text
+
+
+def test_worst_cases_are_kept_when_blocks_are_dropped():
+    cases = [
+        case(
+            f"c{i}",
+            "failed",
+            failures=[failure("missing_call", tool="t")] * (1 + (i == 7)),
+            rec=record(output="y" * 2000),
+        )
+        for i in range(30)
+    ]
+    results = run(suite("s", cases))
+    text = render(results, decide(results, GatePolicy()), analyse(results), limit=12000)
+    assert len(text) <= 12000
+    assert "<code>s/c7</code>" in text  # two failures: the worst case comes first
+    assert "were left out" in text
