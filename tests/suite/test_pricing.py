@@ -101,10 +101,9 @@ def test_max_cost_names_an_unpriced_user_simulator_like_the_agent_and_the_judge(
     """Every model a suite asks is priced or refused: the simulated user's requests cost money too."""
     import dataclasses
 
-    from tests.builders import case, suite
-
     from gate.suite.model import Judge
     from gate.suite.pricing import BUILT_IN, unpriced_models
+    from tests.builders import case, suite
 
     base = suite(case("a", "hi"), judge=None)
     assert not any("user simulator" in line for line in unpriced_models([base], BUILT_IN))
