@@ -121,6 +121,12 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="time limit of one model request (default 60)",
     )
+    parser.add_argument(
+        "--allow-commands",
+        action="store_true",
+        help="run the programs the suites name (an agent program, an MCP server); without it such a "
+        "suite is refused (exit 2). Never on pull_request_target",
+    )
 
 
 def _add_outputs(parser: argparse.ArgumentParser) -> None:
@@ -383,6 +389,7 @@ def _plan(args: argparse.Namespace) -> _Plan | int:
         from gate.files.results_file import load_results
 
         baseline = load_results(args.baseline)
+    _check_commands(args, [*suites, *(base_side.suites if base_side is not None else ())])
     fail_on_rule: Any = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
     prices = _load_prices(args.prices, root)
     if args.max_cost is not None and not args.replay and _unpriced(suites, prices):
@@ -439,6 +446,18 @@ def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dic
 
         selected = list(shard_suites(selected, shard[0], shard[1]))
     return selected, triggered
+
+
+def _check_commands(args: argparse.Namespace, suites: Sequence[Any]) -> None:
+    """Refuse (exit 2) the suites whose commands the run may not start: not allowed with
+    --allow-commands, or on pull_request_target (gate.run.command_trust)."""
+    from gate.run.command_trust import command_refusals
+
+    refusals = command_refusals(
+        suites, allowed=args.allow_commands, event_name=os.environ.get("GITHUB_EVENT_NAME", "")
+    )
+    if refusals:
+        raise InputError(refusals)
 
 
 def _unpriced(suites: Sequence[Any], prices: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import Literal
 
 from gate.errors import InputError, Problem
 from gate.suite.model import Suite
+from gate.util.globs import matches_any
 
 ChangeReason = Literal["suite file", "prompt", "tool definitions", "mocks", "dependency"]
 
@@ -133,14 +134,26 @@ def _reasons_for(suite: Suite) -> dict[str, ChangeReason]:
     return reasons
 
 
+def _watched(suite: Suite, changed: set[str]) -> dict[str, str]:
+    """The ``changed`` files a ``watch`` glob of one of the suite's commands matches: the code of its
+    agent program or MCP server ("agent program (watch)")."""
+    hits: dict[str, str] = {}
+    for command in suite.commands:
+        for path in sorted(changed):
+            if path not in hits and matches_any(command.watch, path):
+                hits[path] = f"{command.purpose} (watch)"
+    return hits
+
+
 def affected_suites(suites: Sequence[Suite], changed: Sequence[str]) -> dict[str, dict[str, str]]:
     """Suite path -> {changed file: reason} for every suite that reads one of the ``changed`` files
-    (its own file, its prompt file, its tool files, its mock files or another dependency). Suites
-    not affected are absent. Pure."""
+    (its own file, its prompt file, its tool files, its mock files or another dependency) or whose
+    commands ``watch`` one. Suites not affected are absent. Pure."""
     changed_set = {_normalise(path) for path in changed}
     affected: dict[str, dict[str, str]] = {}
     for suite in suites:
-        hits = {path: reason for path, reason in _reasons_for(suite).items() if path in changed_set}
+        hits: dict[str, str] = _watched(suite, changed_set)
+        hits.update((path, reason) for path, reason in _reasons_for(suite).items() if path in changed_set)
         if hits:
             affected[suite.path] = dict(sorted(hits.items()))
     return affected

@@ -210,6 +210,8 @@ def run_arguments(
         argv += ["--prices", str(workspace / inputs.prices)]
     if replay or inputs.replay:
         argv.append("--replay")
+    if inputs.commands == "allow":
+        argv.append("--allow-commands")
     argv += ["--errors", inputs.errors] + (["--fail-on", inputs.fail_on] if inputs.fail_on else [])
     argv += _output_arguments(output_dir)
     return tuple(argv)

@@ -54,6 +54,8 @@ class ActionInputs:
     cases: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     rerun_failed: str = ""
+    # "allow": the suites may make the gate run their commands (``run --allow-commands``); "refuse".
+    commands: str = "refuse"
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,7 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         cases=_list(get("cases")),
         tags=_list(get("tags")),
         rerun_failed=get("rerun_failed"),
+        commands=get("commands", defaults.commands).lower(),
     )
     for name, check in _CHECKS:
         value = getattr(inputs, name)
@@ -175,6 +178,8 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
                 problems.append(f"input {name}: {exc}")
     if inputs.errors not in ("count", "ignore"):
         problems.append(f"input errors: choose from count, ignore (got {inputs.errors!r})")
+    if inputs.commands not in ("allow", "refuse"):
+        problems.append(f"input commands: choose from allow, refuse (got {inputs.commands!r})")
     if Path(inputs.output_dir).is_absolute() or ".." in Path(inputs.output_dir).parts:
         problems.append(f"input output_dir: a directory inside the repository, got {inputs.output_dir!r}")
         inputs = replace(inputs, output_dir=defaults.output_dir)

@@ -32,6 +32,7 @@ Role = Literal["user", "assistant", "tool"]
 DEFAULT_THRESHOLD = 0.9
 DEFAULT_RANKING_THRESHOLD = 0.75
 DEFAULT_JUDGE_MAX_TOKENS = 1024
+DEFAULT_PROGRAM_TIMEOUT_S = 120.0  # a command's time limit per trial (``timeout_s``)
 
 # The keys that make a one-key mapping an argument matcher (docs/architecture.md, "Argument matchers").
 MATCHER_KEYS = frozenset(
@@ -108,6 +109,23 @@ class Prompt:
     template: str
     source: Source
     from_file: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    """A program a suite makes the gate run: the agent program (DESIGN section 10), an MCP server.
+
+    ``argv`` is run without a shell from the repository root (``argv[0]``: a program found on PATH,
+    or a path relative to the root); ``watch`` holds the globs (relative to the root) of the files
+    that are its code, so that a change to them affects the suite; ``timeout_s`` bounds one trial;
+    ``purpose`` says what it is in messages ("agent program", "MCP server"); ``source`` is where
+    the command is written. Running any command needs the person running the gate to allow it."""
+
+    argv: tuple[str, ...]
+    purpose: str
+    watch: tuple[str, ...] = ()
+    timeout_s: float = DEFAULT_PROGRAM_TIMEOUT_S
+    source: Source | None = None
 
 
 @dataclass(frozen=True)
@@ -339,6 +357,9 @@ class Suite:
     source: Source | None = None
     # The model that plays the user of cases with a ``user`` (configured like the judge).
     user_simulator: Judge | None = None
+    # Every program the suite makes the gate run (the agent program, MCP servers), wherever it is
+    # written: the trust rule (``run --allow-commands``) and change detection (``watch``) read these.
+    commands: tuple[Command, ...] = ()
 
     def tool(self, name: str) -> ToolDef | None:
         for tool in self.agent.tools:

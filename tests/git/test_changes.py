@@ -3,6 +3,7 @@ they affect."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from gate.git.changes import affected_suites, changed_files
 from gate.suite.model import (
     Agent,
     Case,
+    Command,
     Defaults,
     Expectation,
     Message,
@@ -197,3 +199,29 @@ def test_suite_mock_file_and_unrelated_changes() -> None:
     }
     assert affected_suites([weather], ["docs/index.md", "evals/other.yaml"]) == {}
     assert affected_suites([weather], []) == {}
+
+
+def test_a_command_watch_glob_affects_its_suite_and_names_the_command() -> None:
+    program = Command(
+        ("node", "agent/main.mjs"), "agent program", watch=("agent/**/*.mjs", "agent/package.json")
+    )
+    server = Command(("python", "-m", "tools_server"), "MCP server", watch=("tools_server/",))
+    suite = dataclasses.replace(make_suite("evals/agent.yaml"), commands=(program, server))
+    other = make_suite("evals/other.yaml")
+    changed = ["agent/lib/route.mjs", "agent/package.json", "tools_server/x.py", "agent/README.md"]
+
+    assert affected_suites([suite, other], changed) == {
+        "evals/agent.yaml": {
+            "agent/lib/route.mjs": "agent program (watch)",
+            "agent/package.json": "agent program (watch)",
+            "tools_server/x.py": "MCP server (watch)",
+        }
+    }
+
+
+def test_a_file_the_suite_reads_keeps_its_own_reason_over_a_watch() -> None:
+    program = Command(("python", "agent.py"), "agent program", watch=("**",))
+    suite = dataclasses.replace(make_suite("evals/agent.yaml", prompt="prompts/p.md"), commands=(program,))
+    assert affected_suites([suite], ["prompts/p.md", "agent.py"]) == {
+        "evals/agent.yaml": {"agent.py": "agent program (watch)", "prompts/p.md": "prompt"}
+    }

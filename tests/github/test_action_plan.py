@@ -372,3 +372,13 @@ def test_a_shard_does_not_gate_but_a_whole_run_does() -> None:
     shard = plan(settings(shard="2/4"), HELD)
     assert not shard.gates and "shard 2/4" in shard.notices[0]
     assert plan(settings(), HELD).gates
+
+
+def test_commands_allow_passes_the_flag_and_anything_else_is_named() -> None:
+    push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
+    allowed, problems = read_inputs({"INPUT_COMMANDS": "allow"})
+    assert problems == () and "--allow-commands" in run_arguments(allowed, push, Path("/ws"), Path("/o"))
+    refused, problems = read_inputs({})
+    assert problems == () and "--allow-commands" not in run_arguments(refused, push, Path("/ws"), Path("/o"))
+    _, problems = read_inputs({"INPUT_COMMANDS": "yes"})
+    assert problems == ("input commands: choose from allow, refuse (got 'yes')",)
