@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from gate.build.checks import cannot_work, matcher_specs
 from gate.build.checks.schema_damage import Damage
-from gate.build.checks.schema_messages import QUOTED_CHARS, Document, render_path
+from gate.build.checks.schema_messages import QUOTED_CHARS, Document
 from gate.errors import Problem
 from gate.suite.model import MATCHER_KEYS, Source, ToolDef
 from gate.util import bounded_regex, schema_check
@@ -32,6 +32,8 @@ class SuiteDocument(Document, Protocol):
     def position(self, path: PathKey) -> tuple[int, int]: ...
 
     def key_position(self, path: PathKey) -> tuple[int, int]: ...
+
+    def file_of(self, path: PathKey) -> str: ...
 
 
 class BuildContext:
@@ -67,8 +69,8 @@ class BuildContext:
         at_key: bool = False,
         doc: SuiteDocument | None = None,
     ) -> None:
-        where = render_path(path)
         doc = doc or self.doc
+        where = doc.render_path(path)
         self.problems.append(
             doc.problem(path, f"{where}: {message}" if where else message, hint, at_key=at_key)
         )
@@ -81,7 +83,7 @@ class BuildContext:
 
     def source(self, path: PathKey) -> Source:
         line, column = self.doc.position(path)
-        return Source(self.doc.path, line, column)
+        return Source(self.doc.file_of(path), line, column)
 
     def check_tool(self, name: Any, at: PathKey, extra: Sequence[str] = ()) -> None:
         """``name`` must be a tool the agent defines."""

@@ -30,7 +30,7 @@ class MockReader:
             self.check_rules(name, written, (*at, "tools", name))
         unmocked = self.rule(raw["unmocked"], (*at, "unmocked")) if "unmocked" in raw else None
         line, column = self.doc.position(at)
-        return Mocks(tools=tools, unmocked=unmocked, source=Source(self.doc.path, line, column))
+        return Mocks(tools=tools, unmocked=unmocked, source=Source(self.doc.file_of(at), line, column))
 
     def check_tool(self, name: str, at: PathKey) -> None:
         context = self.context
@@ -70,7 +70,7 @@ class MockReader:
             when=when,
             returns=raw.get("returns"),
             error=raw.get("error"),
-            source=Source(self.doc.path, line, column),
+            source=Source(self.doc.file_of(at), line, column),
             state_when=state_when,
             set=tuple(raw.get("set", {}).items()),
             append=tuple(raw.get("append", {}).items()),

@@ -135,7 +135,7 @@ class _SuiteBuilder:
         simulator = self.judge_like("user_simulator")
         # A judge (or simulator) written but damaged is still there: no "needs a judge" for it.
         context.has_judge = judge is not None or self.damaged(("judge",))
-        cases_written = [(i, c) for i, c in enumerate(data.get("cases", ())) if isinstance(c, dict)]
+        cases_written = _written_cases(data.get("cases", ()))
         if simulator is None and not self.damaged(("user_simulator",)):
             self.check_users(cases_written)
         suite_vars = _vars(data.get("vars", {}))
@@ -174,19 +174,23 @@ class _SuiteBuilder:
         """The cases, each case id unique (a case whose id is damaged takes no part in that)."""
         context = self.context
         cases = []
-        seen: dict[str, int] = {}
+        seen: dict[str, Source] = {}
         for index, raw in written:
             context.state_keys = state_keys(self.data.get("state"), raw.get("state"))
             context.state_known = not (self.damaged(("state",)) or self.damaged(("cases", index, "state")))
             case = self.case(raw, index, suite_vars, suite_mocks, defaults)
-            if "id" in raw and case.id in seen:
+            first = seen.get(case.id)
+            if "id" in raw and first is not None:
+                where = (
+                    f"line {first.line}" if first.path == case.source.path else f"{first.path}:{first.line}"
+                )
                 context.err(
                     ("cases", index, "id"),
-                    f"duplicate case id {case.id!r} (first at line {seen[case.id]})",
+                    f"duplicate case id {case.id!r} (first at {where})",
                     "case ids must be unique in the suite",
                 )
             elif "id" in raw:
-                seen[case.id] = case.source.line
+                seen[case.id] = case.source
             cases.append(case)
         return tuple(cases)
 
@@ -458,7 +462,9 @@ class _SuiteBuilder:
         if prompt is None or self.damaged(("vars",)):
             return
         cases = self.data.get("cases", [])
+        references = [i for i, c in enumerate(cases) if isinstance(c, dict) and "file" in c]
         unknown = [i for i, c in enumerate(cases) if c is None or self.damaged(("cases", i, "vars"))]
+        unknown += references
         for name in templating.missing(prompt.template, suite_vars):
             lacking = [i for i, c in enumerate(cases) if i not in unknown and name not in c.get("vars", {})]
             if not lacking:
@@ -468,7 +474,7 @@ class _SuiteBuilder:
                 if prompt.from_file
                 else ""
             )
-            if len(lacking) == len(cases):
+            if len(lacking) == len(cases) - len(references):
                 self.context.err(
                     ("agent", "system_prompt"),
                     f"the system prompt uses {{{{ {name} }}}}{where} but no value is given",
@@ -482,6 +488,12 @@ class _SuiteBuilder:
                     f"case {case_id!r} gives no value for {{{{ {name} }}}} of the system prompt",
                     f"add {name} to the vars of this case or of the suite",
                 )
+
+
+def _written_cases(cases: Any) -> list[tuple[int, dict[str, Any]]]:
+    """The cases written as cases, with their index: not those damaged, nor the references to data
+    files whose cases could not be read (their problems are reported at the reference)."""
+    return [(i, c) for i, c in enumerate(cases) if isinstance(c, dict) and "file" not in c]
 
 
 def _one_name(item: Any) -> frozenset[str] | None:

@@ -19,9 +19,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gate import limits
+from gate.build.context import SuiteDocument
 from gate.build.suite_builder import ToolFile, written_tool_name
 from gate.build.tool_formats import parse_tools, tool_file_items
 from gate.errors import Problem
+from gate.files.case_files import CASE_FILE_KINDS, CaseFile, case_file_kind, parse_case_file
 from gate.files.discovery import inside
 from gate.files.suite_schema import schema_findings
 from gate.files.yaml_source import YamlDocument, YamlError, load_file, read_text
@@ -61,7 +64,7 @@ class SuiteFiles:
     """The files one suite refers to (the builder's view of the repository): each reference is
     checked, each file read through the :class:`Repository`, and every file used is a dependency."""
 
-    def __init__(self, repo: Repository, doc: YamlDocument, suite_dir: Path):
+    def __init__(self, repo: Repository, doc: SuiteDocument, suite_dir: Path):
         self.repo, self.doc, self.dir = repo, doc, suite_dir
         self.dependencies: list[str] = []
 
@@ -110,6 +113,34 @@ class SuiteFiles:
             self.repo.read[key] = _read_mock_file(path, rel)
         doc, problems = self.repo.read[key]
         return doc, problems
+
+    def case_file(self, ref: str, at: PathKey) -> tuple[CaseFile | None, list[Problem]]:
+        """The cases of the referenced data file (None when it cannot be read) and its problems."""
+        if case_file_kind(ref) is None:
+            kinds = ", ".join(sorted(CASE_FILE_KINDS))
+            return None, [
+                self.doc.problem(at, f"{_shown(ref)} is not a data file of cases", f"name a {kinds} file")
+            ]
+        found = self._resolve(ref, at)
+        if isinstance(found, Problem):
+            return None, [found]
+        path, rel = found
+        key = "cases:" + rel
+        if key not in self.repo.read:
+            self.repo.read[key] = _read_case_file(path, rel)
+        cases, problems = self.repo.read[key]
+        if cases is not None and not cases.rows and not problems:
+            problems = [self.doc.problem(at, f"{_shown(ref)} holds no case", "write one case per line")]
+        return cases, list(problems)
+
+
+def _read_case_file(path: Path, rel: str) -> tuple[CaseFile | None, list[Problem]]:
+    try:
+        text = read_text(path, rel, max_bytes=limits.MAX_CASES_FILE_BYTES)
+    except YamlError as exc:
+        return None, exc.problems
+    cases = parse_case_file(text, rel)
+    return cases, list(cases.problems)
 
 
 def _read_mock_file(path: Path, rel: str) -> tuple[YamlDocument | None, list[Problem]]:
@@ -196,7 +227,7 @@ def stat_trouble(path: Path) -> str:
 
 
 def resolve_ref(
-    repo: Repository, doc: YamlDocument, suite_dir: Path, ref: str, at: PathKey
+    repo: Repository, doc: SuiteDocument, suite_dir: Path, ref: str, at: PathKey
 ) -> tuple[Path, str]:
     """Check a ``{file: ...}`` reference; return the file and its root-relative path, or raise
     :class:`Refused`."""
@@ -253,6 +284,8 @@ def check_unreferenced(repo: Repository, path: Path, rel: str) -> list[Problem]:
     repo.checked[rel] = None
     suffix = path.suffix.lower()
     parts = {p.lower() for p in Path(rel).parts[:-1]}
+    if suffix in CASE_FILE_KINDS:
+        return _read_case_file(path, rel)[1]
     try:
         if suffix in (".json", ".yaml", ".yml"):
             if "mocks" in parts:

@@ -26,6 +26,7 @@ from pathlib import Path
 from gate.build.checks.schema_messages import type_word
 from gate.build.suite_builder import build_suite
 from gate.errors import Problem
+from gate.files.case_files import with_case_files
 from gate.files.discovery import default_root, find_suite_files, inside, is_suite_file
 from gate.files.file_references import (
     SYMLINK_OUT,
@@ -182,12 +183,15 @@ def _load_suite_file(repo: Repository, file: Path) -> _Loaded:
             "start with 'version: 1' and 'name: ...'",
         )
         return _Loaded(None, [problem])
-    # The schema's problems and the semantic checks' problems, in one run: the builder skips what the
-    # schema errors damaged (gate.build.checks.schema_damage), and its suite is used only when nothing
-    # was found.
-    problems, damage = schema_findings(doc, doc.data)
+    # The cases of its data files in place (read and checked line by line), then the schema's problems
+    # and the semantic checks' problems, in one run: the builder skips what the schema errors damaged
+    # (gate.build.checks.schema_damage), and its suite is used only when nothing was found.
     files = SuiteFiles(repo, doc, file.parent)
-    suite, semantic = build_suite(doc, files, damage)
+    whole, problems = with_case_files(doc, files.case_file)
+    files.doc = whole
+    found, damage = schema_findings(whole, whole.data)
+    problems += found
+    suite, semantic = build_suite(whole, files, damage)
     dependencies = list(dict.fromkeys([*files.dependencies, *declared_refs(repo, file, doc.data)]))
     if problems:
         return _Loaded(None, problems + semantic, dependencies)

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from gate import limits
+from gate.build.checks.schema_messages import render_path
 from gate.errors import Problem
 
 MAX_FILE_BYTES = limits.MAX_FILE_BYTES  # 1 MiB: far more than any real suite, prompt or tool file
@@ -146,6 +147,14 @@ class YamlDocument:
     def problem(self, path: PathKey, message: str, hint: str = "", *, at_key: bool = False) -> Problem:
         line, column = self.key_position(path) if at_key else self.position(path)
         return Problem(self.path, line, column, message, hint)
+
+    def render_path(self, path: PathKey) -> str:
+        """How a message names the node at ``path`` (``cases[2].expect``)."""
+        return render_path(path)
+
+    def file_of(self, path: PathKey) -> str:
+        """The file the node at ``path`` was written in: this document's own."""
+        return self.path
 
 
 class YamlError(Exception):

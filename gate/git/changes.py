@@ -16,7 +16,7 @@ from gate.errors import InputError, Problem
 from gate.suite.model import Suite
 from gate.util.globs import matches_any
 
-ChangeReason = Literal["suite file", "prompt", "tool definitions", "mocks", "dependency"]
+ChangeReason = Literal["suite file", "prompt", "tool definitions", "cases", "mocks", "dependency"]
 
 FETCH_HINT = (
     "fetch enough history for the comparison: in GitHub Actions use actions/checkout with "
@@ -121,6 +121,8 @@ def _reasons_for(suite: Suite) -> dict[str, ChangeReason]:
         reasons.setdefault(_normalise(prompt.source.path), "prompt")
     for path in sorted(_source_paths(suite.agent.tools)):
         reasons.setdefault(path, "tool definitions")
+    for path in sorted(_source_paths(suite.cases)):  # data files of cases
+        reasons.setdefault(path, "cases")
     mock_sets = [suite.mocks, *(case.mocks for case in suite.cases)]
     mock_paths = _source_paths(mock_sets)
     for mocks in mock_sets:

@@ -36,6 +36,8 @@ class Document(Protocol):
 
     def quote_hint(self, path: PathKey) -> str: ...
 
+    def render_path(self, path: PathKey) -> str: ...
+
 
 def problems_of(errors: Iterable[Any], doc: Document, definitions: Mapping[str, Any]) -> list[Problem]:
     """Every jsonschema error of ``doc``'s data, readable and located. A key
@@ -82,7 +84,7 @@ class _Error:
 
     @property
     def prefix(self) -> str:
-        where = render_path(self.path)
+        where = self.doc.render_path(self.path)
         return f"{where}: " if where else ""
 
     def problem(
