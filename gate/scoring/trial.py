@@ -53,9 +53,10 @@ HARD_REASONS: frozenset[Reason] = frozenset(
         "schema_violation",
     }
 )
-# The checks whose mean is the output-check score.
+# The checks whose mean is the output-check score: the final answer's, the path assertions and the
+# trajectory judgement (not a hard condition: in weighted mode it weighs as an output check).
 OUTPUT_KINDS: frozenset[CheckKind] = frozenset(
-    {"output", "criteria", "semantic_contains", "ranking", "choice", "clarification", "path"}
+    {"output", "criteria", "semantic_contains", "ranking", "choice", "clarification", "path", "trajectory"}
 )
 
 

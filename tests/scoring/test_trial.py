@@ -684,3 +684,19 @@ def test_a_top_level_prohibition_broken_fails_whichever_alternative_holds(
     # The first alternative holds; the extra search call breaks the top-level rule.
     result = score(c, record(call("get_weather", {"city": "Paris"}), call("search", {"query": "x"})))
     assert result.status == "failed" and result.score == 0.0 and result.failures
+
+
+def test_a_trajectory_judged_no_counts_as_an_output_check_in_weighted_scoring():
+    # The right call and a judge saying "no" to the trajectory: the output score is 0 (the only
+    # output check failed), so the weighted score is 0.9 and the case fails under a pass score of 1.0.
+    exp = dataclasses.replace(expectation(ecall("get_weather", {"city": "Paris"})), trajectory="Confirms first.")
+    c = case(expect=exp, scoring=Scoring(mode="weighted", pass_score=1.0))
+    s, r = suite(c), record(call("get_weather", {"city": "Paris"}), output="18 C")
+    no = score(c, r, verdicts_for(s, c, r, lambda q: JudgeVerdict(False, 0.0, "did not confirm")), s)
+    assert no.metrics.output_score == 0.0
+    assert (no.status, no.score) == ("failed", 0.9)
+    assert [f.reason for f in no.failures] == ["trajectory_failed", "below_pass_score"]
+    yes = score(c, r, verdicts_for(s, c, r, lambda q: JudgeVerdict(True, 1.0, "confirmed")), s)
+    assert (yes.status, yes.score, yes.metrics.output_score) == ("passed", 1.0, 1.0)
+    # No verdict: the judge decides whether the trial reaches its pass score, so it is an error.
+    assert score(c, r, {}, s).status == "error"
