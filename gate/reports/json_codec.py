@@ -168,6 +168,7 @@ def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
     return {
         "case_id": c.case_id,
         "expected": c.expected,
+        "failures": [_failure(f) for f in c.failures] if c.status in ("failed", "error") else [],
         "file": c.file,
         "flaky": c.flaky,
         "line": c.line,

@@ -438,7 +438,7 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
     """A case's block without its closing line, and its transcript section ("" without trials)."""
     trial = _first_trial(case)
     icon = "⚠️" if case.status == "error" else "❌"
-    failures = trial.failures if trial else ()
+    failures = case.failures
     if case.status == "error":
         headline = "error: " + truncate(
             (trial.record.error if trial else None) or "could not be evaluated", 120
@@ -513,11 +513,10 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
 
 
 def _badness(case: CaseResult) -> tuple[int, float, int, str, str]:
-    trial = _first_trial(case)
     return (
         0 if case.status == "failed" else 1,
         case.score,
-        -len(trial.failures) if trial else 0,
+        -len(case.failures),
         case.suite,
         case.case_id,
     )

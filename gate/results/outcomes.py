@@ -154,28 +154,33 @@ class CaseResult:
     skip_reason: str | None = None
     # Why the case is known flaky: reported, never counted in the pass rate or the baseline verdict.
     non_gating: str | None = None
+    # The reducer's own reason for a failed case none of whose trials failed (reducer ``mean``: every
+    # trial passed on its own, their mean score is under ``mean_pass_score``).
+    reason: Failure | None = None
 
     @property
     def failures(self) -> tuple[Failure, ...]:
-        """Failures of the first trial of the case's own status (failed or errored), else of the first
-        failing or errored one (what the reports show first: why the agent failed, or why the case could
-        not be evaluated). A failed case whose trials all passed on their own (reducer ``mean``, their
-        mean score under ``mean_pass_score``) says so."""
+        """Why the case did not pass: the failures of the first trial of the case's own status (failed
+        or errored), else of the first failing or errored one (what the reports show first: why the
+        agent failed, or why the case could not be evaluated); for a failed case no trial failed in, the
+        reducer's ``reason``. Every output (JSON, Markdown, console, JUnit) shows these."""
         statuses = {"error": ("error", "failed"), "failed": ("failed",)}.get(self.status, ("failed", "error"))
         for status in statuses:
             for trial in self.trials:
                 if trial.status == status:
                     return trial.failures
-        if self.status == "failed":
-            return (
-                Failure(
-                    "below_pass_score",
-                    f"the mean trial score {self.score:.3f} is under the case's mean_pass_score "
-                    "(reducer mean), though no trial failed on its own",
-                    actual=self.score,
-                ),
-            )
-        return ()
+        if self.status != "failed":
+            return ()
+        if self.reason is not None:
+            return (self.reason,)
+        return (  # results written before the reducer stored its reason
+            Failure(
+                "below_pass_score",
+                f"mean trial score {self.score:.3f} is under the case's mean_pass_score "
+                "(every trial passed on its own)",
+                actual=self.score,
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -264,6 +269,7 @@ class RunResults:
                 expected=dict(d.get("expected", {})),
                 skip_reason=d.get("skip_reason"),
                 non_gating=d.get("non_gating"),
+                reason=_reducer_reason(d),
             )
 
         def suite(d: dict[str, Any]) -> SuiteResult:
@@ -292,3 +298,14 @@ class RunResults:
             settings=dict(data.get("settings", {})),
             version=RESULTS_VERSION,  # read from any version it supports, written as the current one
         )
+
+
+def _reducer_reason(case: dict[str, Any]) -> Failure | None:
+    """The reducer's reason of a stored case: its first failure when the case failed and no trial did
+    (the case's ``failures`` are otherwise its first failed trial's)."""
+    stored = case.get("failures")
+    if case.get("status") != "failed" or not stored:
+        return None
+    if any(t.get("status") == "failed" for t in case.get("trials", ())):
+        return None
+    return Failure(**stored[0])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gate.results.outcomes import CaseResult, CaseStatus, Metrics, TrialResult
+from gate.results.outcomes import CaseResult, CaseStatus, Failure, Metrics, TrialResult
 from gate.scoring.trial import expected_summary
 from gate.suite.model import Case, Reducer, Suite
 
@@ -79,6 +79,7 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
     passed = [t.status == "passed" for t in counted]
     scores = [t.score for t in counted]
     status: CaseStatus
+    reason = None
     if not counted:
         status, score, flaky, metrics = "error", 0.0, False, mean_metrics(trials)
     else:
@@ -90,6 +91,8 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         score = sum(scores) / len(scores)
         flaky = any(passed) and not all(passed)
         metrics = mean_metrics(counted)
+        if status == "failed" and all(passed):
+            reason = _under_mean_pass_score(score, case.mean_pass_score)
     return CaseResult(
         suite=suite.name,
         case_id=case.id,
@@ -104,6 +107,18 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         expected=expected_summary(case),
         skip_reason=None,
         non_gating=case.non_gating,
+        reason=reason,
+    )
+
+
+def _under_mean_pass_score(score: float, mean_pass_score: float) -> Failure:
+    """Why a case fails whose every counted trial passed (reducer ``mean``): its mean score."""
+    return Failure(
+        "below_pass_score",
+        f"mean trial score {score:.3f} is under the case's mean_pass_score {mean_pass_score:g} "
+        "(every trial passed on its own)",
+        expected=mean_pass_score,
+        actual=round(score, 6),
     )
 
 

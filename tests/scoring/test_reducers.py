@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gate.results.outcomes import Failure, Metrics, TrialResult
@@ -80,6 +82,16 @@ def test_a_mean_under_mean_pass_score_of_trials_that_all_passed_fails_with_a_rea
     assert r.status == "failed"
     (failure,) = r.failures  # never a failed case without a reason
     assert failure.reason == "below_pass_score" and "mean trial score 0.850" in failure.message
+    assert "mean_pass_score 0.9 " in failure.message  # the score it is under, as a weighted trial's says
+    assert (failure.expected, failure.actual) == (0.9, 0.85)
+    # The results file keeps the reason: the case read back says the same.
+    from gate.reports.json_codec import parse_results, to_json
+    from tests.results_factory import run
+    from tests.results_factory import suite as result_suite
+
+    written = json.loads(to_json(run(result_suite("s", [r]))))
+    assert written["suites"][0]["cases"][0]["failures"][0]["message"] == failure.message
+    assert parse_results(written).suites[0].cases[0].failures == (failure,)
 
 
 def test_every_trial_errored_is_an_error():
