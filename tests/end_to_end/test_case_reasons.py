@@ -33,12 +33,17 @@ SCRIPT = {
     "rules": [
         {"when": {"after_tool": "get_weather"}, "times": 1, "text": "It is 18 degrees."},
         {"when": {"after_tool": "get_weather"}, "text": "It is mild."},
-        {"when": {"last_user": "Paris"}, "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
+        {
+            "when": {"last_user": "Paris"},
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+        },
     ]
 }
 
 
-def test_a_mean_under_mean_pass_score_is_the_reason_in_every_output(tmp_path, model_server, monkeypatch, capsys):
+def test_a_mean_under_mean_pass_score_is_the_reason_in_every_output(
+    tmp_path, model_server, monkeypatch, capsys
+):
     server = model_server(SCRIPT)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
@@ -47,8 +52,20 @@ def test_a_mean_under_mean_pass_score_is_the_reason_in_every_output(tmp_path, mo
     (tmp_path / "weather.suite.yaml").write_text(SUITE, encoding="utf-8")
     out = tmp_path / "out"
     code = cli_main(
-        ["run", "--root", str(tmp_path), str(tmp_path), "--concurrency", "1", "--json", str(out / "r.json"),
-         "--junit", str(out / "r.xml"), "--markdown", str(out / "r.md")]
+        [
+            "run",
+            "--root",
+            str(tmp_path),
+            str(tmp_path),
+            "--concurrency",
+            "1",
+            "--json",
+            str(out / "r.json"),
+            "--junit",
+            str(out / "r.xml"),
+            "--markdown",
+            str(out / "r.md"),
+        ]
     )
     console = capsys.readouterr().out
     assert code == 1

@@ -689,7 +689,9 @@ def test_a_top_level_prohibition_broken_fails_whichever_alternative_holds(
 def test_a_trajectory_judged_no_counts_as_an_output_check_in_weighted_scoring():
     # The right call and a judge saying "no" to the trajectory: the output score is 0 (the only
     # output check failed), so the weighted score is 0.9 and the case fails under a pass score of 1.0.
-    exp = dataclasses.replace(expectation(ecall("get_weather", {"city": "Paris"})), trajectory="Confirms first.")
+    exp = dataclasses.replace(
+        expectation(ecall("get_weather", {"city": "Paris"})), trajectory="Confirms first."
+    )
     c = case(expect=exp, scoring=Scoring(mode="weighted", pass_score=1.0))
     s, r = suite(c), record(call("get_weather", {"city": "Paris"}), output="18 C")
     no = score(c, r, verdicts_for(s, c, r, lambda q: JudgeVerdict(False, 0.0, "did not confirm")), s)
