@@ -1,23 +1,33 @@
 """The base side of ``run --baseline auto``: the repository as it was at the merge base, read from git.
 
 Nothing here touches the working tree or the index. ``merge_base`` names the commit;
-``materialize`` writes that commit's files into a new temporary directory (``git archive`` piped
-into a tar reader that refuses links leaving the directory), so that the suite loader reads the
-base's suites, prompts, tools and mocks exactly as it reads the head's, resolving every file
-reference against the base tree and keeping the base files' own ``path:line`` positions (paths are
-relative to the root on both sides). ``changed_lines`` gives the head-side line numbers each changed
-file added or modified, so that reports can point at the line that explains a regression.
+``materialize`` writes that commit's files into a new temporary directory, so that the suite loader
+reads the base's suites, prompts, tools and mocks exactly as it reads the head's, resolving every
+file reference against the base tree and keeping the base files' own ``path:line`` positions (paths
+are relative to the root on both sides). ``changed_lines`` gives the head-side line numbers each
+changed file added or modified, so that reports can point at the line that explains a regression.
+
+The tree is read as git stores it: ``git ls-tree`` lists it and ``git cat-file --batch`` streams the
+blobs, so ``.gitattributes`` (``export-ignore``, ``export-subst``, filters) changes nothing, no
+``tarfile`` (whose extraction filter older Python patch releases lack) is involved, and memory stays
+flat whatever the size of the files. Symlinks are written as the symlinks they are (the loader then
+treats them exactly as on the head side: one that leaves the tree is refused there, never followed);
+every file is created through directory descriptors opened without following links, so no entry of
+the tree, however crafted, makes the gate write outside the temporary directory. Submodules become
+empty directories, as in a checkout without them.
 """
 
 from __future__ import annotations
 
-import io
+import os
 import re
 import subprocess
-import tarfile
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from gate.errors import InputError, Problem
 from gate.git.changes import FETCH_HINT, run_git
@@ -55,14 +65,200 @@ def materialize(commit: str, root: Path) -> tempfile.TemporaryDirectory[str]:
     directory's path stands for ``root`` (the caller cleans it up)."""
     prefix = _top_level_prefix(root)
     tree = f"{commit}:{prefix}" if prefix else commit
-    archive = _git(["archive", "--format=tar", tree], root)
-    if archive.returncode != 0:
-        detail = archive.stderr.decode("utf-8", "replace").strip().splitlines()
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", tree], root)
+    if listing.returncode != 0:
+        detail = listing.stderr.decode("utf-8", "replace").strip().splitlines()
         raise _fail(f"--baseline auto: cannot read commit {commit[:12]} ({detail[-1] if detail else 'git'})")
+    entries = list(_entries(listing.stdout))
     directory = tempfile.TemporaryDirectory(prefix="tool-eval-gate-base-")
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout), mode="r:") as tar:
-        tar.extractall(directory.name, filter="data")  # refuses absolute paths and links out
+    try:
+        _write_tree(entries, directory.name, root)
+    except BaseException:
+        directory.cleanup()
+        raise
     return directory
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One entry of ``git ls-tree -r``: its mode, object id and path components (bytes, as stored)."""
+
+    mode: str
+    oid: str
+    parts: tuple[bytes, ...]
+
+
+_FILE_MODES = {"100644": 0o644, "100755": 0o755, "100664": 0o644}  # 100664: old git's group-writable
+_SYMLINK, _SUBMODULE = "120000", "160000"
+
+
+def _entries(listing: bytes) -> Iterator[_Entry]:
+    """The entries of ``ls-tree -r -z`` output; paths with a component no checkout would write
+    (empty, ``.``, ``..``, ``.git``) are left out (git's own fsck refuses such trees)."""
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        fields = meta.decode("ascii", "replace").split()
+        if len(fields) != 3 or not path:
+            continue
+        parts = tuple(path.split(b"/"))
+        if any(part in (b"", b".", b"..") or part.lower() == b".git" for part in parts):
+            continue
+        yield _Entry(fields[0], fields[2], parts)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+
+
+class _Directories:
+    """Descriptors of the directories created so far under the destination, by path. A directory is
+    made with ``mkdir`` and opened without following a link, so an entry whose parent is not a real
+    directory of this tree (a symlink written by an earlier entry, say) is skipped, never followed."""
+
+    def __init__(self, top: str):
+        self._fds: dict[tuple[bytes, ...], int] = {(): os.open(top, _DIR_FLAGS)}
+
+    def parent_of(self, parts: tuple[bytes, ...]) -> int | None:
+        """The descriptor of the directory ``parts[:-1]``, made as needed; None when it cannot be."""
+        return self.directory(parts[:-1])
+
+    def directory(self, parts: tuple[bytes, ...]) -> int | None:
+        for depth in range(1, len(parts) + 1):
+            here = parts[:depth]
+            if here in self._fds:
+                continue
+            above = self._fds[parts[: depth - 1]]
+            try:
+                os.mkdir(here[-1], 0o755, dir_fd=above)
+            except FileExistsError:
+                pass
+            except OSError:
+                return None
+            try:
+                self._fds[here] = os.open(here[-1], _DIR_FLAGS, dir_fd=above)
+            except OSError:  # a symlink or a file already stands there
+                return None
+        return self._fds[parts]
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+def _write_tree(entries: Sequence[_Entry], destination: str, root: Path) -> None:
+    """Write ``entries`` under ``destination``: blobs as files (streamed from ``git cat-file``),
+    symlinks as symlinks, submodules as empty directories."""
+    blobs = [e for e in entries if e.mode in _FILE_MODES or e.mode == _SYMLINK]
+    directories = _Directories(destination)
+    try:
+        for entry in entries:
+            if entry.mode == _SUBMODULE:
+                directories.directory(entry.parts)
+        with _BlobStream([e.oid for e in blobs], root) as stream:
+            for entry in blobs:
+                content = stream.next_blob()
+                parent = directories.parent_of(entry.parts)
+                if parent is None:
+                    content.skip()
+                elif entry.mode == _SYMLINK:
+                    _symlink(content.read_all(), entry.parts[-1], parent)
+                else:
+                    _write_file(content, entry.parts[-1], _FILE_MODES[entry.mode], parent)
+    finally:
+        directories.close()
+
+
+def _symlink(target: bytes, name: bytes, parent: int) -> None:
+    try:
+        os.symlink(target, name, dir_fd=parent)
+    except (OSError, ValueError):  # a name already taken, or a target with a NUL byte: left out
+        pass
+
+
+def _write_file(content: _Blob, name: bytes, mode: int, parent: int) -> None:
+    try:
+        fd = os.open(name, _NEW_FILE_FLAGS, mode, dir_fd=parent)
+    except OSError:  # a name already taken (by a symlink, say): left out, never written through
+        content.skip()
+        return
+    with os.fdopen(fd, "wb") as handle:
+        for chunk in content.chunks():
+            handle.write(chunk)
+
+
+_CHUNK = 1024 * 1024
+
+
+class _Blob:
+    """The content of one blob on the ``cat-file --batch`` stream, ``size`` bytes long; it must be
+    consumed (``chunks``, ``read_all`` or ``skip``) before the next one is read."""
+
+    def __init__(self, stream: IO[bytes], size: int):
+        self._stream, self._left = stream, size
+
+    def chunks(self) -> Iterator[bytes]:
+        while self._left > 0:
+            chunk = self._stream.read(min(_CHUNK, self._left))
+            if not chunk:
+                raise _fail("--baseline auto: git cat-file ended early")
+            self._left -= len(chunk)
+            yield chunk
+        self._stream.read(1)  # the newline after each object
+
+    def read_all(self) -> bytes:
+        return b"".join(self.chunks())
+
+    def skip(self) -> None:
+        for _ in self.chunks():
+            pass
+
+
+class _BlobStream:
+    """``git cat-file --batch`` fed with object ids by a thread (so that neither pipe can fill up
+    and stall the other), read one blob at a time."""
+
+    def __init__(self, oids: Sequence[str], root: Path):
+        self._oids = oids
+        self._root = root
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> _BlobStream:
+        self._process = subprocess.Popen(
+            ["git", "cat-file", "--batch"],
+            cwd=self._root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        threading.Thread(target=self._feed, daemon=True).start()
+        return self
+
+    def _feed(self) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        try:
+            with self._process.stdin as stdin:
+                for oid in self._oids:
+                    stdin.write(oid.encode("ascii") + b"\n")
+        except OSError:  # git ended early: the reader says why
+            pass
+
+    def next_blob(self) -> _Blob:
+        assert self._process is not None and self._process.stdout is not None
+        header = self._process.stdout.readline().split()
+        if len(header) != 3 or header[1] != b"blob":
+            missing = header[0].decode("ascii", "replace")[:12] if header else "?"
+            raise _fail(f"--baseline auto: git cannot read object {missing} of the merge base")
+        return _Blob(self._process.stdout, int(header[2]))
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._process is not None
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+        self._process.kill()
+        self._process.wait()
 
 
 def changed_lines(commit: str, root: Path, paths: Sequence[str]) -> dict[str, tuple[int, ...]]:

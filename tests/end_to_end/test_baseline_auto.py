@@ -6,6 +6,7 @@ it for "tomorrow"."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -254,3 +255,71 @@ def test_a_request_budget_covers_both_sides_case_by_case(
         assert head[case_id]["status"] == base[case_id]["status"] == "error"
         assert "request budget ran out" in head[case_id]["trials"][0]["record"]["error"]
         assert "before this case ran on the head side" in base[case_id]["trials"][0]["record"]["error"]
+
+
+def test_symlinks_anywhere_in_the_merge_base_never_break_the_base_side(
+    repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    git(repo, "checkout", "-q", "main")
+    (repo / "docs").mkdir()
+    os.symlink("/etc/hostname", repo / "docs" / "hostname")  # absolute
+    os.symlink("../../../outside", repo / "docs" / "escape")  # leaves the tree
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "links on main")
+    git(repo, "checkout", "-q", "pr")
+    git(repo, "merge", "-q", "main")
+    pr_changes_description(repo)
+    server = model_server(SCRIPT)
+    assert run(repo, server, monkeypatch) == 1  # the regression, as without the links
+    results = json.loads((repo / "out" / "r.json").read_text())
+    assert {c["case_id"]: c["status"] for c in results["comparison"]["cases"]}["tomorrow"] == "regressed"
+
+
+def test_the_base_side_needs_no_tarfile_extraction_filter(
+    repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on Python 3.11.2 and 3.10 before 3.10.12, where ``extractall`` has no ``filter``."""
+    import tarfile
+
+    original = tarfile.TarFile.extractall
+
+    def without_filter(
+        self: Any, path: Any = ".", members: Any = None, *, numeric_owner: bool = False, **kw: Any
+    ) -> None:
+        if kw:
+            raise TypeError(f"extractall() got an unexpected keyword argument {next(iter(kw))!r}")
+        original(self, path, members, numeric_owner=numeric_owner)
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", without_filter)
+    pr_changes_description(repo)
+    assert run(repo, model_server(SCRIPT), monkeypatch) == 1
+
+
+def test_gitattributes_never_change_what_is_compared(
+    repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git(repo, "checkout", "-q", "main")
+    (repo / "prompt.md").write_text("You are a weather agent. Build $Format:%H$.\n")
+    (repo / "weather.suite.yaml").write_text(
+        SUITE.replace("  tools: [", "  system_prompt: {file: prompt.md}\n  tools: [")
+    )
+    (repo / ".gitattributes").write_text("*.suite.yaml export-ignore\nprompt.md export-subst\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "attributes on main")
+    git(repo, "checkout", "-q", "pr")
+    git(repo, "merge", "-q", "main")
+    pr_changes_description(repo)
+    server = model_server(SCRIPT)
+    # export-ignore made every suite "new" (no base side, nothing regressed: exit 0)
+    assert run(repo, server, monkeypatch, "--fail-on", "regression") == 1
+    results = json.loads((repo / "out" / "r.json").read_text())
+    assert results["settings"]["baseline"]["suites_without_base"] == []
+    assert {c["case_id"]: c["status"] for c in results["comparison"]["cases"]}["tomorrow"] == "regressed"
+    # export-subst rewrote the base prompt into one that never existed
+    systems = {
+        str(m.get("content"))
+        for r in server.requests
+        for m in r["body"].get("messages", [])
+        if m.get("role") == "system"
+    }
+    assert systems == {"You are a weather agent. Build $Format:%H$.\n"}

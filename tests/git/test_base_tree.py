@@ -1,0 +1,161 @@
+"""The merge base's tree as git stores it (real git on scratch repositories): symlinks written as the
+symlinks they are and never followed out, ``.gitattributes`` without effect, crafted trees that
+cannot make the gate write outside its temporary directory, and no dependence on ``tarfile``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gate.git.base_tree import materialize
+
+
+def git(root: Path, *args: str, stdin: str | None = None) -> str:
+    out = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+        input=stdin,
+    )
+    return out.stdout.strip()
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    return root
+
+
+def commit_all(root: Path) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    return git(root, "rev-parse", "HEAD")
+
+
+def test_symlinks_are_written_as_symlinks_and_never_followed(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("do not read\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "readme.md").write_text("docs\n")
+    os.symlink("/etc/hostname", repo / "docs" / "hostname")  # absolute
+    os.symlink("../../outside", repo / "docs" / "escape")  # relative, leaving the tree
+    os.symlink("readme.md", repo / "docs" / "inside")  # relative, inside the tree
+    commit = commit_all(repo)
+
+    base = materialize(commit, repo)
+    try:
+        top = Path(base.name)
+        assert os.readlink(top / "docs" / "hostname") == "/etc/hostname"
+        assert os.readlink(top / "docs" / "escape") == "../../outside"
+        assert (top / "docs" / "inside").read_text() == "docs\n"
+        assert (top / "docs" / "readme.md").read_text() == "docs\n"
+    finally:
+        base.cleanup()
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+
+
+def test_gitattributes_change_nothing_that_is_compared(repo: Path) -> None:
+    (repo / "evals").mkdir()
+    (repo / "evals" / "weather.suite.yaml").write_text("version: 1\n")
+    (repo / "prompt.md").write_text("Commit: $Format:%H$\n")
+    (repo / ".gitattributes").write_text("evals/** export-ignore\nprompt.md export-subst\n")
+    commit = commit_all(repo)
+
+    base = materialize(commit, repo)
+    try:
+        top = Path(base.name)
+        assert (top / "evals" / "weather.suite.yaml").read_text() == "version: 1\n"
+        assert (top / "prompt.md").read_text() == "Commit: $Format:%H$\n"
+    finally:
+        base.cleanup()
+
+
+def test_large_files_are_streamed_whole_and_modes_kept(repo: Path) -> None:
+    content = os.urandom(3 * 1024 * 1024 + 17)
+    (repo / "big.bin").write_bytes(content)
+    (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "run.sh").chmod(0o755)
+    (repo / "empty").write_bytes(b"")
+    commit = commit_all(repo)
+
+    base = materialize(commit, repo)
+    try:
+        top = Path(base.name)
+        assert (top / "big.bin").read_bytes() == content
+        assert (top / "empty").read_bytes() == b""
+        assert os.access(top / "run.sh", os.X_OK) and not os.access(top / "empty", os.X_OK)
+    finally:
+        base.cleanup()
+
+
+def test_a_root_below_the_top_level_gets_only_its_own_subtree(repo: Path) -> None:
+    (repo / "agents" / "weather").mkdir(parents=True)
+    (repo / "agents" / "weather" / "w.suite.yaml").write_text("version: 1\n")
+    (repo / "other.md").write_text("elsewhere\n")
+    commit = commit_all(repo)
+
+    base = materialize(commit, repo / "agents")
+    try:
+        top = Path(base.name)
+        assert sorted(p.relative_to(top).as_posix() for p in top.rglob("*")) == [
+            "weather",
+            "weather/w.suite.yaml",
+        ]
+    finally:
+        base.cleanup()
+
+
+def test_a_crafted_tree_never_makes_the_gate_write_outside_its_directory(repo: Path, tmp_path: Path) -> None:
+    """git itself accepts such trees (``git mktree``): an entry that is a symlink to a directory
+    outside, then a file below that same name; and an entry named ``..``."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = git(repo, "hash-object", "-w", "--stdin", stdin=str(outside))
+    blob = git(repo, "hash-object", "-w", "--stdin", stdin="written outside\n")
+    inner = git(repo, "mktree", stdin=f"100644 blob {blob}\tpwned\n")
+    tree = git(
+        repo,
+        "mktree",
+        stdin=f"120000 blob {link}\tdocs\n040000 tree {inner}\tdocs\n040000 tree {inner}\t..\n"
+        f"040000 tree {inner}\t.git\n100644 blob {blob}\tkept.txt\n",
+    )
+    commit = git(repo, "commit-tree", tree, "-m", "crafted")
+
+    base = materialize(commit, repo)
+    try:
+        top = Path(base.name)
+        assert os.readlink(top / "docs") == str(outside)
+        assert (top / "kept.txt").read_text() == "written outside\n"
+        assert not (top / ".git").exists()
+    finally:
+        base.cleanup()
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_no_dependence_on_tarfile(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.11.2 and 3.10 before 3.10.12 have no extraction filter: whatever tarfile does, the base
+    tree is read the same."""
+    import tarfile
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise TypeError("extractall() got an unexpected keyword argument 'filter'")
+
+    monkeypatch.setattr(tarfile.TarFile, "extractall", refuse)
+    os.symlink("/etc/hostname", repo / "hostname")
+    (repo / "a.md").write_text("a\n")
+    commit = commit_all(repo)
+
+    base = materialize(commit, repo)
+    try:
+        assert (Path(base.name) / "a.md").read_text() == "a\n"
+    finally:
+        base.cleanup()
