@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -257,17 +258,25 @@ def test_a_request_budget_covers_both_sides_case_by_case(
         assert "before this case ran on the head side" in base[case_id]["trials"][0]["record"]["error"]
 
 
-def test_symlinks_anywhere_in_the_merge_base_never_break_the_base_side(
-    repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def land_on_main(repo: Path, message: str, write: Callable[[], object]) -> None:
+    """Commit what ``write`` writes on main (the merge base to be), and bring it into the PR."""
     git(repo, "checkout", "-q", "main")
-    (repo / "docs").mkdir()
-    os.symlink("/etc/hostname", repo / "docs" / "hostname")  # absolute
-    os.symlink("../../../outside", repo / "docs" / "escape")  # leaves the tree
+    write()
     git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "links on main")
+    git(repo, "commit", "-qm", message)
     git(repo, "checkout", "-q", "pr")
     git(repo, "merge", "-q", "main")
+
+
+def test_symlinks_anywhere_in_the_merge_base_never_break_the_base_side(
+    repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def links() -> None:
+        (repo / "docs").mkdir()
+        os.symlink("/etc/hostname", repo / "docs" / "hostname")  # absolute
+        os.symlink("../../../outside", repo / "docs" / "escape")  # leaves the tree
+
+    land_on_main(repo, "links on main", links)
     pr_changes_description(repo)
     server = model_server(SCRIPT)
     assert run(repo, server, monkeypatch) == 1  # the regression, as without the links
@@ -298,16 +307,14 @@ def test_the_base_side_needs_no_tarfile_extraction_filter(
 def test_gitattributes_never_change_what_is_compared(
     repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    git(repo, "checkout", "-q", "main")
-    (repo / "prompt.md").write_text("You are a weather agent. Build $Format:%H$.\n")
-    (repo / "weather.suite.yaml").write_text(
-        SUITE.replace("  tools: [", "  system_prompt: {file: prompt.md}\n  tools: [")
-    )
-    (repo / ".gitattributes").write_text("*.suite.yaml export-ignore\nprompt.md export-subst\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "attributes on main")
-    git(repo, "checkout", "-q", "pr")
-    git(repo, "merge", "-q", "main")
+    def attributes() -> None:
+        (repo / "prompt.md").write_text("You are a weather agent. Build $Format:%H$.\n")
+        (repo / "weather.suite.yaml").write_text(
+            SUITE.replace("  tools: [", "  system_prompt: {file: prompt.md}\n  tools: [")
+        )
+        (repo / ".gitattributes").write_text("*.suite.yaml export-ignore\nprompt.md export-subst\n")
+
+    land_on_main(repo, "attributes on main", attributes)
     pr_changes_description(repo)
     server = model_server(SCRIPT)
     # export-ignore made every suite "new" (no base side, nothing regressed: exit 0)
