@@ -15,21 +15,13 @@ from gate.providers.base import (
     ModelRequest,
     ProviderError,
     ToolCall,
+    arguments_object,
     tool_result_text,
 )
 from gate.providers.sdk_provider import SdkProvider
 from gate.results.run_record import Usage
 from gate.suite.model import ToolDef
 from gate.suite.model_family import anthropic_max_tokens
-
-
-def _input_object(raw: str) -> dict[str, Any]:
-    """Tool-use input must be an object: arguments that are not a JSON object are sent back empty."""
-    try:
-        value = json.loads(raw) if raw else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
@@ -75,7 +67,7 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
                         "type": "tool_use",
                         "id": call["id"],
                         "name": call["name"],
-                        "input": _input_object(call["arguments"]),
+                        "input": arguments_object(call["arguments"]) or {},
                     }
                 )
             if not blocks:
@@ -86,11 +78,16 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
     return out
 
 
-def anthropic_tool_choice(
-    choice: str | None, forced_tool: str | None, parallel: bool | None
-) -> dict[str, Any] | None:
+def anthropic_tool_choice(request: ModelRequest) -> dict[str, Any] | None:
+    choice, forced_tool, parallel = (
+        request.params.tool_choice,
+        request.forced_tool,
+        request.params.parallel_tool_calls,
+    )
     if forced_tool:
-        result: dict[str, Any] = {"type": "tool", "name": forced_tool}
+        result: dict[str, Any] = (
+            {"type": "any"} if request.forced_by_requiring else {"type": "tool", "name": forced_tool}
+        )
     elif choice is None:
         result = {"type": "auto"} if parallel is False else {}
     elif choice == "auto":
@@ -139,9 +136,7 @@ class AnthropicProvider(SdkProvider):
             kwargs["system"] = request.system
         if request.tools:
             kwargs["tools"] = self._tools(request.tools)
-            choice = anthropic_tool_choice(
-                params.tool_choice, request.forced_tool, params.parallel_tool_calls
-            )
+            choice = anthropic_tool_choice(request)
             if choice is not None:
                 kwargs["tool_choice"] = choice
         # Sampling parameters: this SDK generation has no keyword for them, the API still takes them
@@ -211,6 +206,7 @@ def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
         request_id=getattr(message, "_request_id", None) or getattr(message, "id", None),
         latency_ms=latency_ms,
         reasoning=tuple(reasoning),
+        model=str(getattr(message, "model", "") or ""),
     )
 
 

@@ -9,9 +9,11 @@ Neutral messages are plain dicts:
 - ``{"role": "user", "content": str}``
 - ``{"role": "assistant", "content": str, "tool_calls": [{"id", "name", "arguments"}], "reasoning": [...]}``
   where ``arguments`` is the argument text exactly as the model produced it (``tool_calls`` may be
-  absent) and ``reasoning`` the provider's own reasoning blocks of that turn (Anthropic thinking
-  blocks with their signatures, Responses API reasoning items), sent back unchanged as the APIs
-  require and never scored (may be absent)
+  absent; every adapter sends arguments that are not a JSON object back as ``{}``: servers refuse a
+  history they cannot parse, and the model's mistake is scored, not repeated to it) and
+  ``reasoning`` the provider's own reasoning blocks of that turn (Anthropic thinking blocks with
+  their signatures, Responses API reasoning items), sent back unchanged as the APIs require and
+  never scored (may be absent)
 - ``{"role": "tool", "call_id": str, "name": str, "content": str, "is_error": bool}``
 """
 
@@ -26,6 +28,15 @@ from gate.suite.model import Api, ModelParams, ToolDef
 
 if TYPE_CHECKING:  # pragma: no cover
     from gate.providers.concurrency import Classified
+
+# How a request forces its ``forced_tool``: by naming it (``{"type": "function", ...}``,
+# ``{"type": "tool", ...}``), or, with that one tool offered, by requiring a tool call (``"required"``,
+# ``{"type": "any"}``), the form more servers honour (llama.cpp ignores a named one).
+ForceForm = Literal["required", "named"]
+
+# The stop reasons with which the APIs say a reply was cut at its output-token limit: Chat Completions
+# ``length``, Anthropic ``max_tokens``, the Responses API's incomplete ``max_output_tokens``.
+CUT_STOP_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
 
 ErrorKind = Literal[
     "auth", "rate_limit", "server", "timeout", "connection", "bad_request", "malformed", "replay_miss"
@@ -110,10 +121,15 @@ class ModelRequest:
     # A tool the model must call (judges answer through a forced tool call). Overrides tool_choice.
     forced_tool: str | None = None
     api: Api = "chat"  # OpenAI only: Chat Completions or the Responses API
+    # How ``forced_tool`` is forced: "required" (when it is the only tool offered) or by its name.
+    force_by: ForceForm = "required"
 
     def cache_key_material(self) -> dict[str, Any]:
-        """Everything that changes the answer, and nothing else: never an API key or a base URL."""
+        """Everything that changes the answer, and nothing else: never an API key or a base URL. The
+        named form of forcing a tool is a key of its own (a server may ignore one form and answer
+        anyhow); the first form keeps the key forced requests always had."""
         api = {"api": self.api} if self.api != "chat" else {}
+        force_by = {"force_by": self.force_by} if self.forced_tool and self.force_by != "required" else {}
         return {
             **api,
             "provider": self.provider,
@@ -123,7 +139,13 @@ class ModelRequest:
             "messages": list(self.messages),
             "tools": [tool_material(t) for t in self.tools],
             "forced_tool": self.forced_tool,
+            **force_by,
         }
+
+    @property
+    def forced_by_requiring(self) -> bool:
+        """Whether ``forced_tool`` goes out as "a tool call is required" (it is the only tool)."""
+        return self.force_by == "required" and len(self.tools) == 1 and self.tools[0].name == self.forced_tool
 
 
 @dataclass(frozen=True)
@@ -146,6 +168,14 @@ class ModelReply:
     reasoning: tuple[dict[str, Any], ...] = ()
     # Of usage.input_tokens, those read from the provider's prompt cache (priced at cached_input).
     cached_input_tokens: int = 0
+    # The model the server says answered ("" when it named none): a dated snapshot of the model
+    # asked for, or whatever model file a local server loaded.
+    model: str = ""
+
+    @property
+    def cut(self) -> bool:
+        """Whether the reply was cut at the output-token limit (its text or last call incomplete)."""
+        return self.stop_reason in CUT_STOP_REASONS
 
     def to_dict(self) -> dict[str, Any]:
         reasoning = {"reasoning": list(self.reasoning)} if self.reasoning else {}
@@ -161,6 +191,7 @@ class ModelReply:
             "stop_reason": self.stop_reason,
             "request_id": self.request_id,
             "latency_ms": self.latency_ms,
+            **({"model": self.model} if self.model else {}),
         }
 
     @classmethod
@@ -182,6 +213,7 @@ class ModelReply:
             request_id=data.get("request_id"),
             latency_ms=data.get("latency_ms"),
             reasoning=tuple(b for b in data.get("reasoning") or () if isinstance(b, dict)),
+            model=str(data.get("model") or ""),
         )
 
 
@@ -208,6 +240,32 @@ def reasoning_text(blocks: tuple[dict[str, Any], ...] | list[dict[str, Any]]) ->
         elif block.get("type") == "reasoning":
             parts.extend(str(s.get("text") or "") for s in block.get("summary") or () if isinstance(s, dict))
     return "\n".join(p for p in parts if p)
+
+
+def arguments_object(raw: str) -> dict[str, Any] | None:
+    """A call's argument text as the JSON object it is, or None when it is no JSON object (``NaN``
+    and ``Infinity`` are no JSON either). No text at all is no arguments: an empty object."""
+    import json
+
+    if not raw or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def sent_arguments(raw: str) -> str:
+    """A call's arguments as they go back to the model in the history: as the model wrote them when
+    they are a JSON object, else ``{}``. Servers refuse a history they cannot parse (llama.cpp with a
+    500) and a model shown its own broken text learns nothing; the call is scored as the agent's
+    invalid arguments all the same."""
+    return raw if raw and arguments_object(raw) is not None else "{}"
 
 
 def tool_result_text(content: Any) -> str:

@@ -16,6 +16,7 @@ from gate.providers.base import (
     ModelRequest,
     ProviderError,
     ToolCall,
+    sent_arguments,
     tool_result_text,
 )
 from gate.providers.openai_responses import (
@@ -55,7 +56,10 @@ def openai_messages(system: str | None, messages: tuple[dict[str, Any], ...]) ->
                         {
                             "id": call["id"],
                             "type": "function",
-                            "function": {"name": call["name"], "arguments": call["arguments"]},
+                            "function": {
+                                "name": call["name"],
+                                "arguments": sent_arguments(call["arguments"]),
+                            },
                         }
                         for call in message["tool_calls"]
                     ],
@@ -66,9 +70,14 @@ def openai_messages(system: str | None, messages: tuple[dict[str, Any], ...]) ->
     return out
 
 
-def openai_tool_choice(choice: str | None, forced_tool: str | None) -> Any:
+def openai_tool_choice(choice: str | None, request: ModelRequest) -> Any:
+    forced_tool = request.forced_tool
     if forced_tool:
-        return {"type": "function", "function": {"name": forced_tool}}
+        return (
+            "required"
+            if request.forced_by_requiring
+            else {"type": "function", "function": {"name": forced_tool}}
+        )
     if choice is None or choice in ("auto", "required", "none"):
         return choice
     return {"type": "function", "function": {"name": choice}}
@@ -81,7 +90,7 @@ def chat_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> dict[s
         "model": request.model,
         "messages": openai_messages(request.system, request.messages),
     }
-    kwargs.update(tool_arguments(request, tools, openai_tool_choice(params.tool_choice, request.forced_tool)))
+    kwargs.update(tool_arguments(request, tools, openai_tool_choice(params.tool_choice, request)))
     kwargs.update(sampling_arguments(request))
     if params.seed is not None:
         kwargs["seed"] = params.seed
@@ -163,4 +172,5 @@ def parse_completion(completion: Any, latency_ms: float | None = None) -> ModelR
         stop_reason=str(getattr(choice, "finish_reason", "") or ""),
         request_id=getattr(completion, "_request_id", None) or getattr(completion, "id", None),
         latency_ms=latency_ms,
+        model=str(getattr(completion, "model", "") or ""),
     )

@@ -13,7 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.providers.base import ModelReply, ModelRequest, ProviderError, ToolCall, tool_result_text
+from gate.providers.base import (
+    ModelReply,
+    ModelRequest,
+    ProviderError,
+    ToolCall,
+    sent_arguments,
+    tool_result_text,
+)
 from gate.results.run_record import Usage
 from gate.suite.model_family import token_limit, token_limit_key
 
@@ -86,7 +93,7 @@ def responses_input(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]
                         "type": "function_call",
                         "call_id": call["id"],
                         "name": call["name"],
-                        "arguments": call["arguments"],
+                        "arguments": sent_arguments(call["arguments"]),
                     }
                 )
         else:
@@ -94,9 +101,10 @@ def responses_input(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]
     return items
 
 
-def responses_tool_choice(choice: str | None, forced_tool: str | None) -> Any:
+def responses_tool_choice(choice: str | None, request: ModelRequest) -> Any:
+    forced_tool = request.forced_tool
     if forced_tool:
-        return {"type": "function", "name": forced_tool}
+        return "required" if request.forced_by_requiring else {"type": "function", "name": forced_tool}
     if choice is None or choice in ("auto", "required", "none"):
         return choice
     return {"type": "function", "name": choice}
@@ -108,9 +116,7 @@ def responses_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> d
     kwargs: dict[str, Any] = {"model": request.model, "input": responses_input(request.messages)}
     if request.system:
         kwargs["instructions"] = request.system
-    kwargs.update(
-        tool_arguments(request, tools, responses_tool_choice(params.tool_choice, request.forced_tool))
-    )
+    kwargs.update(tool_arguments(request, tools, responses_tool_choice(params.tool_choice, request)))
     kwargs.update(sampling_arguments(request))
     if params.reasoning_effort is not None:
         kwargs["reasoning"] = {"effort": params.reasoning_effort}
@@ -170,4 +176,5 @@ def parse_response(response: Any, latency_ms: float | None = None) -> ModelReply
         request_id=getattr(response, "_request_id", None) or getattr(response, "id", None),
         latency_ms=latency_ms,
         reasoning=tuple(reasoning),
+        model=str(getattr(response, "model", "") or ""),
     )

@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from gate.results.outcomes import REASON_TITLES, CaseResult, Failure, RunResults, SuiteResult, TrialResult
+from gate.results.run_record import RunRecord
 from gate.util.escape import XML_ILLEGAL, json_text, truncate, xml_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence
 from gate.verdict.policy import Verdict
@@ -109,9 +110,11 @@ def _trial_lines(t: TrialResult) -> list[str]:
         thinking = m.get("thinking")
         if thinking:
             lines.append(f"[{role} thinking] {truncate(str(thinking), MAX_ITEM_CHARS)}")
+        cut = m.get("finish_reason")
+        label = f"{role}, cut at the token limit ({cut})" if cut else role
         content = m.get("content")
-        if content:
-            lines.append(f"[{role}] {truncate(str(content), MAX_ITEM_CHARS)}")
+        if content or cut:
+            lines.append(f"[{label}] {truncate(str(content or ''), MAX_ITEM_CHARS)}")
         if ids:
             for call_id in ids:
                 shown.add(call_id)
@@ -123,7 +126,7 @@ def _trial_lines(t: TrialResult) -> list[str]:
             _call_lines(c, lines)
     if rec.error:
         lines.append(f"[error] {truncate(rec.error, MAX_ITEM_CHARS)}")
-    lines.append(f"[output] {truncate(rec.output, MAX_ITEM_CHARS)}")
+    lines.append(f"[output] {final_answer_text(rec, MAX_ITEM_CHARS)}")
     for f in t.failures:
         lines.append(f"[failure] {describe_failure(f)}")
     for check in t.checks:
@@ -140,8 +143,19 @@ def _call_lines(c: Any, lines: list[str]) -> None:
     if c.arguments_error:
         line += f" invalid arguments: {c.arguments_error}"
     lines.append(line)
+    if c.mock == "none":
+        lines.append("  -> not answered")
+        return
     result = c.result if isinstance(c.result, str) else json_text(c.result)
     lines.append(f"  -> {'error ' if c.is_error else ''}{c.mock} mock: {truncate(result, MAX_ITEM_CHARS)}")
+
+
+def final_answer_text(record: RunRecord, limit: int) -> str:
+    """A trial's final answer as reports show it, or why there is none (a trial that could not be
+    evaluated says why in its error)."""
+    if record.answered or record.output or record.error:
+        return truncate(record.output, limit)
+    return f"(no final answer: the episode ended at {record.stop_reason})"
 
 
 # --- serialisation ----------------------------------------------------------------------------------

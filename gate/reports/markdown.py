@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.analysis.analyse import Analysis
-from gate.reports.junit import transcript
+from gate.reports.junit import final_answer_text, transcript
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
@@ -492,11 +492,12 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
             out.append("")
         out += _calls_table(case, trial)
         if trial.record.error:
-            out += ["Provider error:", "", md_code_block(truncate(trial.record.error, MAX_OUTPUT_CHARS))]
+            label = "Cut off:" if trial.record.stop_reason == "max_tokens" else "Provider error:"
+            out += [label, "", md_code_block(truncate(trial.record.error, MAX_OUTPUT_CHARS))]
         out += [
             "Final output:",
             "",
-            md_code_block(truncate(trial.record.output, MAX_OUTPUT_CHARS) or "(empty)"),
+            md_code_block(final_answer_text(trial.record, MAX_OUTPUT_CHARS) or "(empty)"),
         ]
     transcript_part = ""
     if case.trials:

@@ -35,6 +35,7 @@ Reason = Literal[
     "output_check_failed",
     "judge_failed",
     "provider_error",
+    "reply_cut",
     "below_pass_score",
     "state_mismatch",
     "trajectory_failed",
@@ -60,6 +61,7 @@ REASON_TITLES: dict[str, str] = {
     "output_check_failed": "output check failed",
     "judge_failed": "judge failed",
     "provider_error": "provider error",
+    "reply_cut": "reply cut at the token limit",
     "state_mismatch": "final state mismatch",
     "trajectory_failed": "trajectory judged unreasonable",
 }

@@ -11,12 +11,19 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+# How a call was answered: by a matched rule, a tool's fallback rule, an error rule, the suite's
+# ``unmocked`` default; "none": not answered (the call of a reply cut at its token limit).
 MockKind = Literal["matched", "fallback", "error", "unmocked", "none"]
 # Why a trial's episode ended: the agent's final answer; the simulated user said it was done; the
-# agent's turn or tool-call budget; the provider failed (or the trial was not run, see ``error``);
-# the run's request or cost budget left no request for it.
-StopReason = Literal["final_answer", "user_done", "max_turns", "max_tool_calls", "provider_error", "budget"]
+# agent's turn or tool-call budget; a reply (the agent's or the simulated user's) cut at its
+# output-token limit; the provider failed (or the trial was not run, see ``error``); the run's
+# request or cost budget left no request for it.
+StopReason = Literal[
+    "final_answer", "user_done", "max_turns", "max_tool_calls", "max_tokens", "provider_error", "budget"
+]
 STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
+# The stop reasons of an episode that ended on the agent's final answer (the only ones with one).
+ANSWERED: frozenset[StopReason] = frozenset({"final_answer", "user_done"})
 
 
 def stop_reason(value: object) -> StopReason:
@@ -94,8 +101,11 @@ class RunRecord:
 
     ``messages`` is the provider-neutral transcript: dicts with ``role`` ("system", "user",
     "assistant", "tool"), ``content`` (str) and, for assistant turns with calls, ``calls`` (list of
-    call ids); tool messages carry ``call_id`` and ``name``. ``error`` is set when the provider
-    failed (the trial is then an *error*, not a failure).
+    call ids; a reply cut at its token limit also ``finish_reason``, the provider's word for it);
+    tool messages carry ``call_id`` and ``name``. ``output`` is the final answer, "" when the episode
+    ended without one (``answered``). ``error`` is set when the trial could not be evaluated: the
+    provider failed, a budget left it without a request, or a reply was cut at its token limit
+    (``stop_reason`` says which; the trial is then an *error*, not a failure).
     """
 
     input: str
@@ -134,6 +144,11 @@ class RunRecord:
             state=data.get("state"),
         )
 
+    @property
+    def answered(self) -> bool:
+        """Whether the episode ended on the agent's final answer (else there is none to check)."""
+        return self.stop_reason in ANSWERED
+
     def as_path_root(self) -> dict[str, Any]:
         """The object path assertions walk: ``calls[0].name``, ``calls[*].args.city``, ``output``,
         ``messages[-1].content``, ``turns``, ``latency_ms``, ``usage.input_tokens``."""
@@ -151,7 +166,7 @@ class RunRecord:
                 }
                 for c in self.calls
             ],
-            "output": self.output,
+            "output": self.output if self.answered else None,  # no final answer: the path selects nothing
             "turns": self.turns,
             "latency_ms": self.latency_ms,
             "usage": {"input_tokens": self.usage.input_tokens, "output_tokens": self.usage.output_tokens},

@@ -3,12 +3,16 @@
 The loop is provider-neutral: it sends ``ModelRequest``s through ``call_model`` (which the runner
 wraps with the cache, the concurrency limiter and retries) and answers every tool call of a reply
 with the case's and suite's mocks. It stops at a reply without tool calls (the final answer), after
-``max_turns`` replies that still call tools (the answer would need one more), or as soon as the calls
-go beyond ``max_tool_calls``; ``stop_reason`` says which. Budgets are limits, not targets: after
-exactly ``max_tool_calls`` calls the model is still asked for its final answer.
+``max_turns`` replies that still call tools (the answer would need one more), as soon as the calls
+go beyond ``max_tool_calls``, or at a reply cut at its output-token limit (``max_tokens``: its text
+or last call is unfinished, so it is neither an answer nor calls to answer); ``stop_reason`` says
+which. Budgets are limits, not targets: after exactly ``max_tool_calls`` calls the model is still
+asked for its final answer. The record's ``output`` is the reply that ended the episode without
+calls; an episode that ended otherwise has no final answer (text beside calls is not one).
 
-Provider failures (after retries) become the trial's ``error`` (the trial is then an *error*, not a
-failure); only fatal ones (authentication, unknown model) propagate, because they stop the run.
+Provider failures (after retries) and cut replies become the trial's ``error`` (the trial is then an
+*error*, not a failure); only fatal provider errors (authentication, unknown model) propagate,
+because they stop the run.
 
 Latency is the wall time of the trial, with the time spent waiting for a concurrency slot or in
 retry back-off replaced by the provider's own answer time, so that a busy run (or a replay from the
@@ -31,11 +35,12 @@ from gate.providers.base import (
     ToolCall,
     reasoning_text,
 )
-from gate.results.run_record import RecordedCall, RunRecord, StopReason, Usage, copy_value
+from gate.results.run_record import ANSWERED, RecordedCall, RunRecord, StopReason, Usage, copy_value
 from gate.run.simulated_user import next_message, simulator_request
 from gate.suite import conversation
 from gate.suite.mocks import MockSession, merged
-from gate.suite.model import Case, Suite
+from gate.suite.model import Case, ModelParams, Suite
+from gate.suite.model_family import cut_reason
 from gate.suite.pricing import BUILT_IN, PriceTable
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
@@ -82,6 +87,9 @@ async def run_trial(
     while True:
         reply = await episode.agent_reply()
         if reply is None:
+            break
+        if reply.cut:
+            episode.cut_off(reply)
             break
         if not reply.tool_calls:
             episode.final_answer(reply)
@@ -175,10 +183,10 @@ class _Episode:
         if self.cost is not None:
             step = self.prices.cost(agent.provider, agent.model, reply.usage, reply.cached_input_tokens)
             self.cost = None if step is None else self.cost + step
-        self.output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
         return reply
 
     def final_answer(self, reply: ModelReply) -> None:
+        self.output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
         shown, kept = _reasoning_fields(reply)
         self.transcript.append({"role": "assistant", "content": reply.text, **shown})
         self.sent.append({"role": "assistant", "content": sendable(reply.text), **kept})
@@ -195,6 +203,11 @@ class _Episode:
         said = await self._ask(simulator_request(simulator, user, self.transcript), "user simulator: ")
         if said is None:
             return False
+        if said.cut:
+            limit = ModelParams(max_tokens=simulator.max_tokens)
+            reason = cut_reason(simulator.provider, limit, "user_simulator")
+            self.error, self.stop_reason = f"user simulator: {reason}", "max_tokens"
+            return False
         message = next_message(said.text)
         if message is None:
             self.stop_reason = "user_done"
@@ -203,6 +216,28 @@ class _Episode:
         self.transcript.append({"role": "user", "content": message, "simulated": True})
         self.sent.append({"role": "user", "content": sendable(message)})
         return True
+
+    def cut_off(self, reply: ModelReply) -> None:
+        """The agent's reply was cut at its token limit: kept in the transcript with the provider's
+        stop reason, its calls recorded unanswered, and the trial ends as an error that says which
+        limit to raise (not the agent's failure: its unfinished arguments are not scored)."""
+        shown, _kept = _reasoning_fields(reply)
+        self.transcript.append(
+            {
+                "role": "assistant",
+                "content": reply.text,
+                **({"calls": [c.id for c in reply.tool_calls]} if reply.tool_calls else {}),
+                "finish_reason": reply.stop_reason,
+                **shown,
+            }
+        )
+        for call in reply.tool_calls:
+            arguments, arguments_error = parse_arguments(call.arguments)
+            self.calls.append(
+                RecordedCall(call.id, call.name, call.arguments, arguments, arguments_error, self.turns)
+            )
+        agent = self.suite.agent
+        self.error, self.stop_reason = cut_reason(agent.provider, agent.params, "agent.params"), "max_tokens"
 
     def answer_calls(self, reply: ModelReply) -> None:
         """Record the reply's calls and answer each from the mocks."""
@@ -273,7 +308,7 @@ class _Episode:
             input=self.user_input,
             messages=tuple(self.transcript),
             calls=tuple(self.calls),
-            output=self.output,
+            output=self.output if self.stop_reason in ANSWERED else "",
             turns=self.turns,
             latency_ms=latency_ms,
             usage=self.usage,

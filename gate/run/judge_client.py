@@ -7,8 +7,14 @@ deduplicated by ``key`` across the whole run (the same question is asked once), 
 the same ``call_model`` as the agent's requests: the same cache, limiter, retries and budgets.
 
 A judge that fails (provider error after retries, budget reached, a reply that is not a valid
-verdict) does not fail the run: the entry for that key is the failure reason (a string) instead of
-a ``JudgeVerdict``, and scoring reports ``judge_failed`` with it. Fatal provider errors propagate.
+verdict, a reply cut at its token limit) does not fail the run: the entry for that key is the failure
+reason (a string) instead of a ``JudgeVerdict``, and scoring reports ``judge_failed`` with it. Fatal
+provider errors propagate.
+
+The verdict tool is forced as ``"required"`` (the judge is offered that one tool), the form servers
+honour most widely; when a server refuses it (HTTP 400) or answers without calling the tool, the
+same question is asked again with the tool named (``{"type": "function", ...}``), and the form that
+worked is used for that provider's later questions.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from dataclasses import replace
+from typing import Any, get_args
 
-from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.providers.base import BudgetReached, ForceForm, ModelReply, ModelRequest, ProviderError
 from gate.suite.judging import JudgeReplyError, JudgeRequest, JudgeVerdict, parse_verdict, prompt_for
 from gate.suite.model import Source, Suite, ToolDef
 from gate.suite.model_family import judge_params
@@ -26,6 +33,7 @@ from gate.util.escape import truncate
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 JudgeAnswer = JudgeVerdict | str  # a verdict, or why there is none
+FORCE_FORMS: tuple[ForceForm, ...] = get_args(ForceForm)  # in the order tried: "required", then "named"
 
 
 def judge_request(suite: Suite, request: JudgeRequest) -> ModelRequest:
@@ -53,8 +61,12 @@ def judge_request(suite: Suite, request: JudgeRequest) -> ModelRequest:
     )
 
 
-def verdict_from_reply(request: JudgeRequest, tool_name: str, reply: ModelReply) -> JudgeAnswer:
+def verdict_from_reply(
+    request: JudgeRequest, tool_name: str, reply: ModelReply, max_tokens: int
+) -> JudgeAnswer:
     """The verdict in ``reply``, or the reason it holds none."""
+    if reply.cut:
+        return f"the judge's reply was cut at max_tokens={max_tokens}: raise judge.max_tokens"
     call = next((c for c in reply.tool_calls if c.name == tool_name), None)
     if call is None:
         call = reply.tool_calls[0] if reply.tool_calls else None
@@ -79,7 +91,8 @@ class JudgeClient:
         self._call_model = call_model
         self._on_task = on_task
         self._answers: dict[str, asyncio.Future[JudgeAnswer]] = {}
-        self.calls = 0
+        # Per provider, the ways of forcing the verdict tool still to try, the one that works first.
+        self._forms: dict[str, tuple[ForceForm, ...]] = {}
 
     async def answers(self, suite: Suite, requests: Iterable[JudgeRequest]) -> dict[str, JudgeAnswer]:
         """JudgeVerdict (or failure reason) for every request, by ``key``."""
@@ -107,13 +120,31 @@ class JudgeClient:
             model_request = judge_request(suite, request)
         except JudgeReplyError as exc:
             return f"cannot ask the judge: {exc}"
-        self.calls += 1
-        try:
-            reply = await self._call_model(model_request)
-        except ProviderError as exc:
-            if exc.fatal:
-                raise
-            return f"judge provider error: {exc}"
-        except BudgetReached:
-            return "judge not run: budget reached"
-        return verdict_from_reply(request, model_request.forced_tool or "", reply)
+        reply = await self._forced_reply(model_request)
+        if isinstance(reply, str):
+            return reply
+        return verdict_from_reply(request, model_request.forced_tool or "", reply, suite.judge.max_tokens)
+
+    async def _forced_reply(self, model_request: ModelRequest) -> ModelReply | str:
+        """The judge's reply, in the first form of forcing its tool that the server honours (see the
+        module doc); or why there is none."""
+        provider = model_request.provider
+        forms = self._forms.get(provider, FORCE_FORMS)
+        reply: ModelReply | str = "the judge was not asked"
+        for form in forms:
+            last = form == forms[-1]
+            try:
+                reply = await self._call_model(replace(model_request, force_by=form))
+            except ProviderError as exc:
+                if exc.fatal:
+                    raise
+                if exc.kind == "bad_request" and not last:  # this server refuses the form
+                    self._forms[provider] = forms[forms.index(form) + 1 :]
+                    continue
+                return f"judge provider error: {exc}"
+            except BudgetReached:
+                return "judge not run: budget reached"
+            if reply.tool_calls or reply.cut:
+                self._forms[provider] = forms[forms.index(form) :]
+                return reply
+        return reply

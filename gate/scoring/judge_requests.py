@@ -26,7 +26,7 @@ from gate.suite.judging import (
     unambiguous_choice,
 )
 from gate.suite.matchers import has_judge, judge_requests_for_arguments
-from gate.suite.model import Case, Suite
+from gate.suite.model import Case, OutputChecks, Suite
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,10 @@ def choice_letters(suite: Suite, case: Case, record: RunRecord, index: int) -> d
 
 
 def answer_requests(suite: Suite, case: Case, record: RunRecord, index: int) -> AnswerRequests:
-    """Every judge request of trial ``index``'s final-answer checks and trajectory."""
+    """Every judge request of trial ``index``'s final-answer checks and trajectory; none about an
+    answer the episode never gave (it ended at a budget): those checks fail without asking."""
     question, answer = record.input, record.output
-    output = case.expect.output
+    output = case.expect.output if record.answered else OutputChecks()
     ranking = None
     if output.ranking is not None:
         r = output.ranking

@@ -76,6 +76,9 @@ def output_checks(
     ones read the verdicts of the requests in ``asked`` (``trial_judging.answer_requests``)."""
     log = CheckLog()
     out = case.expect.output
+    if not record.answered:
+        _unanswered(out, record, log)
+        return log
     _text_checks(out, record.output, log)
     _judged_checks(out, record.output, asked, verdicts, log)
     if out.choice is not None:
@@ -83,6 +86,45 @@ def output_checks(
     if out.asks_clarification is not None:
         _clarification_check(out.asks_clarification, asked, record.output, verdicts, log)
     return log
+
+
+_NO_ANSWER = {
+    "max_tool_calls": "the trial stopped beyond max_tool_calls",
+    "max_turns": "the trial stopped at max_turns",
+}
+
+
+def _unanswered(out: OutputChecks, record: RunRecord, log: CheckLog) -> None:
+    """Every check of ``out`` failed, none judged: the episode ended without a final answer (text the
+    agent wrote beside its calls is not one)."""
+    checks: list[tuple[CheckKind, str]] = [
+        *(("output", f"contains {show(t)}") for t in out.contains),
+        *(("output", f"not_contains {show(t)}") for t in out.not_contains),
+        *(("output", f"regex /{p}/") for p in out.regex),
+        *(("criteria", f"criteria {show(c)}") for c in out.criteria),
+        *(("semantic_contains", f"semantic_contains {show(p)}") for p in out.semantic_contains),
+    ]
+    if out.equals is not None:
+        checks.append(("output", f"equals {show(out.equals)}"))
+    if out.ranking is not None:
+        checks.append(("ranking", "ranking"))
+    if out.choice is not None:
+        checks.append(("choice", "choice"))
+    if out.asks_clarification is not None:
+        checks.append(("clarification", "asks_clarification"))
+    if not checks:
+        return
+    why = _NO_ANSWER.get(record.stop_reason, f"the trial ended at {record.stop_reason}")
+    for kind, label in checks:
+        log.checks.append(shared_check(kind, 0.0, False, f"{label}: no final answer"))
+    labels = ", ".join(label for _, label in checks)
+    log.failures.append(
+        Failure(
+            "output_check_failed",
+            f"final answer: none ({why}), so {labels} cannot hold; no judge was asked",
+            expected=labels,
+        )
+    )
 
 
 def _text_checks(out: OutputChecks, answer: str, log: CheckLog) -> None:

@@ -65,7 +65,7 @@ def score_trial(
 ) -> TrialResult:
     """Score one trial: every failure, every check, the metrics, the status and the weighted score."""
     if record.error is not None:
-        return _provider_error(record, record.error, index)
+        return _not_evaluated(record, record.error, index)
     log, state_broken = _expectation_checks(suite, case, record, index, verdicts)
     output_score = _output_score(log.checks)
     budget_failures, latency_checks = _budgets(suite, case, record)
@@ -98,10 +98,14 @@ def score_trial(
     )
 
 
-def _provider_error(record: RunRecord, error: str, index: int) -> TrialResult:
-    """A trial the provider failed: an error (could not evaluate), never a failure of the agent."""
+def _not_evaluated(record: RunRecord, error: str, index: int) -> TrialResult:
+    """A trial the provider failed, or whose reply was cut at its token limit: an error (could not
+    evaluate), never a failure of the agent nor a fault of its tool definitions."""
     quoted = truncate(error, MAX_QUOTED_CHARS, brief=True)
-    failure = Failure("provider_error", f"the provider failed: {quoted}", actual=quoted)
+    if record.stop_reason == "max_tokens":
+        failure = Failure("reply_cut", quoted, actual=quoted)
+    else:
+        failure = Failure("provider_error", f"the provider failed: {quoted}", actual=quoted)
     metrics = Metrics(
         latency_ms=record.latency_ms,
         input_tokens=record.usage.input_tokens,

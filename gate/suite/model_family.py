@@ -73,6 +73,19 @@ def anthropic_max_tokens(params: ModelParams) -> int:
     return DEFAULT_MAX_TOKENS + (params.thinking_budget or 0)
 
 
+def cut_reason(provider: str, params: ModelParams, setting: str) -> str:
+    """Why a reply ended unfinished, and what to change: the limit it was cut at (as the suite wrote
+    it, or the default sent) and where to raise it (``setting``: ``agent.params``, ``judge``...)."""
+    for name in ("max_output_tokens", "max_completion_tokens", "max_tokens"):
+        value = getattr(params, name)
+        if value is not None:
+            return f"the reply was cut at {name}={value}: raise it ({setting}.{name})"
+    if provider == "anthropic":
+        sent = anthropic_max_tokens(params)
+        return f"the reply was cut at max_tokens={sent} (the default): raise it (set {setting}.max_tokens)"
+    return f"the reply was cut at the server's own output limit (no max_tokens set): set {setting}.max_tokens"
+
+
 def gate_temperature(provider: str, model: str, wanted: float) -> float | None:
     """The temperature the gate may send of its own accord (the judge's 0): None where the family
     refuses it (OpenAI reasoning models accept only their default)."""

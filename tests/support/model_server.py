@@ -48,6 +48,16 @@ Faults (in a rule, or scheduled server-wide with ``every`` N-th / ``first`` K re
 ``invalid_arguments`` (tool-call arguments that are not JSON), ``unknown_tool`` (tool calls renamed to
 a tool that is not offered), ``huge_text`` (``size`` characters of text).
 
+Behaviour of real servers (constructor keywords, all off by default; ``LLAMA_CPP`` turns on what a
+llama.cpp ``llama-server`` does): ``cut_at_limit`` cuts a reply at the request's output-token limit
+(``max_tokens`` / ``max_completion_tokens`` / ``max_output_tokens``; a token is 4 characters here)
+with the finish reason each API sends (``length``; ``max_tokens``, a cut ``tool_use`` input arriving
+as ``{}``; an ``incomplete`` response with ``max_output_tokens``); ``refuse_invalid_history``
+answers HTTP 500 to a request whose history holds tool-call arguments that are not JSON;
+``ignore_named_tool_choice`` treats an object ``tool_choice`` (a named tool) as ``auto``;
+``refuse_required_tool_choice`` answers 400 to ``tool_choice: required``; ``served_model`` is the
+model every reply names (the model file the server loaded), whatever the request asked for.
+
 Run standalone (the benchmark does)::
 
     python tests/support/model_server.py --script FILE --latency 0.3 [--rate-limit-every N
@@ -71,7 +81,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 FaultKind = Literal[
@@ -357,6 +367,8 @@ def view_openai(body: Mapping[str, Any]) -> RequestView:
     forced = None
     if isinstance(choice, Mapping):
         forced = (choice.get("function") or {}).get("name") or choice.get("name")
+    elif choice == "required" and len(tools) == 1:  # one tool offered: required forces it
+        forced = tools[0]
     return RequestView(
         api="openai",
         model=str(body.get("model", "")),
@@ -398,6 +410,8 @@ def view_responses(body: Mapping[str, Any]) -> RequestView:
     tools = tuple(str(t.get("name", "")) for t in body.get("tools") or [] if isinstance(t, Mapping))
     choice = body.get("tool_choice")
     forced = choice.get("name") if isinstance(choice, Mapping) and choice.get("type") == "function" else None
+    if choice == "required" and len(tools) == 1:
+        forced = tools[0]
     return RequestView(
         api="responses",
         model=str(body.get("model", "")),
@@ -445,6 +459,8 @@ def view_anthropic(body: Mapping[str, Any]) -> RequestView:
     tools = tuple(str(t.get("name", "")) for t in body.get("tools") or [] if isinstance(t, Mapping))
     choice = body.get("tool_choice")
     forced = choice.get("name") if isinstance(choice, Mapping) and choice.get("type") == "tool" else None
+    if isinstance(choice, Mapping) and choice.get("type") == "any" and len(tools) == 1:
+        forced = tools[0]
     descriptions = "\n".join(
         f"{t.get('name', '')}: {t.get('description', '')}"
         for t in body.get("tools") or []
@@ -565,6 +581,7 @@ class Reply:
 
     text: str | None
     calls: tuple[tuple[str, str, Any], ...]  # (name, raw arguments string, arguments value)
+    cut: bool = False  # cut at the request's output-token limit (``cut_at_limit``)
 
 
 def build_reply(rule: Rule, view: RequestView, values: Mapping[str, Any]) -> Reply:
@@ -601,6 +618,75 @@ def apply_content_fault(reply: Reply, fault: Fault, view: RequestView) -> Reply:
     return reply
 
 
+CHARS_PER_TOKEN = 4  # how this server counts tokens (``_usage_numbers``)
+# Arguments a cut tool call keeps: llama.cpp sends what was generated; Anthropic's SDK sees ``{}``.
+_CUT = object()
+
+
+def output_limit(api: Api, body: Mapping[str, Any]) -> int | None:
+    """The request's output-token limit, under the name its API uses."""
+    names = ("max_output_tokens",) if api == "responses" else ("max_tokens", "max_completion_tokens")
+    for name in names:
+        value = body.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def cut_reply(reply: Reply, limit: int) -> Reply:
+    """``reply`` as a server generating at most ``limit`` tokens sends it: the text first, then the
+    calls in order; the call the limit falls in keeps the start of its arguments (at least ``{``),
+    the calls after it are never generated."""
+    budget = limit * CHARS_PER_TOKEN
+    text = reply.text or ""
+    if len(text) + sum(len(name) + len(raw) for name, raw, _ in reply.calls) <= budget:
+        return reply
+    if len(text) >= budget:
+        return Reply(text=text[:budget], calls=(), cut=True)
+    budget -= len(text)
+    calls: list[tuple[str, str, Any]] = []
+    for name, raw, value in reply.calls:
+        if len(name) + len(raw) <= budget:
+            calls.append((name, raw, value))
+            budget -= len(name) + len(raw)
+            continue
+        room = budget - len(name)
+        if room >= 1:
+            calls.append((name, raw[:room], _CUT))
+        break
+    return Reply(text=reply.text, calls=tuple(calls), cut=True)
+
+
+def invalid_history_arguments(api: Api, body: Mapping[str, Any]) -> str | None:
+    """The first tool-call arguments in the request's history that are not JSON (llama.cpp parses
+    them to render its chat template, and answers 500 when it cannot)."""
+    if api == "openai":
+        raw = [
+            (call.get("function") or {}).get("arguments")
+            for message in body.get("messages") or []
+            if isinstance(message, Mapping) and message.get("role") == "assistant"
+            for call in message.get("tool_calls") or []
+            if isinstance(call, Mapping)
+        ]
+    elif api == "responses":
+        items = body.get("input")
+        raw = [
+            item.get("arguments")
+            for item in (items if isinstance(items, list) else [])
+            if isinstance(item, Mapping) and item.get("type") == "function_call"
+        ]
+    else:
+        return None
+    for text in raw:
+        if not isinstance(text, str):
+            continue
+        try:
+            json.loads(text)
+        except ValueError:
+            return text
+    return None
+
+
 def _usage_numbers(body_size: int, reply: Reply) -> tuple[int, int]:
     out = len(reply.text or "") + sum(len(name) + len(raw) for name, raw, _ in reply.calls)
     return max(1, body_size // 4), max(1, out // 4)
@@ -625,7 +711,7 @@ def openai_response(reply: Reply, view: RequestView, number: int, body_size: int
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": "tool_calls" if reply.calls else "stop",
+                "finish_reason": "length" if reply.cut else "tool_calls" if reply.calls else "stop",
             }
         ],
         "usage": {
@@ -642,14 +728,15 @@ def anthropic_response(reply: Reply, view: RequestView, number: int, body_size: 
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for i, (name, _raw, value) in enumerate(reply.calls):
-        content.append({"type": "tool_use", "id": f"toolu_{number}_{i}", "name": name, "input": value})
+        shown = {} if value is _CUT else value
+        content.append({"type": "tool_use", "id": f"toolu_{number}_{i}", "name": name, "input": shown})
     return {
         "id": f"msg_scripted_{number}",
         "type": "message",
         "role": "assistant",
         "model": view.model or "scripted-model",
         "content": content,
-        "stop_reason": "tool_use" if reply.calls else "end_turn",
+        "stop_reason": "max_tokens" if reply.cut else "tool_use" if reply.calls else "end_turn",
         "stop_sequence": None,
         "usage": {
             "input_tokens": input_tokens,
@@ -694,7 +781,7 @@ def responses_response(reply: Reply, view: RequestView, number: int, body_size: 
                 "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
             }
         )
-    for i, (name, raw, _) in enumerate(reply.calls):
+    for i, (name, raw, value) in enumerate(reply.calls):
         output.append(
             {
                 "type": "function_call",
@@ -702,16 +789,16 @@ def responses_response(reply: Reply, view: RequestView, number: int, body_size: 
                 "call_id": f"call_{number}_{i}",
                 "name": name,
                 "arguments": raw,
-                "status": "completed",
+                "status": "incomplete" if value is _CUT else "completed",
             }
         )
     return {
         "id": f"resp_scripted_{number}",
         "object": "response",
         "created_at": int(time.time()),
-        "status": "completed",
+        "status": "incomplete" if reply.cut else "completed",
         "error": None,
-        "incomplete_details": None,
+        "incomplete_details": {"reason": "max_output_tokens"} if reply.cut else None,
         "instructions": view.system or None,
         "model": view.model or "scripted-model",
         "output": output,
@@ -866,6 +953,15 @@ class _Drop(Exception):
     pass
 
 
+# What a llama.cpp ``llama-server`` does that the scripted server does not by default.
+LLAMA_CPP: dict[str, Any] = {
+    "cut_at_limit": True,
+    "refuse_invalid_history": True,
+    "ignore_named_tool_choice": True,
+    "served_model": "gemma-3-270m-it-Q4_K_M.gguf",
+}
+
+
 class ScriptedModelServer:
     """The scripted server, in a background thread (``with ScriptedModelServer(script) as server:``)
     or in the foreground (``serve_forever``).
@@ -883,7 +979,17 @@ class ScriptedModelServer:
         host: str = "127.0.0.1",
         port: int = 0,
         record: bool = True,
+        cut_at_limit: bool = False,
+        refuse_invalid_history: bool = False,
+        ignore_named_tool_choice: bool = False,
+        refuse_required_tool_choice: bool = False,
+        served_model: str | None = None,
     ):
+        self.cut_at_limit = cut_at_limit
+        self.refuse_invalid_history = refuse_invalid_history
+        self.ignore_named_tool_choice = ignore_named_tool_choice
+        self.refuse_required_tool_choice = refuse_required_tool_choice
+        self.served_model = served_model
         self.script = as_script(script)
         self.latency = latency
         self.faults = tuple(f if isinstance(f, FaultSchedule) else FaultSchedule.from_dict(f) for f in faults)
@@ -1124,10 +1230,15 @@ class ScriptedModelServer:
             with self._lock:
                 self._stats.requests.append({"path": route, "headers": shown, "body": body})
         refused = refused_parameter(api, body)
-        if refused is not None:
+        refusal = (400, *refused) if refused is not None else self._refused_like_a_real_server(api, body)
+        if refusal is not None:
             await asyncio.sleep(self.latency)
-            return 400, json.dumps(error_body(api, 400, refused[1], refused[0])).encode(), {}
+            status, param, message = refusal
+            return status, json.dumps(error_body(api, status, message, param)).encode(), {}
         view = {"openai": view_openai, "anthropic": view_anthropic, "responses": view_responses}[api](body)
+        if self.ignore_named_tool_choice and isinstance(body.get("tool_choice"), Mapping):
+            if body["tool_choice"].get("type") in ("function", "tool"):  # logged and treated as auto
+                view = replace(view, forced_tool=None)
         rule, values = self._choose(view)
         fault = rule.fault
         for schedule in self.faults:
@@ -1154,10 +1265,15 @@ class ScriptedModelServer:
                 return 200, b"", {}
             elif fault.kind in ("invalid_arguments", "unknown_tool", "huge_text"):
                 reply = apply_content_fault(reply, fault, view)
+        limit = output_limit(api, body) if self.cut_at_limit else None
+        if limit is not None:
+            reply = cut_reply(reply, limit)
         make = {"openai": openai_response, "anthropic": anthropic_response, "responses": responses_response}[
             api
         ]
         answer = make(reply, view, number, len(raw))
+        if self.served_model is not None:
+            answer["model"] = self.served_model
         thinking = body.get("thinking")
         if api == "anthropic" and isinstance(thinking, Mapping) and thinking.get("type") == "enabled":
             answer["content"].insert(0, thinking_block(view))
@@ -1165,6 +1281,27 @@ class ScriptedModelServer:
         if fault is not None and fault.kind == "truncated_json":
             payload = payload[: max(1, len(payload) // 2)]
         return 200, payload, {"x-request-id": f"req_scripted_{number}"}
+
+    def _refused_like_a_real_server(
+        self, api: Api, body: Mapping[str, Any]
+    ) -> tuple[int, str | None, str] | None:
+        """(status, parameter, message) of what the behaviours switched on refuse: ``tool_choice:
+        required`` (400), or tool-call arguments in the history that are not JSON (500, as
+        llama.cpp answers)."""
+        if self.refuse_required_tool_choice and body.get("tool_choice") == "required":
+            return 400, "tool_choice", '`tool_choice` must either be a named tool, "auto", or "none".'
+        if self.refuse_invalid_history:
+            broken = invalid_history_arguments(api, body)
+            if broken is not None:
+                return (
+                    500,
+                    None,
+                    (
+                        f"Failed to parse tool call arguments as JSON: {broken[:40]!r}: "
+                        "[json.exception.parse_error.101] parse error: syntax error while parsing value"
+                    ),
+                )
+        return None
 
     def _choose(self, view: RequestView) -> tuple[Rule, dict[str, Any]]:
         for index, rule in enumerate(self.script.rules):

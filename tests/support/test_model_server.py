@@ -398,3 +398,131 @@ def test_standalone_process_prints_ready_serves_and_reports_stats(tmp_path):
     finally:
         process.terminate()
         process.wait(5)
+
+
+# --- behaving like a real server (llama.cpp's llama-server) -------------------------------------------
+
+TWO_CALLS = {
+    "rules": [
+        {
+            "when": {"last_user": "Paris"},
+            "text": "Checking.",
+            "tool_calls": [
+                {"name": "get_weather", "arguments": {"city": "Paris"}},
+                {"name": "get_forecast", "arguments": {"city": "Paris", "days": 3}},
+            ],
+        }
+    ]
+}
+PARIS = [{"role": "user", "content": "Weather and forecast for Paris"}]
+
+
+def test_a_reply_over_the_token_limit_is_cut_with_each_apis_finish_reason(model_server):
+    server = model_server(TWO_CALLS, cut_at_limit=True)
+    # 14 tokens = 56 characters: "Checking." and the first call fit, the second call's arguments are cut.
+    chat = oa(server).chat.completions.create(
+        model="m", messages=PARIS, tools=WEATHER_TOOLS_OPENAI, max_tokens=14
+    )
+    choice = chat.choices[0]
+    assert choice.finish_reason == "length" and chat.usage.completion_tokens <= 14
+    first, second = choice.message.tool_calls
+    assert json.loads(first.function.arguments) == {"city": "Paris"}
+    assert second.function.name == "get_forecast" and second.function.arguments == '{"city": "Paris"'[:7]
+    with pytest.raises(ValueError):
+        json.loads(second.function.arguments)
+
+    message = an(server).messages.create(
+        model="c", max_tokens=14, messages=PARIS, tools=WEATHER_TOOLS_ANTHROPIC
+    )
+    assert message.stop_reason == "max_tokens"
+    assert [b.input for b in message.content if b.type == "tool_use"] == [{"city": "Paris"}, {}]
+
+    response = oa(server).responses.create(
+        model="m",
+        input=PARIS,
+        tools=[{"type": "function", **WEATHER_TOOLS_ANTHROPIC[0]}],
+        max_output_tokens=14,
+    )
+    assert response.status == "incomplete" and response.incomplete_details.reason == "max_output_tokens"
+    assert [item.status for item in response.output if item.type == "function_call"] == [
+        "completed",
+        "incomplete",
+    ]
+
+    text_only = model_server({"default": {"text": "word " * 100}}, cut_at_limit=True)
+    cut = oa(text_only).chat.completions.create(model="m", messages=PARIS, max_tokens=5)
+    assert cut.choices[0].finish_reason == "length" and cut.choices[0].message.content == ("word " * 4)
+    whole = oa(text_only).chat.completions.create(model="m", messages=PARIS, max_tokens=500)
+    assert whole.choices[0].finish_reason == "stop"
+
+
+def _history(arguments: str) -> list[dict[str, object]]:
+    return [
+        *PARIS,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": arguments},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+    ]
+
+
+def test_invalid_arguments_echoed_in_the_history_get_a_500_like_llama_cpp(model_server):
+    server = model_server(TWO_CALLS, refuse_invalid_history=True)
+    client = oa(server)
+    with pytest.raises(openai.InternalServerError) as refused:
+        client.chat.completions.create(model="m", messages=_history("{"), tools=WEATHER_TOOLS_OPENAI)
+    assert "Failed to parse tool call arguments as JSON" in str(refused.value)
+    client.chat.completions.create(model="m", messages=_history("{}"), tools=WEATHER_TOOLS_OPENAI)
+    items = [
+        {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": '{"city'},
+        {"type": "function_call_output", "call_id": "c1", "output": "sunny"},
+    ]
+    with pytest.raises(openai.InternalServerError):
+        client.responses.create(model="m", input=[*PARIS, *items])
+    assert server.status_counts == {500: 2, 200: 1}
+
+
+def test_a_named_tool_choice_is_ignored_and_required_forces_the_only_tool(model_server):
+    script = {
+        "rules": [{"when": {"forced_tool": "grade"}, "tool_calls": [{"arguments": {"verdict": "yes"}}]}]
+    }
+    server = model_server(script, ignore_named_tool_choice=True)
+    grade = {"type": "function", "function": {"name": "grade", "parameters": {"type": "object"}}}
+    ask = [{"role": "user", "content": "grade this"}]
+    named = oa(server).chat.completions.create(
+        model="judge",
+        messages=ask,
+        tools=[grade],
+        tool_choice={"type": "function", "function": {"name": "grade"}},
+    )
+    assert named.choices[0].message.tool_calls is None  # llama.cpp: "Wrong type supplied", falls back to auto
+    required = oa(server).chat.completions.create(
+        model="judge", messages=ask, tools=[grade], tool_choice="required"
+    )
+    assert required.choices[0].message.tool_calls[0].function.name == "grade"
+    anthropic_grade = {"name": "grade", "description": "d", "input_schema": {"type": "object"}}
+    forced = an(server).messages.create(
+        model="judge", max_tokens=50, messages=ask, tools=[anthropic_grade], tool_choice={"type": "any"}
+    )
+    assert forced.content[0].type == "tool_use" and forced.content[0].name == "grade"
+
+    strict = model_server(script, refuse_required_tool_choice=True)
+    with pytest.raises(openai.BadRequestError) as refused:
+        oa(strict).chat.completions.create(model="judge", messages=ask, tools=[grade], tool_choice="required")
+    assert refused.value.body["param"] == "tool_choice"
+
+
+def test_replies_name_the_model_the_server_serves(model_server):
+    server = model_server(None, served_model="gemma-3-270m-it-Q4_K_M.gguf")
+    reply = oa(server).chat.completions.create(model="gpt-4o-mini", messages=PARIS)
+    assert reply.model == "gemma-3-270m-it-Q4_K_M.gguf"
+    message = an(server).messages.create(model="claude-3-5-haiku-latest", max_tokens=20, messages=PARIS)
+    assert message.model == "gemma-3-270m-it-Q4_K_M.gguf"
