@@ -13,6 +13,7 @@ counts trials, so a case short of its count only because trials errored is an er
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from gate.results.outcomes import CaseResult, CaseStatus, Failure, Metrics, TrialResult
 from gate.scoring.trial import expected_summary
@@ -27,20 +28,40 @@ def reduce_passed(
     mean_pass_score: float = 0.5,
 ) -> bool:
     """Whether trials with these outcomes make the case pass (no trials: it does not)."""
-    if not passed:
+    return _reduced(reducer, sum(passed), len(passed), sum(scores), at_least, mean_pass_score)
+
+
+def _reduced(
+    reducer: Reducer, passes: int, counted: int, score_sum: float, at_least: int, mean_pass_score: float
+) -> bool:
+    if not counted:
         return False
     if reducer == "all":
-        return all(passed)
+        return passes == counted
     if reducer == "any":
-        return any(passed)
+        return passes > 0
     if reducer == "at_least":
-        return sum(passed) >= at_least
+        return passes >= at_least
     if reducer == "majority":
-        return 2 * sum(passed) > len(passed)
+        return 2 * passes > counted
     if reducer == "mean":
         # A case whose every trial failed never passes, whatever their partial scores average to.
-        return any(passed) and sum(scores) / len(scores) >= mean_pass_score - 1e-12
+        return passes > 0 and score_sum / counted >= mean_pass_score - 1e-12
     raise ValueError(f"unknown reducer {reducer!r}")
+
+
+def case_status(
+    case: Case, passes: int, counted: int, errored: int, score_sum: float
+) -> Literal["passed", "failed", "error"]:
+    """The case's status from its trials' counts: an error when no trial was counted, or when under
+    ``at_least`` the errored trials, not the agent, left it short of its count."""
+    if not counted:
+        return "error"
+    if _reduced(case.reducer, passes, counted, score_sum, case.at_least, case.mean_pass_score):
+        return "passed"
+    if case.reducer == "at_least" and passes + errored >= case.at_least:
+        return "error"
+    return "failed"
 
 
 def mean_metrics(trials: Sequence[TrialResult]) -> Metrics:
@@ -78,16 +99,11 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         counted = [t for t in trials if t.status != "error"]
     passed = [t.status == "passed" for t in counted]
     scores = [t.score for t in counted]
-    status: CaseStatus
+    status: CaseStatus = case_status(case, sum(passed), len(counted), len(trials) - len(counted), sum(scores))
     reason = None
     if not counted:
-        status, score, flaky, metrics = "error", 0.0, False, mean_metrics(trials)
+        score, flaky, metrics = 0.0, False, mean_metrics(trials)
     else:
-        ok = reduce_passed(case.reducer, passed, scores, case.at_least, case.mean_pass_score)
-        status = "passed" if ok else "failed"
-        errored = len(trials) - len(counted)
-        if not ok and case.reducer == "at_least" and sum(passed) + errored >= case.at_least:
-            status = "error"  # the errored trials, not the agent, left it short of its count
         score = sum(scores) / len(scores)
         flaky = any(passed) and not all(passed)
         metrics = mean_metrics(counted)

@@ -85,6 +85,30 @@ def _trial_counts(case: CaseResult) -> tuple[int, int]:
     return sum(1 for t in evaluated if t.status == "passed"), len(evaluated)
 
 
+def change_status(
+    head_status: str,
+    base_status: str,
+    head_counts: tuple[int, int],
+    base_counts: tuple[int, int],
+    non_gating: bool = False,
+) -> ChangeStatus:
+    """The comparison's call on one case present on both sides, from each side's case status and
+    (passed, counted) trials: a non-gating case, or an error or skip on either side, is not compared;
+    passed -> failed is a regression with at most one trial a side, else only when significant."""
+    if non_gating or head_status in ("error", "skipped") or base_status in ("error", "skipped"):
+        return "unchanged"
+    if base_status == "passed" and head_status == "failed":
+        (hp, hn), (bp, bn) = head_counts, base_counts
+        if max(hn, bn) <= 1 or regression_significant(bp, bn, hp, hn, ALPHA):
+            return "regressed"
+        return "unchanged"
+    if base_status == "failed" and head_status == "passed":
+        return "fixed"
+    if base_status == "failed" and head_status == "failed":
+        return "still_failing"
+    return "unchanged"
+
+
 def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
     hp, hn = _trial_counts(head)
     bp, bn = _trial_counts(base)
@@ -102,34 +126,21 @@ def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
     )
     hs, bs = head.status, base.status
     non_gating = head.non_gating or base.non_gating
+    status = change_status(hs, bs, (hp, hn), (bp, bn), bool(non_gating))
     if non_gating:
-        return CaseChange(status="unchanged", note=f"not compared: non-gating ({non_gating})", **common)  # type: ignore[arg-type]
+        return CaseChange(status=status, note=f"not compared: non-gating ({non_gating})", **common)  # type: ignore[arg-type]
     if hs in ("error", "skipped") or bs in ("error", "skipped"):
         side = "head" if hs in ("error", "skipped") else "base"
         what = hs if side == "head" else bs
-        return CaseChange(status="unchanged", note=f"not compared: {what} in the {side} run", **common)  # type: ignore[arg-type]
-    if bs == "passed" and hs == "failed":
-        if max(hn, bn) <= 1:
-            return CaseChange(status="regressed", **common)  # type: ignore[arg-type]
+        return CaseChange(status=status, note=f"not compared: {what} in the {side} run", **common)  # type: ignore[arg-type]
+    if bs == "passed" and hs == "failed" and max(hn, bn) > 1:
         p = fisher_one_sided_p(bp, bn, hp, hn)
-        if regression_significant(bp, bn, hp, hn, ALPHA):
-            return CaseChange(
-                status="regressed",
-                note=f"{hp}/{hn} vs {bp}/{bn} trials passed, p={p:.3f}",
-                p_value=p,
-                **common,  # type: ignore[arg-type]
-            )
-        return CaseChange(
-            status="unchanged",
-            note=f"failed now but not significantly worse: {hp}/{hn} vs {bp}/{bn} trials passed (p={p:.2f})",
-            p_value=p,
-            **common,  # type: ignore[arg-type]
-        )
-    if bs == "failed" and hs == "passed":
-        return CaseChange(status="fixed", **common)  # type: ignore[arg-type]
-    if bs == "failed" and hs == "failed":
-        return CaseChange(status="still_failing", **common)  # type: ignore[arg-type]
-    return CaseChange(status="unchanged", **common)  # type: ignore[arg-type]
+        if status == "regressed":
+            note = f"{hp}/{hn} vs {bp}/{bn} trials passed, p={p:.3f}"
+        else:
+            note = f"failed now but not significantly worse: {hp}/{hn} vs {bp}/{bn} trials passed (p={p:.2f})"
+        return CaseChange(status=status, note=note, p_value=p, **common)  # type: ignore[arg-type]
+    return CaseChange(status=status, **common)  # type: ignore[arg-type]
 
 
 def _rate(cases: list[CaseResult]) -> float:
