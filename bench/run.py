@@ -43,6 +43,7 @@ SECTIONS = (
     "ratelimit",
     "cache",
     "baseline",
+    "trials",
     "validate",
     "scoring",
     "results_size",
@@ -88,12 +89,12 @@ def run_child(command: list[str], env: dict[str, str] | None = None, cwd: Path |
 class ModelServer:
     """The scripted server as a separate process."""
 
-    def __init__(self, *extra: str, latency: float = LATENCY):
+    def __init__(self, *extra: str, latency: float = LATENCY, script: Path = SCRIPT):
         command = [
             sys.executable,
             str(SERVER),
             "--script",
-            str(SCRIPT),
+            str(script),
             "--latency",
             str(latency),
             "--port",
@@ -433,6 +434,93 @@ def baseline(work: Path, quick: bool) -> dict[str, Any]:
     warm = rows["PR after the base branch ran"]["base"] + rows["same PR again"]["sent"]
     print(f"- base-side requests on a warm cache: {warm} (target 0)")
     return {"workload": workload.describe(), "one_suite_requests": one_suite, "runs": rows}
+
+
+def _mixed_script(workload: Workload, path: Path) -> dict[str, list[int]]:
+    """The benchmark's agent made realistic: case numbers ending in 0 are never answered with the tool
+    (they fail every trial), those ending in 5 fail their first two trials and then pass (flaky), the
+    rest pass every trial. Returns the cases of each kind."""
+    failing = [n for n in range(workload.cases) if n % 10 == 0]
+    flaky = [n for n in range(workload.cases) if n % 10 == 5]
+    rules: list[dict[str, Any]] = [
+        {"when": {"last_user": f"case {n}\\.", "turn": 1}, "text": "I cannot find it."} for n in failing
+    ]
+    rules += [
+        {"when": {"last_user": f"case {n}\\.", "turn": 1}, "times": 2, "text": "I cannot find it."}
+        for n in flaky
+    ]
+    rules += [
+        {
+            "when": {"last_user": "case (?P<n>\\d+)", "turn": 1},
+            "tool_calls": [{"name": "lookup", "arguments": {"key": "k{n}"}}],
+        },
+        {"when": {"after_tool": "lookup"}, "text": "The value is {result.value}."},
+    ]
+    path.write_text(json.dumps({"rules": rules, "default": {"text": "done"}}), encoding="utf-8")
+    return {"failing": failing, "flaky": flaky}
+
+
+def trials(work: Path, quick: bool) -> dict[str, Any]:
+    """Cost per verdict (DESIGN section 8): requests per PR check on a realistic mix (most cases pass
+    every trial, one in ten fails every trial, one in ten is flaky), five trials a case, without and
+    with a base side (a PR rewording every suite's prompt, so both sides are evaluated), each run on a
+    cold cache: ``--trials-policy full`` against ``curtailed`` (the default)."""
+    workload = Workload(suites=2, cases_per_suite=10, trials=5) if quick else Workload(4, 20, 5)
+    repo = work / "trials-repo"
+    repo.mkdir()
+    write_suites(repo / "suites", workload)
+    (repo / ".gitignore").write_text(".tool-eval-gate/\n", encoding="utf-8")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "base")
+    _git(repo, "checkout", "-q", "-b", "pr")
+    write_suites(repo / "suites", workload, revision={s: "Be concise." for s in range(workload.suites)})
+    _git(repo, "commit", "-q", "-am", "reword every prompt")
+    kinds = _mixed_script(workload, work / "trials-script.json")
+    print(
+        f"\n## Curtailed trials: {workload.describe()}; {len(kinds['failing'])} cases fail every trial, "
+        f"{len(kinds['flaky'])} fail their first two (flaky), the rest pass"
+    )
+    rows: dict[str, dict[str, Any]] = {}
+    for base_side in (False, True):
+        for policy in ("full", "curtailed"):
+            with ModelServer(script=work / "trials-script.json") as server:
+                results = work / "trials.json"
+                extra = ["--changed-since", "main", "--baseline", "auto"] if base_side else []
+                cache = work / f"trials-cache-{base_side}-{policy}"
+                child = gate(
+                    ["run", "suites", "--concurrency", "8", "--cache", str(cache), "--json", str(results)]
+                    + ["--trials-policy", policy, *extra],
+                    gate_env(server),
+                    repo,
+                )
+                if child.returncode not in (0, 1):
+                    raise RuntimeError(f"gate run failed ({policy}): " + fail_text(child))
+                data = json.loads(results.read_text(encoding="utf-8"))
+                rows[f"{'with' if base_side else 'without'} base side, {policy}"] = {
+                    "requests": server.stats()["request_count"],
+                    "wall": child.wall,
+                    "exit": child.returncode,
+                    "statuses": case_counts(results),
+                    "comparison": data.get("comparison", {}).get("counts", {}),
+                }
+    out: dict[str, Any] = {"workload": workload.describe(), "runs": rows}
+    for side in ("without", "with"):
+        full, curtailed = rows[f"{side} base side, full"], rows[f"{side} base side, curtailed"]
+        same = (full["exit"], full["statuses"], full["comparison"]) == (
+            curtailed["exit"],
+            curtailed["statuses"],
+            curtailed["comparison"],
+        )
+        requests = curtailed["requests"] / full["requests"]
+        wall = curtailed["wall"] / full["wall"]
+        print(
+            f"- {side} a base side: {full['requests']} -> {curtailed['requests']} requests per PR check "
+            f"(curtailed/full {requests:.3f}), wall {full['wall']:.2f} s -> {curtailed['wall']:.2f} s "
+            f"(ratio {wall:.3f}); same verdicts and comparison: {'yes' if same else 'NO'}"
+        )
+        out[f"{side}_base_side"] = {"requests_ratio": requests, "wall_ratio": wall, "same_verdicts": same}
+    return out
 
 
 def validate(work: Path, quick: bool) -> dict[str, Any]:

@@ -274,9 +274,10 @@ def _plain_record(rec: RunRecord) -> dict[str, Any]:
 
 def plain_results(results: RunResults) -> dict[str, Any]:
     """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
-    (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``parameters`` of tools
-    whose schema was not recorded), with each case's ``failures`` (why it did not pass) in place of the
-    reducer's ``reason`` they include: the reference ``gate.reports.json_codec.to_json`` is held to."""
+    (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``planned_trials`` of
+    cases that ran every trial, ``parameters`` of tools whose schema was not recorded), with each case's
+    ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include: the reference
+    ``gate.reports.json_codec.to_json`` is held to."""
     data = asdict(results)
     for s_i, s in enumerate(results.suites):
         for tool_i, tool in enumerate(s.tools):
@@ -288,6 +289,8 @@ def plain_results(results: RunResults) -> dict[str, Any]:
             data["suites"][s_i]["cases"][c_i].pop("reason")
             reasons = c.failures if c.status in ("failed", "error") else ()
             data["suites"][s_i]["cases"][c_i]["failures"] = [asdict(f) for f in reasons]
+            if not c.curtailed:  # only curtailed cases store what they planned
+                data["suites"][s_i]["cases"][c_i].pop("planned_trials")
             for t_i, t in enumerate(c.trials):
                 data["suites"][s_i]["cases"][c_i]["trials"][t_i]["record"] = _plain_record(t.record)
     return data

@@ -33,6 +33,7 @@ from gate.commands.arguments import (
     trial_count,
 )
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
+from gate.verdict.curtailment import TRIALS_POLICIES
 
 EPILOG = """\
 exit codes:
@@ -106,6 +107,13 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
     parser.add_argument(
         "--trials", type=trial_count, metavar="N", help="trials per case (overrides the suites)"
+    )
+    parser.add_argument(
+        "--trials-policy",
+        choices=TRIALS_POLICIES,
+        default=TRIALS_POLICIES[0],
+        help="curtailed (default): a case stops starting trials once its verdict (and, with a baseline, "
+        "its comparison) is decided, exactly as the full run would decide it; full: run every trial",
     )
     parser.add_argument(
         "--concurrency",
@@ -401,6 +409,12 @@ def _plan(args: argparse.Namespace) -> _Plan | int:
     options = _run_options(args, suites, prices, cache, triggered, fail_on_rule)
     if base_side is not None:  # each case the budget starts must be able to run at the merge base too
         options = dataclasses.replace(options, reserve_base_for=frozenset(s.path for s in base_side.suites))
+    if args.trials_policy == "curtailed":
+        from gate.run.curtailing import head_curtailer
+
+        base_suites = base_side.suites if base_side is not None else ()
+        curtailer = head_curtailer(suites, args.trials, base_suites, baseline)
+        options = dataclasses.replace(options, curtailer=curtailer)
     return _Plan(suites, base_side, baseline, policy, cache, options)
 
 
@@ -612,6 +626,7 @@ def _base_not_run() -> Any:
 
 def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequence[str]) -> None:
     from gate.reports.console import failure_lines
+    from gate.reports.trial_counts import curtailed_line
     from gate.util.redact import Redactor
 
     redactor = Redactor.from_env(os.environ)
@@ -643,6 +658,9 @@ def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequenc
         out.append(
             f"cache: {len(cache.store_errors)} answer(s) could not be stored, e.g. {cache.store_errors[0]}"
         )
+    curtailed = curtailed_line([c for suite in results.suites for c in suite.cases])
+    if curtailed:
+        out.append(curtailed)
     for reason in verdict.reasons:
         out.append(f"  - {reason}")
     out.extend(failure_lines(results, report_paths))

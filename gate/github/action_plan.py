@@ -186,6 +186,7 @@ def run_arguments(
     for flag, value in (
         ("--threshold", inputs.threshold),
         ("--trials", inputs.trials),
+        ("--trials-policy", inputs.trials_policy),
         ("--concurrency", inputs.concurrency),
         ("--shard", inputs.shard),
         ("--max-cost", inputs.max_cost),

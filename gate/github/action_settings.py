@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.commands.arguments import fail_on, positive_float, positive_int, rate, trial_count
+from gate.verdict.curtailment import TRIALS_POLICIES
 
 TRUE = ("true", "yes", "1", "on")
 FALSE = ("false", "no", "0", "off")
@@ -33,6 +34,7 @@ class ActionInputs:
     errors: str = "count"
     concurrency: str = ""
     trials: str = ""
+    trials_policy: str = "curtailed"
     shard: str = ""
     baseline: str = "auto"  # auto (compare with the merge base on pull requests), off, or a results file
     cache: str = ""
@@ -146,6 +148,7 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         errors=get("errors", defaults.errors),
         concurrency=get("concurrency"),
         trials=get("trials"),
+        trials_policy=get("trials_policy", defaults.trials_policy),
         shard=get("shard"),
         baseline=get("baseline", defaults.baseline),
         cache=get("cache"),
@@ -180,6 +183,9 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         problems.append(f"input errors: choose from count, ignore (got {inputs.errors!r})")
     if inputs.commands not in ("allow", "refuse"):
         problems.append(f"input commands: choose from allow, refuse (got {inputs.commands!r})")
+    if inputs.trials_policy not in TRIALS_POLICIES:
+        choices = ", ".join(TRIALS_POLICIES)
+        problems.append(f"input trials_policy: choose from {choices} (got {inputs.trials_policy!r})")
     if Path(inputs.output_dir).is_absolute() or ".." in Path(inputs.output_dir).parts:
         problems.append(f"input output_dir: a directory inside the repository, got {inputs.output_dir!r}")
         inputs = replace(inputs, output_dir=defaults.output_dir)

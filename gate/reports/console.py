@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gate.reports.trial_counts import trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import truncate
 
@@ -37,10 +38,8 @@ def _case_reason(case: CaseResult) -> str:
 
 
 def _trials(case: CaseResult) -> str:
-    if len(case.trials) < 2:
-        return ""
-    passed = sum(1 for t in case.trials if t.status == "passed")
-    return f" [{passed}/{len(case.trials)} trials passed]"
+    text = trials_text(case)
+    return f" [{text}]" if text else ""
 
 
 def _worst_first(results: RunResults) -> list[CaseResult]:

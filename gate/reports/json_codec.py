@@ -180,6 +180,7 @@ def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
         "tags": c.tags,
         "trials": [_trial(t, prompts) for t in c.trials],
         **({"non_gating": c.non_gating} if c.non_gating is not None else {}),
+        **({"planned_trials": c.planned_trials} if c.curtailed else {}),
     }
 
 

@@ -232,6 +232,8 @@ def _testcase(
         f'\n   <properties>\n    <property name="trials" value="{passed_trials}/{len(trials)} passed" />'
         f'\n    <property name="score" value="{case.score:.3f}" />'
     )
+    if case.curtailed:
+        props += f'\n    <property name="planned_trials" value="{case.planned_trials}" />'
     if case.flaky:
         props += '\n    <property name="flaky" value="true" />'
     if case.tags:

@@ -22,6 +22,7 @@ from typing import Any
 
 from gate.analysis.analyse import Analysis
 from gate.reports.junit import final_answer_text, transcript
+from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
@@ -259,6 +260,9 @@ def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
     ]
     out += [_suite_row(s, verdict) for s in results.suites]
     out.append("")
+    curtailed = curtailed_line([c for s in results.suites for c in s.cases])
+    if curtailed:
+        out += [curtailed[0].upper() + curtailed[1:] + ".", ""]
     out += _pass_hat_k_section(results)
     prices = _prices_line(results.settings.get("prices"))
     if prices:
@@ -449,9 +453,7 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
     flaky = " · flaky" if case.flaky else ""
     if case.non_gating is not None:
         flaky += f" · non-gating: {truncate(case.non_gating, 120)}"
-    trials = ""
-    if len(case.trials) > 1:
-        trials = f" · {sum(1 for t in case.trials if t.status == 'passed')}/{len(case.trials)} trials passed"
+    trials = f" · {trials_text(case)}" if trials_text(case) else ""
     out = [
         "<details>",
         f"<summary>{icon} <code>{html_text(case.suite)}/{html_text(case.case_id)}</code>: "
@@ -537,9 +539,8 @@ def _passed_section(results: RunResults) -> list[str]:
         status = c.status + (" (flaky)" if c.flaky else "")
         if c.status == "skipped" and c.skip_reason:
             status += f": {md_cell(truncate(c.skip_reason, 120))}"
-        n_pass = sum(1 for t in c.trials if t.status == "passed")
         out.append(
-            f"| {_code(c.suite + '/' + c.case_id)} | {status} | {n_pass}/{len(c.trials)} | {c.score:.2f} | "
+            f"| {_code(c.suite + '/' + c.case_id)} | {status} | {passed_of_run(c)} | {c.score:.2f} | "
             f"{_where(c.file, c.line)} |"
         )
     out += ["", "</details>", ""]

@@ -159,6 +159,14 @@ class CaseResult:
     # The reducer's own reason for a failed case none of whose trials failed (reducer ``mean``: every
     # trial passed on its own, their mean score is under ``mean_pass_score``).
     reason: Failure | None = None
+    # The trials it would have run (0: as many as it ran); more than it ran when curtailed trials
+    # stopped it once its verdict (and comparison call) was decided.
+    planned_trials: int = 0
+
+    @property
+    def curtailed(self) -> bool:
+        """Whether curtailed trials stopped the case before it ran every trial it planned."""
+        return self.planned_trials > len(self.trials)
 
     @property
     def failures(self) -> tuple[Failure, ...]:
@@ -272,6 +280,7 @@ class RunResults:
                 skip_reason=d.get("skip_reason"),
                 non_gating=d.get("non_gating"),
                 reason=_reducer_reason(d),
+                planned_trials=d.get("planned_trials", 0),
             )
 
         def suite(d: dict[str, Any]) -> SuiteResult:

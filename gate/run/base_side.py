@@ -80,9 +80,14 @@ def _left(budget: float | None, spent: float) -> float | None:
 
 
 async def run_base_side(
-    side: BaseSide, head: RunResults, options: RunOptions, make_provider: Callable[[str], Any]
+    side: BaseSide,
+    head: RunResults,
+    options: RunOptions,
+    make_provider: Callable[[str], Any],
 ) -> RunResults:
-    """Run the base suites with ``options`` minus what the head side spent; its own cache counters."""
+    """Run the base suites with ``options`` minus what the head side spent; its own cache counters;
+    with curtailed trials, each base case stops once its verdict and its comparison with the head's
+    are decided."""
     requests_left = _left(options.max_requests, float(head.settings.get("requests", 0)))
     max_requests = None if requests_left is None else max(0, int(requests_left))
     cost_left = _left(options.max_cost_usd, float(head.settings.get("estimated_cost_usd", 0.0)))
@@ -98,6 +103,9 @@ async def run_base_side(
         settings={},
         reserve_base_for=frozenset(),
         refused=budget_refused(head),
+        curtailer=None
+        if options.curtailer is None
+        else options.curtailer.base_side(head, side.suites, options.trials),
     )
     return await run_suites(side.suites, base_options, make_provider, None)
 

@@ -43,9 +43,11 @@ from gate.results.outcomes import (
 from gate.results.run_record import RunRecord, StopReason
 from gate.run.agent_loop import BUDGET_MESSAGE, run_trial
 from gate.run.cache import ResponseCache
+from gate.run.curtailing import Curtailer
 from gate.run.judge_client import JudgeClient
 from gate.run.progress import Progress
 from gate.run.request_budget import Account, RequestBudget, case_need
+from gate.run.trial_slots import TrialSlots
 from gate.scoring.judge_requests import collect_requests
 from gate.scoring.reducers import case_result, skipped_result
 from gate.scoring.trial import score_trial
@@ -112,12 +114,14 @@ class RunOptions:
     reserve_base_for: frozenset[str] = frozenset()
     # --baseline auto, base side: the cases (suite path, case id) the budget did not run on the head side.
     refused: frozenset[tuple[str, str]] = frozenset()
+    # --trials-policy curtailed: decides which trials still need to start (None: every trial runs).
+    curtailer: Curtailer | None = None
 
 
-def _stamp(ends: dict[str, float], key: str) -> Callable[[asyncio.Task[TrialResult]], None]:
+def _stamp(ends: dict[str, float], key: str) -> Callable[[asyncio.Task[TrialResult | None]], None]:
     """A done callback noting when a trial of suite ``key`` ended (the last one wins)."""
 
-    def stamp(_task: asyncio.Task[TrialResult]) -> None:
+    def stamp(_task: asyncio.Task[TrialResult | None]) -> None:
         ends[key] = time.monotonic()
 
     return stamp
@@ -155,7 +159,7 @@ class _Run:
         # Regrow one slot per two successes: with the default of eight, a steady trickle of 429s
         # (bench: every 10th request) held concurrency near 2 of 32 and doubled the wall time.
         self.limiter = AdaptiveLimiter(max(1, options.concurrency), regrow_after=2)
-        self.trial_slots = asyncio.Semaphore(max(1, options.concurrency))
+        self.trial_slots = TrialSlots(options.concurrency)
         self.policy = options.retry or RetryPolicy()
         self.providers: dict[str, Provider] = {}
         self.budget = RequestBudget(options.max_requests)
@@ -249,13 +253,24 @@ class _Run:
 
     # ---- trials ----
 
-    async def trial(self, suite: Suite, case: Case, index: int, account: Account) -> TrialResult:
+    async def trial(
+        self, suite: Suite, case: Case, index: int, account: Account, order: int
+    ) -> TrialResult | None:
+        """One trial, or None when curtailing found its case decided before it could start."""
         # Trials hold a slot from start to finish, so that started trials finish before new ones
         # begin: an interrupt then leaves whole trials done rather than many half done, and only
-        # ``concurrency`` transcripts are in memory at a time.
-        async with self.trial_slots:
+        # ``concurrency`` transcripts are in memory at a time. Every case's first trial goes before
+        # any case's second (``gate.run.trial_slots``), so that a case is decided before its later
+        # trials would start.
+        curtailer = self.options.curtailer
+        async with self.trial_slots.slot((index, order)):
+            if curtailer is not None and not curtailer.may_start(suite, case):
+                return None
             _ACCOUNT.set(account)  # this task's requests (and its judge's) draw on its case's account
-            return await self._trial(suite, case, index)
+            result = await self._trial(suite, case, index)
+            if curtailer is not None:
+                curtailer.finished(suite, case, result)
+            return result
 
     async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
         try:
@@ -279,15 +294,16 @@ class _Run:
         problems = sorted({value for value in answers.values() if isinstance(value, str)})
         return with_judge_reasons(result, problems) if problems else result
 
-    def _done(self, task: asyncio.Task[TrialResult]) -> None:
+    def _done(self, task: asyncio.Task[TrialResult | None]) -> None:
         if self.progress is not None and not task.cancelled() and task.exception() is None:
-            self.progress.trial_done(task.result().status)
+            result = task.result()
+            self.progress.trial_done(result.status if result is not None else "curtailed")
 
     # ---- admission (the request budget) ----
 
     async def _admit(self, work: Sequence[_CaseWork], ends: dict[str, float]) -> None:
         """Start the cases in order, each once the budget covers it (gate.run.request_budget)."""
-        for item in work:
+        for order, item in enumerate(work):
             if item.case.skip:
                 continue
             account = await self._account(item)
@@ -299,7 +315,7 @@ class _Run:
             countdown = _Countdown(item.trials, functools.partial(self._release, account))
             item.tasks = []
             for index in range(item.trials):
-                task = asyncio.ensure_future(self.trial(item.suite, item.case, index, account))
+                task = asyncio.ensure_future(self.trial(item.suite, item.case, index, account, order))
                 task.add_done_callback(self._done)
                 task.add_done_callback(_stamp(ends, item.suite.path))
                 task.add_done_callback(countdown)
@@ -389,7 +405,8 @@ class _Run:
             trials = [score_trial(suite, case, record, index, {}) for index in range(item.trials)]
             return case_result(suite, case, tuple(budget_result(t) if item.refused else t for t in trials))
         outcomes = [self._outcome(suite, case, i, task) for i, task in enumerate(item.tasks)]
-        return case_result(suite, case, tuple(outcomes))
+        ran = tuple(outcome for outcome in outcomes if outcome is not None)
+        return dataclasses.replace(case_result(suite, case, ran), planned_trials=item.trials)
 
     def _results(self, suites: tuple[SuiteResult, ...], started_at: str) -> RunResults:
         reasons = [f"stopped {scope}: {exc}" for scope, exc in self.fatal.items()]
@@ -413,7 +430,9 @@ class _Run:
             settings=settings,
         )
 
-    def _outcome(self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult]) -> TrialResult:
+    def _outcome(
+        self, suite: Suite, case: Case, index: int, task: asyncio.Task[TrialResult | None]
+    ) -> TrialResult | None:
         if task.cancelled():
             reason = f"not run: {self.control.reason or 'cancelled'}"
             return score_trial(suite, case, not_run_record(suite, case, reason), index, {})
@@ -432,7 +451,7 @@ class _CaseWork:
     suite: Suite
     case: Case
     trials: int
-    tasks: list[asyncio.Task[TrialResult]] | None = None
+    tasks: list[asyncio.Task[TrialResult | None]] | None = None
     refused: str = ""
 
 
@@ -443,7 +462,7 @@ class _Countdown:
         self.left = count
         self.then = then
 
-    def __call__(self, _task: asyncio.Task[TrialResult]) -> None:
+    def __call__(self, _task: asyncio.Task[TrialResult | None]) -> None:
         self.left -= 1
         if self.left == 0:
             self.then()

@@ -17,11 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal, get_args
 
 from gate.results.outcomes import TrialResult
 from gate.scoring.reducers import case_status
 from gate.suite.model import Case
 from gate.verdict.baseline import ChangeStatus, change_status
+
+TrialsPolicy = Literal["curtailed", "full"]  # --trials-policy; curtailed is the default
+TRIALS_POLICIES: tuple[str, ...] = get_args(TrialsPolicy)
 
 Outcome = tuple[str, int, int]  # case status, passed trials, counted trials
 

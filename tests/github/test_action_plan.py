@@ -382,3 +382,16 @@ def test_commands_allow_passes_the_flag_and_anything_else_is_named() -> None:
     assert problems == () and "--allow-commands" not in run_arguments(refused, push, Path("/ws"), Path("/o"))
     _, problems = read_inputs({"INPUT_COMMANDS": "yes"})
     assert problems == ("input commands: choose from allow, refuse (got 'yes')",)
+
+
+def test_the_trials_policy_input_reaches_the_run_and_a_bad_one_is_named() -> None:
+    push = read_event("push", {"after": "b" * 40})
+    inputs, problems = read_inputs({})
+    assert problems == ()
+    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert argv[argv.index("--trials-policy") + 1] == "curtailed"
+    inputs, problems = read_inputs({"INPUT_TRIALS_POLICY": "full"})
+    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert argv[argv.index("--trials-policy") + 1] == "full"
+    _, problems = read_inputs({"INPUT_TRIALS_POLICY": "some"})
+    assert problems == ("input trials_policy: choose from curtailed, full (got 'some')",)
