@@ -24,7 +24,7 @@ from gate.suite.model import MATCHER_KEYS
 from gate.util import bounded_regex
 from gate.util.assignment import optimal_assignment
 from gate.util.escape import show
-from gate.util.text_normalization import LOOSER_COMPARISONS, normalize_text
+from gate.util.text_normalization import LOOSER_COMPARISONS, NOTHING_IGNORED, Ignored, normalize_text
 
 MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
 
@@ -515,7 +515,7 @@ def _match_normalized(arg: Any, matcher: Any, value: Any, ctx: _Context, path: s
     expected, ignore = normalized_operand(arg)
     if normalize_text(value, ignore) == normalize_text(expected, ignore):
         return _ok(matcher, value, path)
-    loosened = f" ignoring {', '.join(sorted(ignore))}" if ignore else ""
+    loosened = f" ignoring {ignore}" if ignore != NOTHING_IGNORED else ""
     return _fail(
         "value_error",
         f"{show(value)} does not equal {show(expected)} after normalisation{loosened}",
@@ -525,16 +525,22 @@ def _match_normalized(arg: Any, matcher: Any, value: Any, ctx: _Context, path: s
     )
 
 
-def normalized_operand(arg: Any) -> tuple[str, frozenset[str]]:
-    """The text and the looser comparisons (``ignore``) of a ``normalized`` matcher: ``"New York"`` or
-    ``{value: "New York", ignore: [punctuation, accents]}``."""
-    if isinstance(arg, Mapping):
-        ignore = arg.get("ignore")
-        options = (
-            frozenset(o for o in ignore if isinstance(o, str)) if isinstance(ignore, list) else frozenset()
-        )
-        return str(arg.get("value", "")), options & frozenset(LOOSER_COMPARISONS)
-    return str(arg), frozenset()
+def normalized_operand(arg: Any) -> tuple[str, Ignored]:
+    """The text and what a ``normalized`` matcher ignores: ``"New York"``, ``{value: "New York",
+    ignore: [punctuation, accents]}``, ``{value: ..., ignore: {chars: " -"}}`` or a list holding
+    ``{chars: ...}`` beside the named comparisons (several are one set of characters)."""
+    if not isinstance(arg, Mapping):
+        return str(arg), NOTHING_IGNORED
+    ignore = arg.get("ignore")
+    items = ignore if isinstance(ignore, list) else [ignore]
+    kinds = frozenset(o for o in LOOSER_COMPARISONS if o in items)
+    chars = frozenset(
+        c
+        for item in items
+        if isinstance(item, Mapping) and isinstance(item.get("chars"), str)
+        for c in item["chars"]
+    )
+    return str(arg.get("value", "")), Ignored(kinds, chars)
 
 
 def _match_object_op(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:

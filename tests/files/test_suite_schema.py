@@ -138,7 +138,11 @@ def test_schema_offers_exactly_the_looser_comparisons_normalized_understands():
     schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "suite.schema.json").read_text())
     forms = schema["$defs"]["matcherOp"]["properties"]["normalized"]["anyOf"]
     [options] = [f for f in forms if f["type"] == "object"]
-    assert options["properties"]["ignore"]["items"]["enum"] == list(LOOSER_COMPARISONS)
+    listed, chars = options["properties"]["ignore"]["anyOf"]
+    named, chars_item = listed["items"]["anyOf"]
+    assert named["enum"] == list(LOOSER_COMPARISONS)
+    assert chars == chars_item == {"$ref": "#/$defs/ignoredChars"}
+    assert schema["$defs"]["ignoredChars"]["required"] == ["chars"]
 
 
 def test_schema_takes_any_of_and_all_of_over_matchers_and_normalized_options(schema):
@@ -146,6 +150,12 @@ def test_schema_takes_any_of_and_all_of_over_matchers_and_normalized_options(sch
     good = {"any_of": [{"normalized": "NYC"}, {"all_of": [{"regex": "^N"}, {"not": "No"}]}]}
     assert list(check.iter_errors(good)) == []
     assert list(check.iter_errors({"normalized": {"value": "C#", "ignore": ["punctuation"]}})) == []
+    assert list(check.iter_errors({"normalized": {"value": "555 1234", "ignore": {"chars": " -"}}})) == []
+    assert (
+        list(check.iter_errors({"normalized": {"value": "x", "ignore": [{"chars": "-"}, "accents"]}})) == []
+    )
+    assert list(check.iter_errors({"normalized": {"value": "x", "ignore": {"chars": ""}}}))
+    assert list(check.iter_errors({"normalized": {"value": "x", "ignore": {"chars": "-", "also": 1}}}))
     assert list(check.iter_errors({"any_of": []}))
     assert list(check.iter_errors({"all_of": [{"regex": 5}]}))
     assert list(check.iter_errors({"normalized": {"value": "C#", "ignore": ["case"]}}))

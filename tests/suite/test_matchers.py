@@ -404,7 +404,8 @@ def test_a_wrong_value_beside_an_undecided_judge_is_the_agents_failure_not_an_er
         ("New York", "New-York", ["punctuation"]),
         ("St. Louis", "st louis", ["punctuation"]),
         ("O'Brien", "OBrien", ["punctuation"]),
-        ("Covid-19", "covid 19", ["punctuation"]),
+        ("Covid-19", "covid19", [{"chars": "-"}]),
+        ("555-123 4567", "5551234567", {"chars": " -"}),
         ("Zürich", "Zurich", ["accents"]),
         ("São Paulo", "sao-paulo", ["accents", "punctuation"]),
         ("555 1234", "5551234", ["whitespace"]),
@@ -425,6 +426,8 @@ def test_normalized_ignores_more_only_when_asked(expected, actual, ignore):
         (".5", "5", ["punctuation"]),  # a decimal point opening a number is part of it too
         ("-.5", ".5", ["punctuation"]),
         ("10:30", "1030", ["punctuation", "whitespace"]),
+        ("3 - 1", "31", ["punctuation", "whitespace"]),
+        ("Covid-19", "covid 19", ["punctuation"]),  # a hyphen before a number may be a minus sign
         ("Zürich", "Zurich", ["punctuation"]),
         ("C#", "C", ["accents", "whitespace"]),
     ],
@@ -433,3 +436,9 @@ def test_a_looser_comparison_ignores_only_what_it_names(expected, actual, ignore
     outcome = match_value({"normalized": {"value": expected, "ignore": ignore}}, True, actual)
     assert outcome.reason == "value_error"
     assert outcome.detail.endswith("after normalisation ignoring " + ", ".join(sorted(ignore)))
+
+
+def test_a_chars_comparison_failing_names_the_characters():
+    outcome = match_value({"normalized": {"value": "C#", "ignore": {"chars": " -"}}}, True, "C")
+    assert outcome.reason == "value_error"
+    assert outcome.detail.endswith('after normalisation ignoring the characters " -"')

@@ -11,7 +11,9 @@ literal that no call ever sends. These checks refuse, each at the mapping's ``fi
 - a misspelled matcher key (``{regexp: ...}``: did you mean ``regex``?), judged by string similarity
   and by the operand having the shape that matcher takes;
 - ``one_of`` holding matcher mappings (``one_of`` takes values, ``any_of`` takes matchers), in a
-  matcher or in a path assertion.
+  matcher or in a path assertion;
+- a ``normalized`` matcher whose ``ignore`` names ``chars`` beside ``punctuation``, or letters or
+  digits in ``chars`` (``gate.util.text_normalization`` says why).
 
 None of this applies where the mapping is a real object literal: the tool's own parameter schema
 for the argument is consulted, and keys it declares as properties are object keys, never matchers.
@@ -27,8 +29,10 @@ import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gate.suite.matchers import normalized_operand
 from gate.suite.model import MATCHER_KEYS
 from gate.util.escape import show
+from gate.util.text_normalization import ignore_chars
 
 PathKey = tuple[Any, ...]
 Found = tuple[PathKey, str, str]
@@ -103,6 +107,8 @@ def _matcher(
         )
     if key == "one_of" and isinstance(operand, list):
         yield from one_of_problems(operand, (*at, key))
+    elif key == "normalized" and isinstance(operand, Mapping):
+        yield from _ignored_problems(operand, (*at, key, "ignore"))
     elif key in ("optional", "not"):
         yield from _walk(operand, (*at, key), schema, root)
     elif key in ("any_of", "all_of") and isinstance(operand, list):
@@ -116,6 +122,28 @@ def _matcher(
     elif key == "object" and isinstance(operand, Mapping):
         for name, value in operand.items():
             yield from _walk(value, (*at, key, name), _property(schema, name, root), root)
+
+
+def _ignored_problems(operand: Mapping[str, Any], at: PathKey) -> Iterator[Found]:
+    """A ``normalized`` matcher's ``ignore`` that cannot keep its promises: ``chars`` beside
+    ``punctuation`` (one turns a hyphen into a space, the other drops it: together, adding an option
+    could turn a pass into a fail), or ``chars`` naming letters or digits (they change the value)."""
+    _, ignored = normalized_operand(operand)
+    if ignored.chars and "punctuation" in ignored.kinds:
+        yield (
+            at,
+            "ignore names both punctuation and chars: punctuation ignores every punctuation mark except "
+            "inside a number, chars exactly the characters it names",
+            'keep one: ignore: [punctuation] or ignore: {chars: " -"} (name every mark to ignore)',
+        )
+    named = sorted(c for c in ignore_chars(ignored.chars) if c.isalnum())
+    if named:
+        yield (
+            at,
+            f"chars names {'letters or digits' if len(named) > 1 else 'a letter or digit'} "
+            f"({show(''.join(named))}): a letter or digit always counts, ignoring it changes the value",
+            'name only marks, symbols and white space, e.g. {chars: " -_/"}',
+        )
 
 
 def one_of_problems(options: Any, at: PathKey, instead: str = "{any_of: [...]}") -> Iterator[Found]:

@@ -223,3 +223,17 @@ def test_without_a_schema_a_states_own_words_are_not_taken_for_matchers(key):
 def test_without_a_schema_a_slip_of_a_matcher_key_is_still_refused(key, operand, meant):
     [(_, message, _)] = found({"bookings": {key: operand}}, None)
     assert message == f"unknown matcher key {key!r}: did you mean {meant!r}?"
+
+
+def test_normalized_chars_beside_punctuation_or_naming_letters_is_refused_at_its_ignore():
+    chars_and_punctuation = {"normalized": {"value": "a-b", "ignore": ["punctuation", {"chars": "-"}]}}
+    [(path, message, hint)] = found({"city": chars_and_punctuation})
+    assert path == ("args", "city", "normalized", "ignore")
+    assert "both punctuation and chars" in message and "keep one" in hint
+    [(path, message, hint)] = found({"city": {"normalized": {"value": "x", "ignore": {"chars": " -x1"}}}})
+    assert path == ("args", "city", "normalized", "ignore")
+    assert 'chars names letters or digits ("1x")' in message
+    [(_, message, _)] = found({"city": {"normalized": {"value": "x", "ignore": {"chars": "Ａ"}}}})  # NFKC "a"
+    assert "a letter or digit" in message
+    fine = [{"chars": " -_/"}, [{"chars": "-"}, "whitespace", "accents"], ["punctuation", "whitespace"]]
+    assert all(found({"city": {"normalized": {"value": "x", "ignore": i}}}) == [] for i in fine)
