@@ -6,8 +6,8 @@ as a child and measures its peak RSS with ``os.wait4``).
 Synthetic run records (no model) for generated suites, with a realistic mix of outcomes: correct
 calls, wrong argument values, hallucinated tools, missing calls and provider errors. Timed: scoring
 every trial (``gate.scoring.trial.score_trial``), reducing trials to case results
-(``gate.scoring.reducers.case_result``)
-and ``gate.files.outputs.write_outputs`` to JSON, JUnit XML and Markdown (which runs the analysis).
+(``gate.scoring.reducers.case_result``), and the conclusion (``gate.verdict.conclusion.conclude``, which
+runs the analysis) written by ``gate.files.outputs.write_outputs`` to JSON, JUnit XML and Markdown.
 Building the inputs is timed separately and not counted. Prints one JSON line.
 """
 
@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     from gate.results.outcomes import RunResults
     from gate.scoring.reducers import case_result
     from gate.scoring.trial import score_trial
+    from gate.verdict.conclusion import conclude
     from gate.verdict.policy import GatePolicy
 
     workload = Workload(args.suites, args.cases // args.suites, 1)
@@ -134,14 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     scored = time.perf_counter() - started
 
     started = time.perf_counter()
-    verdict = write_outputs(
-        results,
+    conclusion = conclude(results, None, GatePolicy())
+    write_outputs(
+        conclusion,
         json_path=out / "results.json",
         junit_path=out / "junit.xml",
         markdown_path=out / "report.md",
-        baseline=None,
-        policy=GatePolicy(),
     )
+    verdict = conclusion.verdict
     written = time.perf_counter() - started
 
     statuses: dict[str, int] = {}

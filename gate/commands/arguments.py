@@ -1,10 +1,9 @@
 """What the commands share: the argument parser that reports usage errors as invalid input (exit 2),
-the option types, and the verdict lines printed at the end of ``run`` and ``report``."""
+and the option types."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from gate import limits
 from gate.errors import InputError
@@ -68,17 +67,3 @@ def fail_on(text: str) -> str:
             f"choose from threshold, regression, regression-or-threshold, any-failure (got {text!r})"
         )
     return value
-
-
-def suite_lines(verdict: Any) -> list[str]:
-    """One line per suite of the verdict: mark, pass rate, threshold and counts."""
-    lines = []
-    for suite in verdict.suites:
-        mark = "ok  " if suite.passed else "FAIL"
-        shown = f"{suite.pass_rate * 100:.1f}%" if suite.counted else "-"
-        lines.append(
-            f"{mark} {suite.name}: {shown} ({suite.passed_count}/{suite.counted}), threshold "
-            f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
-            f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
-        )
-    return lines

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gate.commands.arguments import Parser, fail_on, rate, suite_lines
+from gate.commands.arguments import Parser, fail_on, rate
 from gate.verdict.policy import GatePolicy
 
 if TYPE_CHECKING:
@@ -75,7 +75,9 @@ def main(argv: Sequence[str]) -> int:
 def _main(args: argparse.Namespace, outputs: OutputPlan) -> int:
     from gate.files.outputs import write_outputs
     from gate.files.results_file import load_results
-    from gate.reports.json_codec import merge
+    from gate.reports.console import suite_lines, verdict_lines
+    from gate.reports.json_codec import gc_paused, merge
+    from gate.verdict.conclusion import conclude
 
     parts = [load_results(path) for path in args.results]
     results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts)
@@ -86,21 +88,18 @@ def _main(args: argparse.Namespace, outputs: OutputPlan) -> int:
         "fail_on": args.fail_on,
     }
     policy = GatePolicy.from_settings(results.settings, **overrides)
-    verdict = write_outputs(
-        results,
+    with gc_paused():
+        conclusion = conclude(results, baseline, policy)
+    write_outputs(
+        conclusion,
         json_path=outputs.json,
         junit_path=outputs.junit,
         markdown_path=outputs.markdown,
-        baseline=baseline,
-        policy=policy,
         marker=args.marker,
         markdown_limit=args.markdown_limit,
         full_report_hint=args.full_report_hint,
     )
-    for line in suite_lines(verdict):
+    for line in [*suite_lines(conclusion.verdict), *verdict_lines(conclusion.verdict)]:
         print(line)
-    for reason in verdict.reasons:
-        print(f"  - {reason}")
-    print(verdict.summary_line)
     sys.stdout.flush()
-    return verdict.exit_code
+    return conclusion.verdict.exit_code

@@ -23,15 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.commands.arguments import (
-    Parser,
-    fail_on,
-    positive_float,
-    positive_int,
-    rate,
-    suite_lines,
-    trial_count,
-)
+from gate.commands.arguments import Parser, fail_on, positive_float, positive_int, rate, trial_count
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
 from gate.verdict.curtailment import TRIALS_POLICIES
 
@@ -578,28 +570,27 @@ def _with_baseline(plan: _Plan, results: Any, base_results: Any, base_output: An
 
 
 def _report(args: argparse.Namespace, plan: _Plan, results: Any, baseline: Any, outputs: Any) -> int:
-    """Write the outputs, print the summary; the exit code."""
+    """Conclude the run once, write the outputs and print the summary; the exit code."""
     from gate.files.outputs import OutputsNotWritten, write_outputs
+    from gate.reports.json_codec import gc_paused
+    from gate.verdict.conclusion import conclude
 
+    with gc_paused():
+        conclusion = conclude(results, baseline, plan.policy)
     not_written: OutputsNotWritten | None = None
     try:
-        verdict = write_outputs(
-            results,
-            json_path=outputs.json,
-            junit_path=outputs.junit,
-            markdown_path=outputs.markdown,
-            baseline=baseline,
-            policy=plan.policy,
+        write_outputs(
+            conclusion, json_path=outputs.json, junit_path=outputs.junit, markdown_path=outputs.markdown
         )
     except OutputsNotWritten as exc:
-        verdict, not_written = exc.verdict, exc
-    _print_summary(results, verdict, plan.cache, [p for p in (args.json, args.junit, args.markdown) if p])
+        not_written = exc
+    _print_summary(conclusion, plan, [p for p in (args.json, args.junit, args.markdown) if p])
     if not_written is not None:
         print(f"tool-eval-gate run: {not_written}", file=sys.stderr)
         return not_written.exit_code
     if not results.complete:
         return EXIT_INCOMPLETE
-    return int(verdict.exit_code)
+    return int(conclusion.verdict.exit_code)
 
 
 def _load_base_side(
@@ -624,48 +615,20 @@ def _base_not_run() -> Any:
     return RunResults(suites=(), started_at="", finished_at="", complete=False, incomplete_reason="not run")
 
 
-def _print_summary(results: Any, verdict: Any, cache: Any, report_paths: Sequence[str]) -> None:
-    from gate.reports.console import failure_lines
-    from gate.reports.trial_counts import curtailed_line
+def _print_summary(conclusion: Any, plan: _Plan, report_paths: Sequence[str]) -> None:
+    from gate.reports.console import closing_lines
     from gate.util.redact import Redactor
 
-    redactor = Redactor.from_env(os.environ)
-    out = suite_lines(verdict)
-    settings = results.settings
-    requests = settings.get("requests", 0)
-    cost = settings.get("estimated_cost_usd")
-    line = f"model requests: {requests}"
-    prices = settings.get("prices") or {}
-    if cost is not None and requests:
-        unknown = [name for name, p in prices.items() if "input" not in p]
-        line += f", estimated cost ${cost:.4f}" + (
-            f" (no price for {', '.join(unknown) or 'some models'}: give it with --prices FILE)"
-            if settings.get("cost_incomplete")
-            else ""
-        )
-    if requests:  # nothing was sent (replay, every case skipped): no line about it
-        out.append(line)
-    sources = sorted({str(p.get("source")) for p in prices.values() if "input" in p})
-    if sources and requests:
-        out.append("prices from: " + ", ".join(sources))
-    if isinstance(settings.get("baseline"), dict):
-        from gate.verdict.baseline import requests_line
-
-        out.append(requests_line(settings))
-    elif cache is not None:
-        out.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
+    cache = plan.cache
+    cache_lines = []
+    if cache is not None and plan.base_side is None:  # with a base side, the requests line says it
+        cache_lines.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
     if cache is not None and cache.store_errors:
-        out.append(
+        cache_lines.append(
             f"cache: {len(cache.store_errors)} answer(s) could not be stored, e.g. {cache.store_errors[0]}"
         )
-    curtailed = curtailed_line([c for suite in results.suites for c in suite.cases])
-    if curtailed:
-        out.append(curtailed)
-    for reason in verdict.reasons:
-        out.append(f"  - {reason}")
-    out.extend(failure_lines(results, report_paths))
-    out.append(verdict.summary_line)
-    print(redactor.redact("\n".join(out)))
+    text = "\n".join(closing_lines(conclusion, report_paths, cache_lines))
+    print(Redactor.from_env(os.environ).redact(text))
     sys.stdout.flush()
 
 

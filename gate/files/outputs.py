@@ -1,4 +1,4 @@
-"""Write every requested output of a run (JSON results, JUnit XML, Markdown) and return the verdict.
+"""Write every requested output of a run (JSON results, JUnit XML, Markdown), rendered from its conclusion.
 
 The one place of the report side that writes files. Output paths are checked *before* the run
 (:func:`check_outputs`, called by ``run`` and ``report`` before the first model request), so that
@@ -35,8 +35,7 @@ from pathlib import Path
 from typing import Literal
 
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
-from gate.results.outcomes import RunResults
-from gate.verdict.policy import GatePolicy, Verdict, decide
+from gate.verdict.conclusion import Conclusion
 
 MARKDOWN_LIMIT = 1024 * 1024  # the job summary limit; the PR comment is rendered separately (64 KiB)
 _STREAM_PREFIXES = ("/dev/", "/proc/")
@@ -79,10 +78,6 @@ class OutputsNotWritten(GateError):
     """Some outputs could not be written after the run; the rest were, and the results were rescued."""
 
     exit_code = EXIT_INCOMPLETE
-
-    def __init__(self, verdict: Verdict, message: str):
-        self.verdict = verdict
-        super().__init__(message)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -274,93 +269,60 @@ def _as_target(path: str | Path | OutputTarget | None) -> OutputTarget | None:
 
 
 def write_outputs(
-    results: RunResults,
+    conclusion: Conclusion,
     *,
     json_path: str | Path | OutputTarget | None = None,
     junit_path: str | Path | OutputTarget | None = None,
     markdown_path: str | Path | OutputTarget | None = None,
-    baseline: RunResults | None = None,
-    policy: GatePolicy | None = None,
     marker: str = "default",
     markdown_limit: int = MARKDOWN_LIMIT,
     full_report_hint: str = "",
-) -> Verdict:
-    """Decide the verdict and write the requested files; returns the verdict.
+) -> None:
+    """Render ``conclusion`` into the requested files.
 
     Paths not checked beforehand are checked here. The Markdown file is the job-summary form
     (``markdown_limit``, 1 MiB by default). Raises :class:`OutputsNotWritten` after writing all it
     could when an output could not be written."""
-    from gate.reports.json_codec import gc_paused
+    from gate.reports.json_codec import gc_paused, to_json
 
-    with gc_paused():  # rendering allocates millions of short-lived containers and no cycles
-        return _write_outputs(
-            results,
-            (_as_target(json_path), _as_target(junit_path), _as_target(markdown_path)),
-            baseline,
-            policy or GatePolicy(),
-            marker,
-            markdown_limit,
-            full_report_hint,
-        )
-
-
-def _write_outputs(
-    results: RunResults,
-    targets: tuple[OutputTarget | None, OutputTarget | None, OutputTarget | None],
-    baseline: RunResults | None,
-    policy: GatePolicy,
-    marker: str,
-    markdown_limit: int,
-    full_report_hint: str,
-) -> Verdict:
-    from gate.reports.json_codec import to_json
-
-    comparison = None
-    if baseline is not None:
-        from gate.verdict.baseline import compare
-
-        comparison = compare(results, baseline)
-    verdict = decide(results, policy, comparison)
-    json_target, junit_target, markdown_target = targets
+    results = conclusion.results
+    json_target, junit_target, markdown_target = (
+        _as_target(json_path),
+        _as_target(junit_path),
+        _as_target(markdown_path),
+    )
 
     def junit() -> str:
         from gate.reports.junit import render as render_junit
 
-        return render_junit(results, verdict, comparison)
+        return render_junit(conclusion)
 
     def markdown() -> str:
-        from gate.analysis.analyse import analyse
         from gate.reports.markdown import render as render_markdown
 
         return render_markdown(
-            results,
-            verdict,
-            analyse(results),
-            comparison,
-            limit=markdown_limit,
-            full_report_hint=full_report_hint,
-            marker=marker,
+            conclusion, limit=markdown_limit, full_report_hint=full_report_hint, marker=marker
         )
 
     jobs: list[tuple[OutputTarget, Callable[[], str]]] = []
     if json_target is not None:
-        jobs.append((json_target, lambda: to_json(results, comparison)))
+        jobs.append((json_target, lambda: to_json(results, conclusion.comparison)))
     if junit_target is not None:
         jobs.append((junit_target, junit))
     if markdown_target is not None:
         jobs.append((markdown_target, markdown))
     failed: list[str] = []
-    for target, render in jobs:
-        try:
-            target.write(render())
-        except Exception as exc:  # noqa: BLE001 - one output failing must not lose the others
-            failed.append(f"{target.path}: {type(exc).__name__}: {exc}")
-    if failed:
-        rescued = ""
-        if json_target is None or any(f.startswith(f"{json_target.path}:") for f in failed):
-            rescued = _rescue(to_json(results))
-        raise OutputsNotWritten(verdict, _not_written_message(failed, rescued))
-    return verdict
+    with gc_paused():  # rendering allocates millions of short-lived containers and no cycles
+        for target, render in jobs:
+            try:
+                target.write(render())
+            except Exception as exc:  # noqa: BLE001 - one output failing must not lose the others
+                failed.append(f"{target.path}: {type(exc).__name__}: {exc}")
+        if failed:
+            rescued = ""
+            if json_target is None or any(f.startswith(f"{json_target.path}:") for f in failed):
+                rescued = _rescue(to_json(results))
+            raise OutputsNotWritten(_not_written_message(failed, rescued))
 
 
 def _rescue(text: str) -> str:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.errors import (
     EXIT_GATE_FAILED,
@@ -44,6 +44,9 @@ from gate.github.action_plan import (
 )
 from gate.github.action_settings import ActionInputs, ActionSettings, read_settings
 from gate.run.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
+
+if TYPE_CHECKING:
+    from gate.verdict.conclusion import Conclusion
 
 COMMENT_LIMIT = 65536
 # Every output action.yml documents, written on every exit path ("" when it does not apply).
@@ -282,16 +285,15 @@ class Outcome:
 
     code: int
     problems: tuple[Problem, ...] = ()
-    results: Any = None
-    verdict: Any = None
-    analysis: Any = None
-    comparison: Any = None
+    conclusion: Conclusion | None = None
     notices: tuple[str, ...] = ()
 
     @property
     def evaluated(self) -> int:
-        v = self.verdict
-        return 0 if v is None else int(v.passed_count + v.failed_count + v.error_count)
+        if self.conclusion is None:
+            return 0
+        v = self.conclusion.verdict
+        return int(v.passed_count + v.failed_count + v.error_count)
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
@@ -368,13 +370,18 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
         outputs["verdict"] = the_plan.refusal_verdict if the_plan.mode == "refuse" else "skipped"
         return the_plan.exit_code
     outcome = _evaluate(settings, the_plan)
+    conclusion = outcome.conclusion
     actions_env.write_commands(
-        actions_env.annotations_for(outcome.results, outcome.verdict, outcome.problems)
+        actions_env.annotations_for(
+            conclusion.results if conclusion else None,
+            conclusion.verdict if conclusion else None,
+            outcome.problems,
+        )
     )
     _summarise(settings, outcome)
     outputs.update(_outcome_outputs(settings, outcome))
     mode = comment_mode(the_plan, outcome.evaluated, len(outcome.problems))
-    if mode != "none" and (outcome.results is not None or outcome.problems):
+    if mode != "none" and (conclusion is not None or outcome.problems):
         body, recommendations = _comment_body(settings, outcome)
         try:
             outputs.update(_publish(settings, body, recommendations, create_comment=mode == "upsert"))
@@ -401,9 +408,8 @@ def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
     results = _load(settings.output_dir / "results.json") if code != EXIT_INVALID_INPUT else None
     if results is None:
         return Outcome(code, tuple(problems), notices=the_plan.notices)
-    from gate.analysis.analyse import analyse
-    from gate.verdict.baseline import compare
-    from gate.verdict.policy import GatePolicy, decide
+    from gate.verdict.conclusion import conclude
+    from gate.verdict.policy import GatePolicy
 
     if the_plan.mode == "run" and base_side(inputs, event):
         baseline = _load(settings.output_dir / BASE_RESULTS)
@@ -411,13 +417,12 @@ def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
         baseline = _load(workspace / inputs.baseline)
     else:
         baseline = None
-    comparison = compare(results, baseline) if baseline is not None else None
-    verdict = decide(results, GatePolicy.from_settings(results.settings), comparison)
+    conclusion = conclude(results, baseline, GatePolicy.from_settings(results.settings))
     notices = the_plan.notices
     if not results.suites and (event.base_sha or event.before_sha) and inputs.changed_only:
         notices += (NOTHING_AFFECTED,)
         _say(actions_env.annotation("notice", NOTHING_AFFECTED, title="tool-eval-gate"))
-    return Outcome(code, tuple(problems), results, verdict, analyse(results), comparison, notices)
+    return Outcome(code, tuple(problems), conclusion, notices)
 
 
 def _summarise(settings: ActionSettings, outcome: Outcome) -> None:
@@ -425,7 +430,7 @@ def _summarise(settings: ActionSettings, outcome: Outcome) -> None:
     if not settings.summary_path:
         return
     report_path = settings.output_dir / "report.md"
-    if outcome.results is not None and report_path.is_file():
+    if outcome.conclusion is not None and report_path.is_file():
         text = report_path.read_text(encoding="utf-8")
         text = "".join(f"> {note}\n\n" for note in outcome.notices) + text
     else:
@@ -434,7 +439,8 @@ def _summarise(settings: ActionSettings, outcome: Outcome) -> None:
 
 
 def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, object]:
-    verdict, output_dir, workspace = outcome.verdict, settings.output_dir, settings.workspace
+    verdict = outcome.conclusion.verdict if outcome.conclusion is not None else None
+    output_dir, workspace = settings.output_dir, settings.workspace
 
     def path_if_written(name: str) -> str:
         return _relative(output_dir / name, workspace) if (output_dir / name).is_file() else ""
@@ -447,7 +453,7 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "errors": verdict.error_count if verdict is not None else 0,
         "verdict": _verdict_word(outcome.code, verdict),
         "junit_path": path_if_written("junit.xml"),
-        "results_path": path_if_written("results.json") if outcome.results is not None else "",
+        "results_path": path_if_written("results.json") if outcome.conclusion is not None else "",
         "report_path": path_if_written("report.md"),
     }
 
@@ -456,7 +462,7 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
     from gate.reports.markdown import marker_line
 
     marker = settings.inputs.marker
-    if outcome.results is None or outcome.verdict is None or outcome.analysis is None:
+    if outcome.conclusion is None:
         return marker_line(marker) + "\n" + _fallback_summary(
             outcome.code, outcome.notices, outcome.problems
         ), ()
@@ -465,19 +471,8 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
     hint = (
         f"the job summary and the artifacts of {settings.run_url}" if settings.run_url else "the job summary"
     )
-    body = render(
-        outcome.results,
-        outcome.verdict,
-        outcome.analysis,
-        outcome.comparison,
-        limit=COMMENT_LIMIT - 4096,
-        full_report_hint=hint,
-        marker=marker,
-    )
-    from gate.verdict.baseline import line_effects
-
-    effects = line_effects(outcome.comparison) if outcome.comparison is not None else ()
-    return body, (*effects, *outcome.analysis.recommendations)
+    body = render(outcome.conclusion, limit=COMMENT_LIMIT - 4096, full_report_hint=hint, marker=marker)
+    return body, outcome.conclusion.advice
 
 
 def _load(path: Path) -> Any:

@@ -1,19 +1,24 @@
-"""What a finished run says on the console about its failures, without any flag (DESIGN §4).
+"""What a finished run says on the console, without any flag (DESIGN §4): a line per suite, the
+model requests and their cost, why the gate failed, the failed cases and the verdict line.
 
-One line per failed or errored case, the worst first (failed cases by ascending score, then the cases
-that could not be evaluated), each with ``file:line``, the case id and its first reason; at most
-``MAX_CASE_LINES`` of them, then how many more and where the full reports are. An error that stopped
-the run is named first (the provider errors name the host for a connection error, never a
-credential).
+The failed cases: one line per failed or errored case, the worst first (failed cases by ascending
+score, then the cases that could not be evaluated), each with ``file:line``, the case id and its first
+reason; at most ``MAX_CASE_LINES`` of them, then how many more and where the full reports are. An
+error that stopped the run is named first (the provider errors name the host for a connection error,
+never a credential).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from gate.reports.trial_counts import trials_text
+from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import truncate
+from gate.verdict.baseline import requests_line
+from gate.verdict.conclusion import Conclusion
+from gate.verdict.policy import Verdict
 
 MAX_CASE_LINES = 20  # a console screen; the reports hold every case
 MAX_REASON_CHARS = 200  # one reason on one console line
@@ -71,3 +76,70 @@ def failure_lines(results: RunResults, report_paths: Sequence[str]) -> list[str]
         )
         lines.append(f"full reports: {where}")
     return lines
+
+
+def suite_lines(verdict: Verdict) -> list[str]:
+    """One line per suite of the verdict: mark, pass rate, threshold and counts."""
+    lines = []
+    for suite in verdict.suites:
+        mark = "ok  " if suite.passed else "FAIL"
+        shown = f"{suite.pass_rate * 100:.1f}%" if suite.counted else "-"
+        lines.append(
+            f"{mark} {suite.name}: {shown} ({suite.passed_count}/{suite.counted}), threshold "
+            f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
+            f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
+        )
+    return lines
+
+
+def verdict_lines(verdict: Verdict) -> list[str]:
+    """Why the gate failed (or the notes on how it was decided), then the verdict line."""
+    return [*(f"  - {reason}" for reason in verdict.reasons), verdict.summary_line]
+
+
+def _request_lines(settings: Mapping[str, Any]) -> list[str]:
+    """The model requests sent and their estimated cost, where the prices came from, and with a
+    base side the requests of each side; nothing when no request was sent."""
+    requests = settings.get("requests", 0)
+    cost = settings.get("estimated_cost_usd")
+    prices = settings.get("prices") or {}
+    out: list[str] = []
+    line = f"model requests: {requests}"
+    if cost is not None and requests:
+        unknown = [name for name, p in prices.items() if "input" not in p]
+        line += f", estimated cost ${cost:.4f}" + (
+            f" (no price for {', '.join(unknown) or 'some models'}: give it with --prices FILE)"
+            if settings.get("cost_incomplete")
+            else ""
+        )
+    if requests:  # nothing was sent (replay, every case skipped): no line about it
+        out.append(line)
+    sources = sorted({str(p.get("source")) for p in prices.values() if "input" in p})
+    if sources and requests:
+        out.append("prices from: " + ", ".join(sources))
+    if isinstance(settings.get("baseline"), dict):
+        out.append(requests_line(dict(settings)))
+    return out
+
+
+def _curtailed(results: RunResults) -> list[str]:
+    line = curtailed_line([c for suite in results.suites for c in suite.cases])
+    return [line] if line else []
+
+
+def closing_lines(
+    conclusion: Conclusion, report_paths: Sequence[str], cache_lines: Sequence[str] = ()
+) -> list[str]:
+    """What ``run`` prints when it is over: the suites, the requests (then ``cache_lines``, what the
+    response cache did), the trials curtailed, why the gate failed, the failed cases and the verdict
+    line."""
+    verdict = conclusion.verdict
+    return [
+        *suite_lines(verdict),
+        *_request_lines(conclusion.results.settings),
+        *cache_lines,
+        *_curtailed(conclusion.results),
+        *verdict_lines(verdict)[:-1],
+        *failure_lines(conclusion.results, report_paths),
+        verdict.summary_line,
+    ]

@@ -30,7 +30,7 @@ from gate.results.outcomes import REASON_TITLES, CaseResult, Failure, RunResults
 from gate.results.run_record import RunRecord
 from gate.util.escape import XML_ILLEGAL, json_text, truncate, xml_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence
-from gate.verdict.policy import Verdict
+from gate.verdict.conclusion import Conclusion
 
 MAX_ITEM_CHARS = 20_000  # one message, argument list or tool result in the transcript
 MAX_MESSAGE_CHARS = 2_000  # the failure message attribute
@@ -394,9 +394,10 @@ def _change_text(change: CaseChange | None) -> tuple[str, str] | None:
     return change.status, change_sentence(change) if change.status in ("regressed", "fixed") else change.note
 
 
-def render(results: RunResults, verdict: Verdict, comparison: Comparison | None = None) -> str:
-    """The JUnit XML document (UTF-8 text with an XML declaration); with a baseline comparison,
-    each case carries its change (``baseline`` property) and each suite its removed cases."""
+def render(conclusion: Conclusion) -> str:
+    """The JUnit XML document of ``conclusion`` (UTF-8 text with an XML declaration); with a baseline
+    comparison, each case carries its change (``baseline`` property) and each suite its removed cases."""
+    results, comparison = conclusion.results, conclusion.comparison
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     suites = []
     for suite in results.suites:
@@ -417,6 +418,6 @@ def render(results: RunResults, verdict: Verdict, comparison: Comparison | None 
             ("time", _seconds(totals["time"])),
         ),
     )
-    comment = "<!-- " + _x(verdict.summary_line).replace("--", "- -").rstrip("-") + " -->"
+    comment = "<!-- " + _x(conclusion.verdict.summary_line).replace("--", "- -").rstrip("-") + " -->"
     body = "\n " + comment + "".join("\n " + suite for suite in suites)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}>{body}\n</testsuites>\n'

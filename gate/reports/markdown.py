@@ -27,6 +27,7 @@ from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteRe
 from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline, requests_line
+from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import Verdict, pct
 
 MAX_VALUE_CHARS = 300  # an argument value or matcher in a table cell
@@ -606,24 +607,18 @@ class _Layout:
 
 
 def render(
-    results: RunResults,
-    verdict: Verdict,
-    analysis: Analysis,
-    comparison: Comparison | None = None,
-    *,
-    limit: int = 65536,
-    full_report_hint: str = "",
-    marker: str = "default",
+    conclusion: Conclusion, *, limit: int = 65536, full_report_hint: str = "", marker: str = "default"
 ) -> str:
-    """The Markdown report, at most ``limit`` characters, starting with the hidden marker line. The
-    least important detail goes first: the passed cases, then transcripts, then the least severe case
-    blocks and the tails of the analysis tables, and at last the report is cut off."""
+    """The Markdown report of ``conclusion``, at most ``limit`` characters, starting with the hidden
+    marker line. The least important detail goes first: the passed cases, then transcripts, then the
+    least severe case blocks and the tails of the analysis tables, and at last the report is cut off."""
+    results, verdict, comparison = conclusion.results, conclusion.verdict, conclusion.comparison
     head = _join(
         [marker_line(marker)] + _pr_section(results, comparison) + _verdict_section(results, verdict)
     )
     head += _join(_baseline_section(comparison)) + _join(_suites_section(results, verdict))
     hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
-    layout = _Layout(head, analysis, _CaseBlocks(results), limit, hint)
+    layout = _Layout(head, conclusion.analysis, _CaseBlocks(results), limit, hint)
     body = layout.body(None)
     blocks, all_fit = layout.blocks.take(True, limit - len(body))
     if all_fit:  # the list of passed cases is built only when it may fit

@@ -164,19 +164,6 @@ def _totals(suites: Sequence[SuiteVerdict]) -> _Totals:
     )
 
 
-def _comparison(
-    results: RunResults, comparison: Comparison | None, baseline: RunResults | Comparison | None
-) -> Comparison | None:
-    """The comparison given, else the one ``baseline`` gives (compared here when it is results)."""
-    if comparison is not None or baseline is None:
-        return comparison
-    if isinstance(baseline, RunResults):
-        from gate.verdict.baseline import compare
-
-        return compare(results, baseline)
-    return baseline
-
-
 def _rule(policy: GatePolicy, comparison: Comparison | None) -> tuple[str, list[str]]:
     """The ``fail_on`` rule that applies, and a note when the policy's could not."""
     fail_on = str(policy.fail_on).replace("-", "_")  # tolerate the CLI spelling "any-failure"
@@ -260,17 +247,11 @@ def _summary(
 
 
 def decide(
-    results: RunResults,
-    policy: GatePolicy | None = None,
-    comparison: Comparison | None = None,
-    *,
-    baseline: RunResults | Comparison | None = None,
+    results: RunResults, policy: GatePolicy | None = None, comparison: Comparison | None = None
 ) -> Verdict:
     """Apply ``policy`` (default ``GatePolicy()``) to ``results``. ``comparison`` is the baseline
-    comparison used by ``fail_on="regression"``; ``baseline`` may be given instead, as the base
-    run's results (compared here) or as a ready comparison."""
+    comparison used by ``fail_on="regression"`` (``gate.verdict.conclusion.conclude`` draws both)."""
     policy = policy or GatePolicy()
-    comparison = _comparison(results, comparison, baseline)
     suites = tuple(suite_verdict(s, policy) for s in results.suites)
     totals = _totals(suites)
     interval = wilson_interval(totals.passed, totals.counted)

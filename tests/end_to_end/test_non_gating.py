@@ -8,13 +8,13 @@ import xml.etree.ElementTree as ET
 
 import junitparser
 
-from gate.analysis.analyse import analyse
 from gate.files.results_file import load_results
 from gate.files.suite_loader import load_suites
 from gate.reports.json_codec import to_json
 from gate.reports.junit import render as render_junit
 from gate.reports.markdown import render as render_markdown
 from gate.verdict.baseline import compare
+from gate.verdict.conclusion import conclude
 from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import case, failure, run, suite
 
@@ -46,8 +46,8 @@ def test_the_case_is_still_reported_in_json_junit_and_markdown(tmp_path):
     assert again.suites[0].cases[2].non_gating == REASON
     assert "non_gating" not in to_json(run(suite("shop", [case("a")])))  # only marked cases store it
 
-    verdict = decide(results)
-    xml = render_junit(results, verdict)
+    conclusion = conclude(results)
+    xml = render_junit(conclusion)
     node = ET.fromstring(xml).find(".//testcase[@name='flaky']")
     assert node is not None
     skipped = node.find("skipped")
@@ -61,7 +61,7 @@ def test_the_case_is_still_reported_in_json_junit_and_markdown(tmp_path):
     parsed = junitparser.JUnitXml.fromfile(str(xml_file))
     assert (parsed.tests, parsed.failures, parsed.skipped) == (3, 0, 1)
 
-    markdown = render_markdown(results, verdict, analyse(results))
+    markdown = render_markdown(conclusion)
     assert f"non-gating: {REASON}" in markdown
 
 

@@ -111,10 +111,14 @@ def test_write_outputs_and_load_leave_the_collector_on(tmp_path):
     import gc
 
     from gate.files.outputs import write_outputs
+    from gate.verdict.conclusion import conclude
 
     results = odd_results()
     write_outputs(
-        results, json_path=tmp_path / "r.json", junit_path=tmp_path / "j.xml", markdown_path=tmp_path / "r.md"
+        conclude(results),
+        json_path=tmp_path / "r.json",
+        junit_path=tmp_path / "j.xml",
+        markdown_path=tmp_path / "r.md",
     )
     assert gc.isenabled()
     assert to_json(load_results(tmp_path / "r.json")) == to_json(results)  # tuples come back as lists

@@ -8,7 +8,7 @@ import junitparser
 
 from gate.files.results_file import load_results
 from gate.reports.junit import render
-from gate.verdict.policy import GatePolicy, decide
+from gate.verdict.conclusion import conclude
 from tests.results_factory import case, record, run, suite
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -16,7 +16,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 def golden_xml() -> str:
     results = load_results(GOLDEN / "results.json")
-    return render(results, decide(results, GatePolicy()))
+    return render(conclude(results))
 
 
 def test_junit_matches_golden():
@@ -87,7 +87,7 @@ def test_failure_message_type_and_transcript():
 def test_illegal_xml_characters_and_cdata_end_are_handled():
     text = "ctrl \x00\x01\x08\x0b\x1f ]]> <x> & \ufffe \ud800 ok"
     results = run(suite("s\x00", [case("c", "failed", rec=record(output=text))]))
-    xml = render(results, decide(results, GatePolicy()))
+    xml = render(conclude(results))
     root = ET.fromstring(xml.encode("utf-8"))
     out = root.find(".//system-out").text
     assert "]]> <x> & " in out and "ok" in out and "\x00" not in out

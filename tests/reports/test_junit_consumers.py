@@ -13,13 +13,13 @@ from typing import Any
 from junitparser import xunit2
 
 from gate.reports.junit import render
-from gate.verdict.policy import GatePolicy, decide
+from gate.verdict.conclusion import conclude
 from tests.results_factory import run, suite, trials_case
 
 
 def parse(tmp_path: Path, results: object) -> xunit2.JUnitXml:
     path = tmp_path / "junit.xml"
-    path.write_text(render(results, decide(results, GatePolicy())), encoding="utf-8")  # type: ignore[arg-type]
+    path.write_text(render(conclude(results)), encoding="utf-8")  # type: ignore[arg-type]
     return xunit2.JUnitXml.fromfile(str(path))
 
 

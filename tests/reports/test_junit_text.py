@@ -14,7 +14,7 @@ from gate.files.results_file import load_results
 from gate.reports.junit import MAX_MESSAGE_CHARS, describe_failure, render, source_frame, transcript
 from gate.results.outcomes import CaseResult, RunResults
 from gate.util.escape import truncate, xml_text
-from gate.verdict.policy import GatePolicy, decide
+from gate.verdict.conclusion import conclude
 from tests.reports.test_junit import GOLDEN
 from tests.results_factory import call, case, failure, record, run, suite, trial
 
@@ -148,9 +148,9 @@ def tree_render(results: RunResults, summary: str) -> str:
 
 
 def check(results: RunResults) -> str:
-    verdict = decide(results, GatePolicy())
-    text = render(results, verdict)
-    assert text == tree_render(results, verdict.summary_line)
+    conclusion = conclude(results)
+    text = render(conclusion)
+    assert text == tree_render(results, conclusion.verdict.summary_line)
     ET.fromstring(text.encode("utf-8"))  # well-formed
     return text
 

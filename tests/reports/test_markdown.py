@@ -6,11 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from gate.analysis.analyse import analyse
 from gate.files.results_file import load_results
 from gate.reports.markdown import render
-from gate.verdict.baseline import compare
-from gate.verdict.policy import GatePolicy, decide
+from gate.verdict.conclusion import conclude
 from tests.results_factory import call, case, failure, record, run, simple, suite
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -18,9 +16,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 def golden_markdown(limit: int = 65536, **kwargs) -> str:
     results = load_results(GOLDEN / "results.json")
-    comparison = compare(results, load_results(GOLDEN / "baseline.json"))
-    verdict = decide(results, GatePolicy(), comparison)
-    return render(results, verdict, analyse(results), comparison, limit=limit, **kwargs)
+    return render(conclude(results, load_results(GOLDEN / "baseline.json")), limit=limit, **kwargs)
 
 
 def check_golden(name: str, text: str) -> None:
@@ -87,14 +83,11 @@ def test_report_content():
 
 def test_incomplete_warning_and_pass_icon():
     results = run(simple(5), complete=False, incomplete_reason="interrupted by SIGTERM")
-    verdict = decide(results, GatePolicy())
-    text = render(results, verdict, analyse(results))
+    text = render(conclude(results))
     assert "evaluation incomplete" in text and "interrupted by SIGTERM" in text
     ok = run(simple(5))
-    assert "✅ tool-eval-gate passed" in render(ok, decide(ok, GatePolicy()), analyse(ok), marker="pr-7")
-    assert render(ok, decide(ok, GatePolicy()), analyse(ok), marker="pr-7").startswith(
-        "<!-- tool-eval-gate:pr-7 -->"
-    )
+    assert "✅ tool-eval-gate passed" in render(conclude(ok), marker="pr-7")
+    assert render(conclude(ok), marker="pr-7").startswith("<!-- tool-eval-gate:pr-7 -->")
 
 
 def big_results(n: int):
@@ -117,20 +110,20 @@ def big_results(n: int):
 @pytest.mark.parametrize("limit", [65536, 20000, 3000])
 def test_long_reports_are_cut_to_the_limit_least_important_first(limit):
     results = big_results(400)
-    verdict = decide(results, GatePolicy())
-    text = render(results, verdict, analyse(results), limit=limit, full_report_hint="artifact `report`")
+    conclusion = conclude(results)
+    text = render(conclusion, limit=limit, full_report_hint="artifact `report`")
     assert len(text) <= limit
     assert text.startswith("<!-- tool-eval-gate:default -->")
     assert "shortened to fit" in text and "artifact" in text
     assert "Passed and skipped cases" not in text
     assert "Transcript" not in text
     assert text.count("<details") == text.count("</details>")
-    assert "FAILED" in verdict.summary_line and "Pass rate" in text
+    assert "FAILED" in conclusion.verdict.summary_line and "Pass rate" in text
 
 
 def test_report_within_the_limit_is_not_cut():
     results = big_results(6)
-    text = render(results, decide(results, GatePolicy()), analyse(results), limit=1_000_000)
+    text = render(conclude(results), limit=1_000_000)
     assert "shortened" not in text and "Passed and skipped cases" in text and "Transcript" in text
 
 
@@ -145,7 +138,7 @@ def test_worst_cases_are_kept_when_blocks_are_dropped():
         for i in range(30)
     ]
     results = run(suite("s", cases))
-    text = render(results, decide(results, GatePolicy()), analyse(results), limit=12000)
+    text = render(conclude(results), limit=12000)
     assert len(text) <= 12000
     assert "<code>s/c7</code>" in text  # two failures: the worst case comes first
     assert "were left out" in text

@@ -7,10 +7,9 @@ from math import comb
 
 import pytest
 
-from gate.analysis.analyse import analyse
 from gate.reports.markdown import render
 from gate.scoring.pass_hat_k import pass_hat_k, suite_pass_hat_k
-from gate.verdict.policy import decide
+from gate.verdict.conclusion import conclude
 from tests.results_factory import run, suite, trials_case
 
 
@@ -34,8 +33,8 @@ def test_suite_view_is_the_mean_over_cases_with_enough_trials_errors_left_out():
 
 def test_the_markdown_report_shows_pass_hat_k_when_cases_ran_several_trials():
     results = run(suite("shop", [trials_case("a", "ppp"), trials_case("b", "pfp")]))
-    text = render(results, decide(results), analyse(results))
+    text = render(conclude(results))
     assert "pass^k" in text
     assert "k=2: 0.667 (2 cases)" in text
     single = run(suite("shop", [trials_case("a", "p")]))
-    assert "pass^k" not in render(single, decide(single), analyse(single))
+    assert "pass^k" not in render(conclude(single))

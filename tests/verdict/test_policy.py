@@ -74,7 +74,7 @@ def test_fail_on_regression_gates_only_on_regressions():
     policy = GatePolicy(fail_on="regression")
     assert decide(head_ok, policy, compare(head_ok, base)).passed  # 50% but nothing regressed
     head_bad = run(suite("s", [trials_case("a", "f"), trials_case("b", "p")]))
-    verdict = decide(head_bad, policy, baseline=base)
+    verdict = decide(head_bad, policy, compare(head_bad, base))
     assert verdict.exit_code == 1 and "s/a" in verdict.reasons[0]
     # without a baseline the threshold rule applies, and says so
     fallback = decide(head_ok, policy)
