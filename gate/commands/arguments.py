@@ -7,7 +7,7 @@ import argparse
 
 from gate import limits
 from gate.errors import InputError
-from gate.verdict.policy import FAIL_ON_VALUES
+from gate.verdict.policy import FAIL_ON_VALUES, FailOn
 
 
 class Parser(argparse.ArgumentParser):
@@ -58,12 +58,13 @@ def positive_float(text: str) -> float:
     return value
 
 
-def fail_on(text: str) -> str:
+def fail_on(text: str) -> FailOn:
     """``threshold`` | ``regression`` | ``regression-or-threshold`` | ``any-failure`` (underscores
     accepted too)."""
     value = text.replace("-", "_")
-    if value not in FAIL_ON_VALUES:
-        raise argparse.ArgumentTypeError(
-            f"choose from threshold, regression, regression-or-threshold, any-failure (got {text!r})"
-        )
-    return value
+    for rule in FAIL_ON_VALUES:
+        if value == rule:
+            return rule
+    raise argparse.ArgumentTypeError(
+        f"choose from threshold, regression, regression-or-threshold, any-failure (got {text!r})"
+    )

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gate.commands.arguments import Parser, fail_on, rate
+from gate.commands.plans import Outcome, ReportPlan
 from gate.verdict.policy import GatePolicy
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--markdown-limit",
         type=int,
-        default=1024 * 1024,
+        default=ReportPlan.markdown_limit,
         metavar="CHARS",
         help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)",
     )
@@ -54,7 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="{threshold,regression,any-failure}",
         help="what fails the gate (default threshold)",
     )
-    parser.add_argument("--marker", default="default", help="id of the hidden marker of the Markdown report")
+    parser.add_argument(
+        "--marker", default=ReportPlan.marker, help="id of the hidden marker of the Markdown report"
+    )
     parser.add_argument(
         "--full-report-hint", default="", help="where the full report is, said when truncated"
     )
@@ -62,30 +65,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
+    return execute(ReportPlan.from_args(build_parser().parse_args(list(argv)))).code
+
+
+def execute(plan: ReportPlan) -> Outcome:
+    """Re-render (and merge) as ``plan`` says: conclude once, write the outputs, print the verdict.
+    Raises ``InputError`` (and the other ``GateError``s) for the CLI to report."""
     from gate.files.outputs import check_outputs
 
-    args = build_parser().parse_args(list(argv))
-    outputs = check_outputs(json=args.json, junit=args.junit, markdown=args.markdown)
+    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown)
     try:
-        return _main(args, outputs)
+        return _render(plan, outputs)
     finally:
         outputs.close()
 
 
-def _main(args: argparse.Namespace, outputs: OutputPlan) -> int:
+def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
     from gate.files.outputs import write_outputs
     from gate.files.results_file import load_results
     from gate.reports.console import suite_lines, verdict_lines
     from gate.reports.json_codec import gc_paused, merge
     from gate.verdict.conclusion import conclude
 
-    parts = [load_results(path) for path in args.results]
+    parts = [load_results(path) for path in plan.results]
     results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts)
-    baseline = load_results(args.baseline) if args.baseline else None
+    baseline = load_results(plan.baseline) if plan.baseline else None
     overrides = {
-        "threshold": args.threshold,
-        "errors_count": None if args.errors is None else args.errors == "count",
-        "fail_on": args.fail_on,
+        "threshold": plan.threshold,
+        "errors_count": None if plan.errors is None else plan.errors == "count",
+        "fail_on": plan.fail_on,
     }
     policy = GatePolicy.from_settings(results.settings, **overrides)
     with gc_paused():
@@ -95,11 +103,11 @@ def _main(args: argparse.Namespace, outputs: OutputPlan) -> int:
         json_path=outputs.json,
         junit_path=outputs.junit,
         markdown_path=outputs.markdown,
-        marker=args.marker,
-        markdown_limit=args.markdown_limit,
-        full_report_hint=args.full_report_hint,
+        marker=plan.marker,
+        markdown_limit=plan.markdown_limit,
+        full_report_hint=plan.full_report_hint,
     )
     for line in [*suite_lines(conclusion.verdict), *verdict_lines(conclusion.verdict)]:
         print(line)
     sys.stdout.flush()
-    return conclusion.verdict.exit_code
+    return Outcome(conclusion.verdict.exit_code, conclusion)

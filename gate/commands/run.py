@@ -21,11 +21,24 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.commands.arguments import Parser, fail_on, positive_float, positive_int, rate, trial_count
+from gate.commands.plans import Outcome, RunPlan
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
 from gate.verdict.curtailment import TRIALS_POLICIES
+
+if TYPE_CHECKING:
+    from gate.files.outputs import OutputPlan, OutputTarget
+    from gate.providers.base import Provider
+    from gate.results.outcomes import RunResults
+    from gate.run.base_side import BaseSide
+    from gate.run.cache import ResponseCache
+    from gate.run.runner import RunControl, RunOptions
+    from gate.suite.model import Suite
+    from gate.suite.pricing import PriceTable
+    from gate.verdict.conclusion import Conclusion
+    from gate.verdict.policy import FailOn, GatePolicy
 
 EPILOG = """\
 exit codes:
@@ -80,12 +93,18 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--case",
         action="append",
+        dest="cases",
         default=[],
         metavar="ID",
         help="run only this case (ID, or SUITE/ID; repeatable)",
     )
     parser.add_argument(
-        "--tag", action="append", default=[], metavar="TAG", help="run only cases with this tag (repeatable)"
+        "--tag",
+        action="append",
+        dest="tags",
+        default=[],
+        metavar="TAG",
+        help="run only cases with this tag (repeatable)",
     )
     parser.add_argument(
         "--rerun-failed",
@@ -103,21 +122,21 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trials-policy",
         choices=TRIALS_POLICIES,
-        default=TRIALS_POLICIES[0],
+        default=RunPlan.trials_policy,
         help="curtailed (default): a case stops starting trials once its verdict (and, with a baseline, "
         "its comparison) is decided, exactly as the full run would decide it; full: run every trial",
     )
     parser.add_argument(
         "--concurrency",
         type=positive_int,
-        default=8,
+        default=RunPlan.concurrency,
         metavar="N",
         help="model requests in flight at most (default 8; reduced automatically on 429s)",
     )
     parser.add_argument(
         "--timeout",
         type=positive_float,
-        default=60.0,
+        default=RunPlan.timeout,
         metavar="SECONDS",
         help="time limit of one model request (default 60)",
     )
@@ -204,7 +223,7 @@ def _add_policy(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--errors",
         choices=("count", "ignore"),
-        default="count",
+        default=RunPlan.errors,
         help="whether cases that could not be evaluated count against the gate (default count)",
     )
     parser.add_argument(
@@ -222,8 +241,8 @@ def _add_policy(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _make_provider_factory(timeout: float) -> Callable[[str], Any]:
-    def make(name: str) -> Any:
+def _make_provider_factory(timeout: float) -> Callable[[str], Provider]:
+    def make(name: str) -> Provider:
         from gate.providers import make_provider
 
         return make_provider(name, timeout=timeout)
@@ -238,7 +257,7 @@ class _StopOnSignal:
 
     SIGNALS = ((signal.SIGINT, "interrupted (SIGINT)"), (signal.SIGTERM, "terminated (SIGTERM)"))
 
-    def __init__(self, control: Any):
+    def __init__(self, control: RunControl):
         self.control = control
         self.loop: asyncio.AbstractEventLoop | None = None
         self.received: list[str] = []
@@ -256,7 +275,7 @@ class _StopOnSignal:
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
 
-    def _handle(self, signum: int, frame: Any) -> None:
+    def _handle(self, signum: int, frame: object) -> None:
         names: dict[int, str] = {int(number): text for number, text in self.SIGNALS}
         name = names.get(signum, f"signal {signum}")
         self.received.append(name)
@@ -265,29 +284,29 @@ class _StopOnSignal:
             loop.call_soon_threadsafe(self.control.stop, name)
 
 
-def _select_cases(args: argparse.Namespace, suites: list[Any]) -> list[Any] | None:
+def _select_cases(plan: RunPlan, suites: list[Suite]) -> list[Suite] | None:
     """The cases --case, --tag and --rerun-failed select (see gate.verdict.selection); None when the
     --rerun-failed results hold no failed case (nothing to do is a pass). Selecting nothing from
     suites that exist is an input error."""
     from gate.verdict.selection import Selection, failed_cases, select
 
     rerun = None
-    if args.rerun_failed:
+    if plan.rerun_failed:
         from gate.files.results_file import load_results
 
-        rerun = failed_cases(load_results(args.rerun_failed))
+        rerun = failed_cases(load_results(plan.rerun_failed))
         if not rerun:
             return None
-    chosen = select(suites, Selection(tuple(args.case), tuple(args.tag), rerun))
+    chosen = select(suites, Selection(plan.cases, plan.tags, rerun))
     if not chosen and suites:
-        asked = " ".join([*(f"--case {c}" for c in args.case), *(f"--tag {t}" for t in args.tag)])
+        asked = " ".join([*(f"--case {c}" for c in plan.cases), *(f"--tag {t}" for t in plan.tags)])
         if rerun is not None:
-            asked += f" --rerun-failed {args.rerun_failed}"
+            asked += f" --rerun-failed {plan.rerun_failed}"
         raise InputError(f"{asked.strip()}: selects no case of the suites to run")
     return chosen
 
 
-def _require_sdks(suites: Sequence[Any]) -> None:
+def _require_sdks(suites: Sequence[Suite]) -> None:
     """Refuse before any request when a suite's provider SDK is not installed (the base package is
     light so that the pre-commit validate hook stays small; the SDKs come with extras)."""
     from gate.providers import missing_sdks
@@ -302,7 +321,7 @@ def _require_sdks(suites: Sequence[Any]) -> None:
         )
 
 
-def _load_prices(path: str | None, root: Path) -> Any:
+def _load_prices(path: str | None) -> PriceTable:
     """The price table: built in, extended by ``--prices FILE`` (its problems: exit 2)."""
     from gate.suite.pricing import BUILT_IN, price_table
 
@@ -322,15 +341,23 @@ def _load_prices(path: str | None, root: Path) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    return execute(RunPlan.from_args(args)).code
+
+
+def execute(plan: RunPlan) -> Outcome:
+    """Run as ``plan`` says: check the outputs, load and select the suites, run every case and trial
+    (and the base side), conclude once, write the outputs and print the summary. Raises
+    ``InputError`` (and the ``GateError``s of the run) for the CLI to report."""
     from gate.files.outputs import check_output, check_outputs
 
     # Every output path is checked before any work: none can fail after the paid requests.
-    outputs = check_outputs(json=args.json, junit=args.junit, markdown=args.markdown)
-    if args.baseline_json and args.baseline != "auto":
-        raise InputError("--baseline-json writes the base side of --baseline auto: add --baseline auto")
-    base_output = check_output(args.baseline_json) if args.baseline_json else None
+    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown)
+    base_output = None
     try:
-        return _main(args, outputs, base_output)
+        if plan.baseline_json and plan.baseline != "auto":
+            raise InputError("--baseline-json writes the base side of --baseline auto: add --baseline auto")
+        base_output = check_output(plan.baseline_json) if plan.baseline_json else None
+        return _execute_checked(plan, outputs, base_output)
     finally:
         outputs.close()
         if base_output is not None:
@@ -338,89 +365,91 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 @dataclass(frozen=True)
-class _Plan:
-    """What ``run`` will do, decided before any request: the suites and cases, the comparison, the
-    gate policy and the runner's options."""
+class _Prepared:
+    """What the run needs, loaded and checked before any request: the suites with the selected cases,
+    the base side (``--baseline auto``) or the baseline results (``--baseline FILE``), the gate policy,
+    the response cache and the runner's options."""
 
-    suites: list[Any]
-    base_side: Any  # BaseSide for --baseline auto, else None
-    baseline: Any  # RunResults of --baseline FILE, else None
-    policy: Any  # GatePolicy
-    cache: Any  # ResponseCache or None
-    options: Any  # RunOptions
-
-
-def _main(args: argparse.Namespace, outputs: Any, base_output: Any = None) -> int:
-    planned = _plan(args)
-    if isinstance(planned, int):
-        return planned
-    if args.changed_since and not planned.suites:
-        print(f"no suite is affected by the changes since {args.changed_since}", file=sys.stderr)
-    with _StopOnSignal(planned.options.control) as signals:
-        results, base_results = asyncio.run(_execute(args, planned, signals))
-        results, baseline = _with_baseline(planned, results, base_results, base_output)
-        code = _report(args, planned, results, baseline, outputs)
-    return code
+    suites: list[Suite]
+    base_side: BaseSide | None
+    baseline: RunResults | None
+    policy: GatePolicy
+    cache: ResponseCache | None
+    options: RunOptions
 
 
-def _root(args: argparse.Namespace) -> Path:
+def _execute_checked(plan: RunPlan, outputs: OutputPlan, base_output: OutputTarget | None) -> Outcome:
+    prepared = _prepare(plan)
+    if isinstance(prepared, Outcome):
+        return prepared
+    if plan.changed_since and not prepared.suites:
+        print(f"no suite is affected by the changes since {plan.changed_since}", file=sys.stderr)
+    control = prepared.options.control
+    assert control is not None
+    with _StopOnSignal(control) as signals:
+        results, base_results = asyncio.run(_run(plan, prepared, signals))
+        results, baseline = _with_baseline(prepared, results, base_results, base_output)
+        return _report(plan, prepared, results, baseline, outputs)
+
+
+def _root(plan: RunPlan) -> Path:
     from gate.files.suite_loader import default_root
 
-    if not args.root:
-        return default_root(args.paths)
-    root = Path(args.root)
+    if not plan.root:
+        return default_root(list(plan.paths))
+    root = Path(plan.root)
     if not root.is_dir():
-        raise InputError(f"--root {args.root}: not a directory")
+        raise InputError(f"--root {plan.root}: not a directory")
     return root
 
 
-def _plan(args: argparse.Namespace) -> _Plan | int:
-    """The run's plan, or the exit code when there is nothing to run (or the input is refused)."""
-    root = _root(args)
-    chosen = _suites_to_run(args, root)
-    if isinstance(chosen, int):
+def _prepare(plan: RunPlan) -> _Prepared | Outcome:
+    """What the run needs, or the outcome when there is nothing to run (or the input is refused)."""
+    root = _root(plan)
+    chosen = _suites_to_run(plan, root)
+    if isinstance(chosen, Outcome):
         return chosen
     suites, triggered = chosen
     baseline = None
     base_side = None
-    if args.baseline == "auto":
-        base_side = _load_base_side(args, root, suites, triggered)
-    elif args.baseline:
+    if plan.baseline == "auto":
+        base_side = _load_base_side(plan, root, suites, triggered)
+    elif plan.baseline:
         from gate.files.results_file import load_results
 
-        baseline = load_results(args.baseline)
-    _check_commands(args, [*suites, *(base_side.suites if base_side is not None else ())])
-    fail_on_rule: Any = args.fail_on or ("regression_or_threshold" if args.baseline else "threshold")
-    prices = _load_prices(args.prices, root)
-    if args.max_cost is not None and not args.replay and _unpriced(suites, prices):
-        return EXIT_INVALID_INPUT
+        baseline = load_results(plan.baseline)
+    _check_commands(plan, [*suites, *(base_side.suites if base_side is not None else ())])
+    fail_on_rule: FailOn = plan.fail_on or ("regression_or_threshold" if plan.baseline else "threshold")
+    prices = _load_prices(plan.prices)
+    if plan.max_cost is not None and not plan.replay and _unpriced(suites, prices):
+        return Outcome(EXIT_INVALID_INPUT)
     from gate.verdict.policy import GatePolicy
 
-    cache = _cache(args, root, base_side is not None)
-    policy = GatePolicy(threshold=args.threshold, errors_count=args.errors == "count", fail_on=fail_on_rule)
-    options = _run_options(args, suites, prices, cache, triggered, fail_on_rule)
+    cache = _cache(plan, root, base_side is not None)
+    policy = GatePolicy(threshold=plan.threshold, errors_count=plan.errors == "count", fail_on=fail_on_rule)
+    options = _run_options(plan, suites, prices, cache, triggered, fail_on_rule)
     if base_side is not None:  # each case the budget starts must be able to run at the merge base too
         options = dataclasses.replace(options, reserve_base_for=frozenset(s.path for s in base_side.suites))
-    if args.trials_policy == "curtailed":
+    if plan.trials_policy == "curtailed":
         from gate.run.curtailing import head_curtailer
 
         base_suites = base_side.suites if base_side is not None else ()
-        curtailer = head_curtailer(suites, args.trials, base_suites, baseline)
+        curtailer = head_curtailer(suites, plan.trials, base_suites, baseline)
         options = dataclasses.replace(options, curtailer=curtailer)
-    return _Plan(suites, base_side, baseline, policy, cache, options)
+    return _Prepared(suites, base_side, baseline, policy, cache, options)
 
 
-def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dict[str, dict[str, str]]] | int:
+def _suites_to_run(plan: RunPlan, root: Path) -> tuple[list[Suite], dict[str, dict[str, str]]] | Outcome:
     """The suites (with only the selected cases) this run evaluates, and what triggered each under
-    --changed-since; or the exit code when the suites do not load or nothing is left to run."""
+    --changed-since; or the outcome when the suites do not load or nothing is left to run."""
     from gate.files.suite_loader import load_suites
 
     shard: tuple[int, int] | None = None
-    if args.shard:
+    if plan.shard:
         from gate.verdict.sharding import parse_shard
 
-        shard = parse_shard(args.shard)
-    loaded = load_suites(args.paths or [root], root=root, skip_unreferenced=args.skip_unreferenced)
+        shard = parse_shard(plan.shard)
+    loaded = load_suites(list(plan.paths) or [root], root=root, skip_unreferenced=plan.skip_unreferenced)
     if loaded.problems:
         problems = sorted(loaded.problems, key=lambda p: (p.path, p.line, p.column, p.message))
         for problem in problems:
@@ -428,25 +457,25 @@ def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dic
         print(
             f"tool-eval-gate run: {len(problems)} problem(s) in the suites; nothing was run", file=sys.stderr
         )
-        return EXIT_INVALID_INPUT
+        return Outcome(EXIT_INVALID_INPUT, problems=tuple(problems))
     suites = list(loaded.suites)
-    if not suites and args.skip_unreferenced:
+    if not suites and plan.skip_unreferenced:
         print("tool-eval-gate run: no suite uses these files; nothing to run")
-        return EXIT_PASSED
+        return Outcome(EXIT_PASSED)
     if not suites:
-        where = ", ".join(args.paths) if args.paths else str(root)
+        where = ", ".join(plan.paths) if plan.paths else str(root)
         raise InputError(f"no suite files (*.suite.yaml) found in {where}; nothing to run")
     _require_sdks(suites)
     triggered: dict[str, dict[str, str]] = {}
-    if args.changed_since:
+    if plan.changed_since:
         from gate.git.changes import affected_suites, changed_files
 
-        triggered = affected_suites(suites, changed_files(args.changed_since, root))
+        triggered = affected_suites(suites, changed_files(plan.changed_since, root))
         suites = [s for s in suites if s.path in triggered]
-    selected = _select_cases(args, suites)
+    selected = _select_cases(plan, suites)
     if selected is None:
-        print(f"tool-eval-gate run: no case failed in {args.rerun_failed}; nothing to rerun")
-        return EXIT_PASSED
+        print(f"tool-eval-gate run: no case failed in {plan.rerun_failed}; nothing to rerun")
+        return Outcome(EXIT_PASSED)
     if shard is not None:
         from gate.verdict.sharding import shard_suites
 
@@ -454,19 +483,19 @@ def _suites_to_run(args: argparse.Namespace, root: Path) -> tuple[list[Any], dic
     return selected, triggered
 
 
-def _check_commands(args: argparse.Namespace, suites: Sequence[Any]) -> None:
+def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
     """Refuse (exit 2) the suites whose commands the run may not start: not allowed with
     --allow-commands, or on pull_request_target (gate.run.command_trust)."""
     from gate.run.command_trust import command_refusals
 
     refusals = command_refusals(
-        suites, allowed=args.allow_commands, event_name=os.environ.get("GITHUB_EVENT_NAME", "")
+        suites, allowed=plan.allow_commands, event_name=os.environ.get("GITHUB_EVENT_NAME", "")
     )
     if refusals:
         raise InputError(refusals)
 
 
-def _unpriced(suites: Sequence[Any], prices: Any) -> bool:
+def _unpriced(suites: Sequence[Suite], prices: PriceTable) -> bool:
     """Whether --max-cost must refuse to run: a model without a price (said on stderr)."""
     from gate.suite.pricing import unpriced_models
 
@@ -480,87 +509,96 @@ def _unpriced(suites: Sequence[Any], prices: Any) -> bool:
     return bool(refused)
 
 
-def _cache(args: argparse.Namespace, root: Path, base_side: bool) -> Any:
+def _cache(plan: RunPlan, root: Path, base_side: bool) -> ResponseCache | None:
     """The response cache (checked before the run), or None when the run uses none."""
-    if not (args.cache or args.record or args.replay or base_side):
+    if not (plan.cache or plan.record or plan.replay or base_side):
         return None
     from gate.files.outputs import check_directory
     from gate.run.cache import DEFAULT_DIRECTORY, ResponseCache
 
-    directory = Path(args.cache) if args.cache else root / DEFAULT_DIRECTORY
-    check_directory(directory, "--cache", writable=not args.replay)
-    return ResponseCache(directory, "record" if args.record else "replay" if args.replay else "use")
+    directory = Path(plan.cache) if plan.cache else root / DEFAULT_DIRECTORY
+    check_directory(directory, "--cache", writable=not plan.replay)
+    return ResponseCache(directory, "record" if plan.record else "replay" if plan.replay else "use")
 
 
 def _run_options(
-    args: argparse.Namespace,
-    suites: Sequence[Any],
-    prices: Any,
-    cache: Any,
+    plan: RunPlan,
+    suites: Sequence[Suite],
+    prices: PriceTable,
+    cache: ResponseCache | None,
     triggered: dict[str, dict[str, str]],
-    fail_on_rule: Any,
-) -> Any:
+    fail_on_rule: FailOn,
+) -> RunOptions:
     from gate.providers.concurrency import RetryPolicy
     from gate.run.runner import RunControl, RunOptions
     from gate.suite.pricing import prices_used
 
-    settings: dict[str, Any] = {"errors": args.errors, "fail_on": fail_on_rule}
-    if args.threshold is not None:
-        settings["threshold"] = args.threshold
-    if args.changed_since:
-        settings["changed_since"] = args.changed_since
+    settings: dict[str, Any] = {"errors": plan.errors, "fail_on": fail_on_rule}
+    if plan.threshold is not None:
+        settings["threshold"] = plan.threshold
+    if plan.changed_since:
+        settings["changed_since"] = plan.changed_since
     settings["prices"] = prices_used(suites, prices)
     return RunOptions(
-        concurrency=args.concurrency,
-        trials=args.trials,
-        max_requests=args.max_requests,
-        max_cost_usd=args.max_cost,
+        concurrency=plan.concurrency,
+        trials=plan.trials,
+        max_requests=plan.max_requests,
+        max_cost_usd=plan.max_cost,
         prices=prices,
         cache=cache,
-        retry=RetryPolicy(timeout=args.timeout + 5.0),  # the SDK enforces --timeout; this is a backstop
+        retry=RetryPolicy(timeout=plan.timeout + 5.0),  # the SDK enforces --timeout; this is a backstop
         triggered_by=triggered,
-        shard=args.shard or "",
+        shard=plan.shard or "",
         settings=settings,
         control=RunControl(),
     )
 
 
-async def _execute(args: argparse.Namespace, plan: _Plan, signals: _StopOnSignal) -> tuple[Any, Any]:
+async def _run(
+    plan: RunPlan, prepared: _Prepared, signals: _StopOnSignal
+) -> tuple[RunResults, RunResults | None]:
     """Run the head side, then (with --baseline auto, unless stopped) the base side."""
     from gate.run.progress import Progress
     from gate.run.runner import run_suites
 
-    control = plan.options.control
+    control = signals.control
     signals.loop = asyncio.get_running_loop()
     if signals.received:  # a signal came before the loop ran
         control.stop(signals.received[0])
     try:
-        make_provider = _make_provider_factory(args.timeout)
-        head = await run_suites(plan.suites, plan.options, make_provider, Progress(enabled=not args.quiet))
-        if plan.base_side is None or control.stopped:
+        make_provider = _make_provider_factory(plan.timeout)
+        head = await run_suites(
+            prepared.suites, prepared.options, make_provider, Progress(enabled=not plan.quiet)
+        )
+        if prepared.base_side is None or control.stopped:
             return head, None
         from gate.run.base_side import run_base_side
 
-        return head, await run_base_side(plan.base_side, head, plan.options, make_provider)
+        return head, await run_base_side(prepared.base_side, head, prepared.options, make_provider)
     finally:
         signals.loop = None
 
 
-def _with_baseline(plan: _Plan, results: Any, base_results: Any, base_output: Any) -> tuple[Any, Any]:
+def _with_baseline(
+    prepared: _Prepared,
+    results: RunResults,
+    base_results: RunResults | None,
+    base_output: OutputTarget | None,
+) -> tuple[RunResults, RunResults | None]:
     """The head's results and the baseline to compare with, both with every secret masked (model
     output, tool arguments and provider errors can echo a key); --baseline-json written."""
     from gate.util.redact import Redactor
 
-    baseline = plan.baseline
-    if plan.base_side is not None:
+    baseline = prepared.baseline
+    if prepared.base_side is not None:
         from gate.run.base_side import record
 
         base_results = base_results or _base_not_run()
-        results, baseline = record(plan.base_side, results, base_results), base_results
-        plan.base_side.directory.cleanup()
+        results, baseline = record(prepared.base_side, results, base_results), base_results
+        prepared.base_side.directory.cleanup()
     redactor = Redactor.from_env(os.environ)
     results = redactor.redact_results(results)
-    if plan.base_side is not None and baseline is not None:
+    if prepared.base_side is not None and baseline is not None:
         baseline = redactor.redact_results(baseline)
         if base_output is not None:
             from gate.reports.json_codec import to_json
@@ -569,14 +607,20 @@ def _with_baseline(plan: _Plan, results: Any, base_results: Any, base_output: An
     return results, baseline
 
 
-def _report(args: argparse.Namespace, plan: _Plan, results: Any, baseline: Any, outputs: Any) -> int:
-    """Conclude the run once, write the outputs and print the summary; the exit code."""
+def _report(
+    plan: RunPlan,
+    prepared: _Prepared,
+    results: RunResults,
+    baseline: RunResults | None,
+    outputs: OutputPlan,
+) -> Outcome:
+    """Conclude the run once, write the outputs and print the summary."""
     from gate.files.outputs import OutputsNotWritten, write_outputs
     from gate.reports.json_codec import gc_paused
     from gate.verdict.conclusion import conclude
 
     with gc_paused():
-        conclusion = conclude(results, baseline, plan.policy)
+        conclusion = conclude(results, baseline, prepared.policy)
     not_written: OutputsNotWritten | None = None
     try:
         write_outputs(
@@ -584,44 +628,44 @@ def _report(args: argparse.Namespace, plan: _Plan, results: Any, baseline: Any, 
         )
     except OutputsNotWritten as exc:
         not_written = exc
-    _print_summary(conclusion, plan, [p for p in (args.json, args.junit, args.markdown) if p])
+    _print_summary(conclusion, prepared, plan.report_paths)
     if not_written is not None:
         print(f"tool-eval-gate run: {not_written}", file=sys.stderr)
-        return not_written.exit_code
+        return Outcome(not_written.exit_code, conclusion)
     if not results.complete:
-        return EXIT_INCOMPLETE
-    return int(conclusion.verdict.exit_code)
+        return Outcome(EXIT_INCOMPLETE, conclusion)
+    return Outcome(conclusion.verdict.exit_code, conclusion)
 
 
 def _load_base_side(
-    args: argparse.Namespace, root: Path, suites: list[Any], triggered: dict[str, dict[str, str]]
-) -> Any:
-    if not args.changed_since:
+    plan: RunPlan, root: Path, suites: list[Suite], triggered: dict[str, dict[str, str]]
+) -> BaseSide:
+    if not plan.changed_since:
         raise InputError(
             "--baseline auto compares with the merge base of --changed-since REF: add --changed-since "
             "(e.g. --changed-since origin/main)"
         )
     from gate.run.base_side import load_base_side
 
-    side = load_base_side(args.changed_since, root, suites, triggered)
+    side = load_base_side(plan.changed_since, root, suites, triggered)
     for problem in side.problems:
         print(f"warning: {problem} (this suite has no base side)", file=sys.stderr)
     return side
 
 
-def _base_not_run() -> Any:
+def _base_not_run() -> RunResults:
     from gate.results.outcomes import RunResults
 
     return RunResults(suites=(), started_at="", finished_at="", complete=False, incomplete_reason="not run")
 
 
-def _print_summary(conclusion: Any, plan: _Plan, report_paths: Sequence[str]) -> None:
+def _print_summary(conclusion: Conclusion, prepared: _Prepared, report_paths: Sequence[str]) -> None:
     from gate.reports.console import closing_lines
     from gate.util.redact import Redactor
 
-    cache = plan.cache
+    cache = prepared.cache
     cache_lines = []
-    if cache is not None and plan.base_side is None:  # with a base side, the requests line says it
+    if cache is not None and prepared.base_side is None:  # with a base side, the requests line says it
         cache_lines.append(f"cache ({cache.mode}): {cache.hits} hits, {cache.misses} misses")
     if cache is not None and cache.store_errors:
         cache_lines.append(
@@ -632,4 +676,4 @@ def _print_summary(conclusion: Any, plan: _Plan, report_paths: Sequence[str]) ->
     sys.stdout.flush()
 
 
-__all__ = ["EXIT_PASSED", "build_parser", "main"]
+__all__ = ["EXIT_PASSED", "build_parser", "execute", "main"]

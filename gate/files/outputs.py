@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Literal
 
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
+from gate.reports.markdown import SUMMARY_LIMIT
 from gate.verdict.conclusion import Conclusion
 
-MARKDOWN_LIMIT = 1024 * 1024  # the job summary limit; the PR comment is rendered separately (64 KiB)
 _STREAM_PREFIXES = ("/dev/", "/proc/")
 
 WriteMode = Literal["replace", "in_place", "stream"]
@@ -275,7 +275,7 @@ def write_outputs(
     junit_path: str | Path | OutputTarget | None = None,
     markdown_path: str | Path | OutputTarget | None = None,
     marker: str = "default",
-    markdown_limit: int = MARKDOWN_LIMIT,
+    markdown_limit: int = SUMMARY_LIMIT,
     full_report_hint: str = "",
 ) -> None:
     """Render ``conclusion`` into the requested files.

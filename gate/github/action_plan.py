@@ -6,13 +6,17 @@ how to treat the sticky comment (``comment_mode``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
+from gate.commands.arguments import fail_on, positive_float, positive_int, rate, trial_count
+from gate.commands.plans import ReportPlan, RunPlan
 from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
 from gate.github.action_settings import ActionInputs, ActionSettings, EventContext
 
+T = TypeVar("T")
 Mode = Literal["run", "report", "skip", "refuse"]
 # What the action says it did (the ``verdict`` output) when it did not evaluate anything.
 RefusalVerdict = Literal["invalid", "refused"]
@@ -50,7 +54,8 @@ class WorkspaceFacts:
 @dataclass(frozen=True)
 class Plan:
     mode: Mode
-    argv: tuple[str, ...] = ()
+    # What the command does: ``run`` (mode "run") or ``report`` (mode "report"), None otherwise.
+    command: RunPlan | ReportPlan | None = None
     replay: bool = False
     notices: tuple[str, ...] = ()
     # For mode "refuse": the error messages, the exit code and the verdict output.
@@ -64,6 +69,13 @@ class Plan:
     # pass rate is a share of the cases, the merge job's verdict over all shards is the gate (exit
     # codes 2 and 3, invalid input or an incomplete evaluation, still fail the shard's job).
     gates: bool = True
+
+    @property
+    def command_line(self) -> tuple[str, ...]:
+        """The CLI arguments that do what the command does (``tool-eval-gate run ...``), for the log."""
+        if self.command is None:
+            return ()
+        return (self.mode, *self.command.argv())
 
 
 def _who(event: EventContext) -> str:
@@ -124,8 +136,8 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
     read_only = can_post and restricted and event.event_name == "pull_request"
     publish = can_post and not read_only
     if inputs.results:
-        argv = report_arguments(inputs, settings.workspace, settings.output_dir, facts.results_files)
-        return Plan("report", argv=argv, publish=publish)
+        report = report_plan(inputs, settings.workspace, settings.output_dir, facts.results_files)
+        return Plan("report", command=report, publish=publish)
     notices: tuple[str, ...] = ()
     replay = inputs.replay
     if restricted and not settings.has_key:
@@ -146,12 +158,12 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
             f"This is {_who(event)}: GitHub gives it no secrets and a read-only token, so the gate runs "
             "replay-only from the response cache (cases not in the cache are errors).",
         )
-    argv = run_arguments(inputs, event, settings.workspace, settings.output_dir, replay=replay)
+    run = run_plan(inputs, event, settings.workspace, settings.output_dir, replay=replay)
     if inputs.shard:
         notices += (SHARD_NOTICE.format(shard=inputs.shard),)
     return Plan(
         "run",
-        argv=argv,
+        command=run,
         replay=replay,
         notices=notices,
         publish=publish,
@@ -169,56 +181,55 @@ def comment_mode(plan: Plan, evaluated_cases: int, problems: int) -> CommentMode
     return "upsert" if evaluated_cases or problems else "update-only"
 
 
-def run_arguments(
+def _optional(check: Callable[[str], T], value: str) -> T | None:
+    """An input's value as the command takes it (``read_inputs`` checked it), None when empty."""
+    return check(value) if value else None
+
+
+def run_plan(
     inputs: ActionInputs,
     event: EventContext,
     workspace: Path,
     output_dir: Path,
     *,
     replay: bool = False,
-) -> tuple[str, ...]:
-    """The ``tool-eval-gate run`` arguments for these inputs and this event. Pure."""
-    argv = [str(workspace / path) for path in inputs.suites]
-    argv += ["--root", str(workspace)]
+) -> RunPlan:
+    """What ``tool-eval-gate run`` does for these inputs and this event. Pure."""
     base = event.base_sha or event.before_sha
-    if inputs.changed_only and base:
-        argv += ["--changed-since", base]
-    for flag, value in (
-        ("--threshold", inputs.threshold),
-        ("--trials", inputs.trials),
-        ("--trials-policy", inputs.trials_policy),
-        ("--concurrency", inputs.concurrency),
-        ("--shard", inputs.shard),
-        ("--max-cost", inputs.max_cost),
-        ("--max-requests", inputs.max_requests),
-        ("--timeout", inputs.timeout),
-    ):
-        if value:
-            argv += [flag, value]
-    if base_side(inputs, event):
-        argv += ["--baseline", "auto", "--baseline-json", str(output_dir / BASE_RESULTS)]
-    elif inputs.baseline not in ("auto", "off"):
-        argv += ["--baseline", str(workspace / inputs.baseline)]
-    for case in inputs.cases:
-        argv += ["--case", case]
-    for tag in inputs.tags:
-        argv += ["--tag", tag]
-    if inputs.rerun_failed:
-        argv += ["--rerun-failed", str(workspace / inputs.rerun_failed)]
-    if inputs.cache:
-        argv += ["--cache", str(workspace / inputs.cache)]
-    if inputs.prices:
-        argv += ["--prices", str(workspace / inputs.prices)]
-    if replay or inputs.replay:
-        argv.append("--replay")
-    if inputs.commands == "allow":
-        argv.append("--allow-commands")
-    argv += ["--errors", inputs.errors] + (["--fail-on", inputs.fail_on] if inputs.fail_on else [])
-    argv += _output_arguments(output_dir)
-    return tuple(argv)
+    auto = base_side(inputs, event)
+    baseline = inputs.baseline not in ("auto", "off")
+    return RunPlan(
+        paths=tuple(str(workspace / path) for path in inputs.suites),
+        root=str(workspace),
+        changed_since=base if inputs.changed_only and base else None,
+        cases=inputs.cases,
+        tags=inputs.tags,
+        rerun_failed=str(workspace / inputs.rerun_failed) if inputs.rerun_failed else None,
+        threshold=_optional(rate, inputs.threshold),
+        trials=_optional(trial_count, inputs.trials),
+        trials_policy="full" if inputs.trials_policy == "full" else "curtailed",
+        concurrency=_optional(positive_int, inputs.concurrency) or RunPlan.concurrency,
+        timeout=_optional(positive_float, inputs.timeout) or RunPlan.timeout,
+        shard=inputs.shard or None,
+        max_requests=_optional(positive_int, inputs.max_requests),
+        max_cost=_optional(positive_float, inputs.max_cost),
+        prices=str(workspace / inputs.prices) if inputs.prices else None,
+        baseline="auto" if auto else str(workspace / inputs.baseline) if baseline else None,
+        baseline_json=str(output_dir / BASE_RESULTS) if auto else None,
+        cache=str(workspace / inputs.cache) if inputs.cache else None,
+        replay=replay or inputs.replay,
+        allow_commands=inputs.commands == "allow",
+        errors="ignore" if inputs.errors == "ignore" else "count",
+        fail_on=_optional(fail_on, inputs.fail_on),
+        junit=str(output_dir / JUNIT_FILE),
+        json=str(output_dir / RESULTS_FILE),
+        markdown=str(output_dir / REPORT_FILE),
+    )
 
 
-BASE_RESULTS = "results.base.json"  # the base side's results of ``baseline: auto``, in the output directory
+# The files of the output directory: the reports, and the base side's results of ``baseline: auto``.
+JUNIT_FILE, RESULTS_FILE, REPORT_FILE = "junit.xml", "results.json", "report.md"
+BASE_RESULTS = "results.base.json"
 
 
 def base_side(inputs: ActionInputs, event: EventContext) -> bool:
@@ -227,30 +238,18 @@ def base_side(inputs: ActionInputs, event: EventContext) -> bool:
     return inputs.baseline == "auto" and bool(event.base_sha) and inputs.changed_only
 
 
-def report_arguments(
+def report_plan(
     inputs: ActionInputs, workspace: Path, output_dir: Path, files: tuple[str, ...]
-) -> tuple[str, ...]:
-    """The ``tool-eval-gate report`` arguments that merge and re-render saved results. Pure."""
-    argv = list(files)
-    for flag, value in (
-        ("--threshold", inputs.threshold),
-        ("--errors", inputs.errors),
-        ("--fail-on", inputs.fail_on),
-    ):
-        if value:
-            argv += [flag, value]
-    if inputs.baseline not in ("auto", "off"):
-        argv += ["--baseline", str(workspace / inputs.baseline)]
-    argv += ["--marker", inputs.marker, *_output_arguments(output_dir)]
-    return tuple(argv)
-
-
-def _output_arguments(output_dir: Path) -> list[str]:
-    return [
-        "--junit",
-        str(output_dir / "junit.xml"),
-        "--json",
-        str(output_dir / "results.json"),
-        "--markdown",
-        str(output_dir / "report.md"),
-    ]
+) -> ReportPlan:
+    """What ``tool-eval-gate report`` does to merge and re-render saved results. Pure."""
+    return ReportPlan(
+        results=files,
+        baseline=str(workspace / inputs.baseline) if inputs.baseline not in ("auto", "off") else None,
+        threshold=_optional(rate, inputs.threshold),
+        errors="ignore" if inputs.errors == "ignore" else "count",
+        fail_on=_optional(fail_on, inputs.fail_on),
+        marker=inputs.marker,
+        junit=str(output_dir / JUNIT_FILE),
+        json=str(output_dir / RESULTS_FILE),
+        markdown=str(output_dir / REPORT_FILE),
+    )

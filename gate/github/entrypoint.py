@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gate.commands.plans import Outcome as CommandOutcome
+from gate.commands.plans import ReportPlan, RunPlan
 from gate.errors import (
     EXIT_GATE_FAILED,
     EXIT_INCOMPLETE,
@@ -33,22 +35,23 @@ from gate.errors import (
 )
 from gate.github import actions_env
 from gate.github.action_plan import (
-    BASE_RESULTS,
+    JUNIT_FILE,
     NOTHING_AFFECTED,
     READ_ONLY_NOTICE,
+    REPORT_FILE,
+    RESULTS_FILE,
     Plan,
     WorkspaceFacts,
-    base_side,
     comment_mode,
     plan,
 )
 from gate.github.action_settings import ActionInputs, ActionSettings, read_settings
+from gate.reports.markdown import COMMENT_LIMIT
 from gate.run.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
 
 if TYPE_CHECKING:
     from gate.verdict.conclusion import Conclusion
 
-COMMENT_LIMIT = 65536
 # Every output action.yml documents, written on every exit path ("" when it does not apply).
 OUTPUT_NAMES = (
     "pass_rate",
@@ -202,25 +205,35 @@ def _resolve_results(patterns: Sequence[str], workspace: Path) -> list[str]:
     return files
 
 
-def _call(module: Any, argv: list[str]) -> tuple[int, list[Problem]]:
-    """Run a command's ``main`` the way the CLI does: expected errors become exit codes."""
+def _call(command: RunPlan | ReportPlan | None) -> CommandOutcome:
+    """Execute the planned command in-process; expected errors become exit codes, as on the CLI."""
+    from gate.commands import report, run
+
     try:
-        return int(module.main(argv)), []
+        if isinstance(command, RunPlan):
+            return run.execute(command)
+        if isinstance(command, ReportPlan):
+            return report.execute(command)
+        raise AssertionError("a run or report plan has a command")
     except InputError as exc:
         print(f"tool-eval-gate: {exc}", file=sys.stderr)
-        return exc.exit_code, list(exc.problems)
+        return CommandOutcome(exc.exit_code, problems=tuple(exc.problems))
     except GateError as exc:
         print(f"tool-eval-gate: {exc}", file=sys.stderr)
-        return exc.exit_code, []
+        return CommandOutcome(exc.exit_code)
 
 
-def _suite_problems(paths: Sequence[str], workspace: Path) -> list[Problem]:
-    from gate.files.suite_loader import load_suites
+def _command_line(the_plan: Plan, workspace: Path) -> str:
+    """The CLI line that does what the action runs, with workspace paths made relative (a user
+    reruns it in the repository), neutralised for the log line it is printed on."""
+    import shlex
 
-    try:
-        return list(load_suites(list(paths) or [workspace], root=workspace).problems)
-    except GateError:
-        return []
+    top, inside = str(workspace), str(workspace).rstrip("/") + "/"
+    words = [
+        "." if word == top else word[len(inside) :] if word.startswith(inside) else word
+        for word in the_plan.command_line
+    ]
+    return actions_env.escape_data(shlex.join(["tool-eval-gate", *words]))
 
 
 def _publish(
@@ -378,7 +391,8 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
             outcome.problems,
         )
     )
-    _summarise(settings, outcome)
+    command = the_plan.command
+    _summarise(settings, outcome, command.marker if isinstance(command, ReportPlan) else "default")
     outputs.update(_outcome_outputs(settings, outcome))
     mode = comment_mode(the_plan, outcome.evaluated, len(outcome.problems))
     if mode != "none" and (conclusion is not None or outcome.problems):
@@ -393,45 +407,31 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
 
 
 def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
-    """Run (or re-render) as planned, then read the results back and decide the verdict."""
+    """Run (or re-render) as planned, in-process; its conclusion is what every output renders."""
     inputs, event, workspace = settings.inputs, settings.event, settings.workspace
-    if the_plan.mode == "report":
-        from gate.commands import report as command
-    else:
-        from gate.commands import run as command  # type: ignore[no-redef]
-    _say(f"::group::tool-eval-gate {the_plan.mode}")
+    _say(f"::group::{_command_line(the_plan, workspace)}")
     with _run_environment(inputs, workspace):
-        code, problems = _call(command, list(the_plan.argv))
+        done = _call(the_plan.command)
     _say("::endgroup::")
-    if code == EXIT_INVALID_INPUT and not problems and the_plan.mode == "run":
-        problems = _suite_problems([str(workspace / path) for path in inputs.suites], workspace)
-    results = _load(settings.output_dir / "results.json") if code != EXIT_INVALID_INPUT else None
-    if results is None:
-        return Outcome(code, tuple(problems), notices=the_plan.notices)
-    from gate.verdict.conclusion import conclude
-    from gate.verdict.policy import GatePolicy
-
-    if the_plan.mode == "run" and base_side(inputs, event):
-        baseline = _load(settings.output_dir / BASE_RESULTS)
-    elif inputs.baseline not in ("auto", "off"):
-        baseline = _load(workspace / inputs.baseline)
-    else:
-        baseline = None
-    conclusion = conclude(results, baseline, GatePolicy.from_settings(results.settings))
     notices = the_plan.notices
-    if not results.suites and (event.base_sha or event.before_sha) and inputs.changed_only:
+    conclusion = done.conclusion
+    if conclusion is None:
+        return Outcome(done.code, done.problems, notices=notices)
+    if not conclusion.results.suites and (event.base_sha or event.before_sha) and inputs.changed_only:
         notices += (NOTHING_AFFECTED,)
         _say(actions_env.annotation("notice", NOTHING_AFFECTED, title="tool-eval-gate"))
-    return Outcome(code, tuple(problems), conclusion, notices)
+    return Outcome(done.code, done.problems, conclusion, notices)
 
 
-def _summarise(settings: ActionSettings, outcome: Outcome) -> None:
-    """The job summary: the full report (1 MiB form), or what happened instead."""
+def _summarise(settings: ActionSettings, outcome: Outcome, marker: str = "default") -> None:
+    """The job summary: the full report (1 MiB form, the report file's text), or what happened
+    instead."""
     if not settings.summary_path:
         return
-    report_path = settings.output_dir / "report.md"
-    if outcome.conclusion is not None and report_path.is_file():
-        text = report_path.read_text(encoding="utf-8")
+    if outcome.conclusion is not None:
+        from gate.reports.markdown import SUMMARY_LIMIT, render
+
+        text = render(outcome.conclusion, limit=SUMMARY_LIMIT, marker=marker)
         text = "".join(f"> {note}\n\n" for note in outcome.notices) + text
     else:
         text = _fallback_summary(outcome.code, outcome.notices, outcome.problems)
@@ -452,9 +452,9 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "failed": verdict.failed_count if verdict is not None else 0,
         "errors": verdict.error_count if verdict is not None else 0,
         "verdict": _verdict_word(outcome.code, verdict),
-        "junit_path": path_if_written("junit.xml"),
-        "results_path": path_if_written("results.json") if outcome.conclusion is not None else "",
-        "report_path": path_if_written("report.md"),
+        "junit_path": path_if_written(JUNIT_FILE),
+        "results_path": path_if_written(RESULTS_FILE) if outcome.conclusion is not None else "",
+        "report_path": path_if_written(REPORT_FILE),
     }
 
 
@@ -473,18 +473,6 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
     )
     body = render(outcome.conclusion, limit=COMMENT_LIMIT - 4096, full_report_hint=hint, marker=marker)
     return body, outcome.conclusion.advice
-
-
-def _load(path: Path) -> Any:
-    if not path.is_file():
-        return None
-    from gate.files.results_file import load_results
-
-    try:
-        return load_results(path)
-    except GateError as exc:
-        _say(actions_env.annotation("warning", f"could not read {path.name}: {exc}"))
-        return None
 
 
 def _verdict_word(code: int, verdict: Any) -> str:

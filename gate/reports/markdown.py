@@ -30,6 +30,8 @@ from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline, 
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import Verdict, pct
 
+COMMENT_LIMIT = 65536  # GitHub's limit of a PR comment, in characters
+SUMMARY_LIMIT = 1024 * 1024  # the job summary's (1 MiB): the Markdown file is written within it
 MAX_VALUE_CHARS = 300  # an argument value or matcher in a table cell
 MAX_OUTPUT_CHARS = 4_000  # the final output of a case
 MAX_TRANSCRIPT_CHARS = 8_000
@@ -607,7 +609,11 @@ class _Layout:
 
 
 def render(
-    conclusion: Conclusion, *, limit: int = 65536, full_report_hint: str = "", marker: str = "default"
+    conclusion: Conclusion,
+    *,
+    limit: int = COMMENT_LIMIT,
+    full_report_hint: str = "",
+    marker: str = "default",
 ) -> str:
     """The Markdown report of ``conclusion``, at most ``limit`` characters, starting with the hidden
     marker line. The least important detail goes first: the passed cases, then transcripts, then the

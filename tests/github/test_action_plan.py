@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from gate.github.action_plan import WorkspaceFacts, comment_mode, plan, run_arguments
+from gate.commands.plans import ReportPlan, RunPlan
+from gate.github.action_plan import WorkspaceFacts, comment_mode, plan, run_plan
 from gate.github.action_settings import read_event, read_inputs, read_settings
 
 HEAD = "h" * 40
@@ -268,9 +269,11 @@ def test_plan(
     if text is not None:
         assert text in " ".join(result.errors + result.notices)
     if mode == "run":
-        assert ("--replay" in result.argv) == replay
+        assert isinstance(result.command, RunPlan) and result.command.replay == replay
+        assert ("--replay" in result.command_line) == replay and result.command_line[0] == "run"
     if mode == "report":
-        assert result.argv[0] == "/ws/shards/1.json"
+        assert isinstance(result.command, ReportPlan) and result.command.results[0] == "/ws/shards/1.json"
+        assert result.command_line[:2] == ("report", "/ws/shards/1.json")
 
 
 def test_bad_inputs_are_named_not_shown_as_cli_usage() -> None:
@@ -325,12 +328,15 @@ def test_read_inputs_and_event() -> None:
     )
     assert deleted_fork.is_fork
 
-    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
-    assert argv[:2] == ("/ws/evals/a.suite.yaml", "/ws/evals/b.suite.yaml")
-    assert "--changed-since" not in argv  # changed_only is false
+    run = run_plan(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert run.paths == ("/ws/evals/a.suite.yaml", "/ws/evals/b.suite.yaml")
+    assert run.changed_since is None  # changed_only is false
+    assert (run.shard, run.threshold) == ("2/3", 0.8)
+    argv = run.argv()
     assert argv[argv.index("--shard") + 1] == "2/3" and argv[argv.index("--threshold") + 1] == "0.8"
-    argv = run_arguments(replace(inputs, changed_only=True), push, Path("/ws"), Path("/ws/out"))
-    assert argv[argv.index("--changed-since") + 1] == "a" * 40
+    assert run_plan(replace(inputs, changed_only=True), push, Path("/ws"), Path("/ws/out")).changed_since == (
+        "a" * 40
+    )
 
 
 def test_keys_in_the_job_environment_count_as_secrets() -> None:
@@ -342,7 +348,9 @@ def test_keys_in_the_job_environment_count_as_secrets() -> None:
 def test_the_prices_input_reaches_the_run_as_a_workspace_file() -> None:
     inputs, problems = read_inputs({"INPUT_PRICES": "evals/prices.yaml", "INPUT_MAX_COST": "2"})
     assert problems == ()
-    argv = run_arguments(inputs, read_event("push", {"after": "b" * 40}), Path("/ws"), Path("/ws/out"))
+    run = run_plan(inputs, read_event("push", {"after": "b" * 40}), Path("/ws"), Path("/ws/out"))
+    assert (run.prices, run.max_cost) == ("/ws/evals/prices.yaml", 2.0)
+    argv = run.argv()
     assert argv[argv.index("--prices") + 1] == "/ws/evals/prices.yaml"
     assert argv[argv.index("--max-cost") + 1] == "2"
 
@@ -357,7 +365,9 @@ def test_case_tag_and_rerun_inputs_become_the_run_selectors() -> None:
     )
     assert problems == ()
     push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
-    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
+    run = run_plan(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert run.cases == ("paris-now", "weather-agent/week-ahead") and run.tags == ("selection", "arguments")
+    argv = run.argv()
     pairs = [(argv[i], argv[i + 1]) for i in range(len(argv) - 1) if argv[i] in ("--case", "--tag")]
     assert pairs == [
         ("--case", "paris-now"),
@@ -377,9 +387,9 @@ def test_a_shard_does_not_gate_but_a_whole_run_does() -> None:
 def test_commands_allow_passes_the_flag_and_anything_else_is_named() -> None:
     push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
     allowed, problems = read_inputs({"INPUT_COMMANDS": "allow"})
-    assert problems == () and "--allow-commands" in run_arguments(allowed, push, Path("/ws"), Path("/o"))
+    assert problems == () and run_plan(allowed, push, Path("/ws"), Path("/o")).allow_commands
     refused, problems = read_inputs({})
-    assert problems == () and "--allow-commands" not in run_arguments(refused, push, Path("/ws"), Path("/o"))
+    assert problems == () and not run_plan(refused, push, Path("/ws"), Path("/o")).allow_commands
     _, problems = read_inputs({"INPUT_COMMANDS": "yes"})
     assert problems == ("input commands: choose from allow, refuse (got 'yes')",)
 
@@ -388,10 +398,9 @@ def test_the_trials_policy_input_reaches_the_run_and_a_bad_one_is_named() -> Non
     push = read_event("push", {"after": "b" * 40})
     inputs, problems = read_inputs({})
     assert problems == ()
-    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
-    assert argv[argv.index("--trials-policy") + 1] == "curtailed"
+    assert run_plan(inputs, push, Path("/ws"), Path("/ws/out")).trials_policy == "curtailed"
     inputs, problems = read_inputs({"INPUT_TRIALS_POLICY": "full"})
-    argv = run_arguments(inputs, push, Path("/ws"), Path("/ws/out"))
-    assert argv[argv.index("--trials-policy") + 1] == "full"
+    full = run_plan(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert full.trials_policy == "full" and full.argv()[full.argv().index("--trials-policy") + 1] == "full"
     _, problems = read_inputs({"INPUT_TRIALS_POLICY": "some"})
     assert problems == ("input trials_policy: choose from curtailed, full (got 'some')",)

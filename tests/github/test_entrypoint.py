@@ -623,3 +623,32 @@ def test_the_comparison_can_be_turned_off(workspace, github, model_server) -> No
     assert entrypoint([], actions_env(workspace, github, server, baseline="off")) == 1
     results = json.loads((workspace["root"] / "gate-out/results.json").read_text())
     assert "comparison" not in results and "baseline" not in results["settings"]
+
+
+def test_the_logged_command_line_reruns_the_same_evaluation(
+    workspace, github, model_server, capsys, monkeypatch
+) -> None:
+    import shlex
+
+    from gate.cli import main as cli
+
+    server = model_server(SCRIPT)
+    env = actions_env(workspace, github, server, comment="false", review_comments="false")
+    assert entrypoint([], env) == 1
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("::group::tool-eval-gate run "))
+    words = shlex.split(line.removeprefix("::group::"))
+    assert "--root" in words and words[words.index("--root") + 1] == "."  # paths relative to the workspace
+    assert words[words.index("--changed-since") + 1] == workspace["base"]
+    assert words[words.index("--json") + 1] == "gate-out/results.json"
+    action_summary = (workspace["tmp"] / "summary.md").read_text()
+
+    # A user reruns it in the repository: the same verdict and comparison the summary showed.
+    monkeypatch.chdir(workspace["root"])
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    assert cli(words[1:]) == 1
+    assert "tool-eval-gate FAILED: 1/3 passed" in capsys.readouterr().out
+    report = (workspace["root"] / "gate-out/report.md").read_text()
+    for line in ("**Pass rate 33.3%** (1/3 cases", "- no significant regression and no fix in the 3 cases"):
+        assert line in report and line in action_summary
