@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from gate.build.checks import cannot_work
 from gate.build.checks.schema_damage import Damage
 from gate.build.context import BuildContext, PathKey, SuiteDocument
+from gate.build.conversation_builder import ConversationReader
 from gate.build.expectation_builder import ExpectationReader
 from gate.build.mock_builder import MockReader, merge_mocks, state_keys
 from gate.build.tool_formats import NAME_PATTERN, parse_tool
@@ -122,6 +123,8 @@ class _SuiteBuilder:
         self.files = files
         self.data: dict[str, Any] = self.context.data
         self.expectations = ExpectationReader(self.context)
+        # Whether the agent uses Anthropic extended thinking (a conversation cannot end with tool results)
+        self.thinking = False
 
     def damaged(self, path: PathKey) -> bool:
         return self.context.damaged(path)
@@ -131,6 +134,7 @@ class _SuiteBuilder:
     def build(self) -> Suite:
         data, context = self.data, self.context
         agent = self.agent(data.get("agent", {}))
+        self.thinking = agent.provider == "anthropic" and agent.params.thinking_budget is not None
         judge = self.judge_like("judge")
         simulator = self.judge_like("user_simulator")
         # A judge (or simulator) written but damaged is still there: no "needs a judge" for it.
@@ -412,18 +416,12 @@ class _SuiteBuilder:
         )
 
     def conversation(self, raw: dict[str, Any], at: PathKey) -> tuple[Message, ...]:
-        """The case's input as one user message, or its conversation (which must end with the user)."""
+        """The case's input as one user message, or its conversation (see
+        :mod:`gate.build.conversation_builder`)."""
         if "input" in raw:
             return (Message("user", raw["input"]),)
-        written = raw.get("conversation", ())
-        messages = tuple(Message(m["role"], m["content"]) for m in written if m is not None)
-        if messages and len(messages) == len(written) and messages[-1].role != "user":
-            self.context.err(
-                (*at, "conversation", len(messages) - 1),
-                "the conversation must end with a user message",
-                "add the user's next message",
-            )
-        return messages
+        reader = ConversationReader(self.context, (*at, "conversation"), thinking=self.thinking)
+        return reader.read(list(raw.get("conversation", ())))
 
     def check_templates(self, raw: dict[str, Any], at: PathKey, case_vars: dict[str, str]) -> None:
         """Every template variable of the case's input or conversation has a value."""
@@ -434,7 +432,7 @@ class _SuiteBuilder:
             texts = [
                 (m["content"], (*at, "conversation", i, "content"))
                 for i, m in enumerate(conversation)
-                if m is not None
+                if m is not None and isinstance(m.get("content"), str)
             ]
         for text, path in texts:
             for name in templating.missing(text, case_vars):

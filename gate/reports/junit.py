@@ -106,7 +106,12 @@ def _trial_lines(t: TrialResult) -> list[str]:
         if role == "tool":
             if ids:
                 shown.update(ids)
-            continue  # shown with its call below
+            if m.get("given"):  # the result of a call the case's conversation gave
+                error = "error " if m.get("is_error") else ""
+                lines.append(
+                    f"  -> {error}given result: {truncate(str(m.get('content', '')), MAX_ITEM_CHARS)}"
+                )
+            continue  # the trial's own results are shown with their calls below
         thinking = m.get("thinking")
         if thinking:
             lines.append(f"[{role} thinking] {truncate(str(thinking), MAX_ITEM_CHARS)}")
@@ -115,6 +120,9 @@ def _trial_lines(t: TrialResult) -> list[str]:
         content = m.get("content")
         if content or cut:
             lines.append(f"[{label}] {truncate(str(content or ''), MAX_ITEM_CHARS)}")
+        for given in m.get("tool_calls") or ():
+            arguments = truncate(str(given.get("arguments", "")), MAX_ITEM_CHARS)
+            lines.append(f"[given call] {given.get('name', '')}({arguments})")
         if ids:
             for call_id in ids:
                 shown.add(call_id)

@@ -134,7 +134,7 @@ class _Episode:
         self.transcript: list[dict[str, Any]] = (
             [{"role": "system", "content": self.system}] if self.system else []
         )
-        self.transcript.extend({"role": m["role"], "content": m.get("content", "")} for m in messages)
+        self.transcript.extend(_given(m) for m in messages)
         self.user_input = next((m.get("content", "") for m in reversed(messages) if m["role"] == "user"), "")
         self.calls: list[RecordedCall] = []
         self.usage = Usage()
@@ -319,6 +319,20 @@ class _Episode:
             extra=dict(self.prepared.extra),
             state=self.mocks.state,
         )
+
+
+def _given(message: dict[str, Any]) -> dict[str, Any]:
+    """A message of the case's conversation as the transcript shows it: what the assistant said, the
+    calls it made and their results before the trial are marked ``given`` (history, not this trial's
+    doing: its calls are the record's ``calls``)."""
+    shown: dict[str, Any] = {"role": message["role"], "content": message.get("content", "")}
+    if message["role"] == "tool":
+        shown.update(call_id=message["call_id"], name=message["name"], is_error=message["is_error"])
+    if message.get("tool_calls"):
+        shown["tool_calls"] = [dict(call) for call in message["tool_calls"]]
+    if message["role"] != "user":
+        shown["given"] = True
+    return shown
 
 
 def _reasoning_fields(reply: ModelReply) -> tuple[dict[str, Any], dict[str, Any]]:

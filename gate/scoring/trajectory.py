@@ -37,9 +37,16 @@ def trajectory_text(suite: Suite, record: RunRecord) -> str:
         role = message.get("role")
         if role == "user":
             steps.append(f"USER: {message.get('content', '')}")
+        elif role == "tool" and message.get("given"):
+            outcome = "ERROR" if message.get("is_error") else "RESULT"
+            steps.append(f"{outcome} of {message.get('name', '')}: {message.get('content', '')}")
         elif role == "assistant":
             if message.get("content"):
                 steps.append(f"ASSISTANT: {message['content']}")
+            for given in message.get("tool_calls", ()):  # calls the case's conversation gave
+                steps.append(
+                    f"CALL {given.get('name', '')}({given.get('arguments', '')}) (before this episode)"
+                )
             for call_id in message.get("calls", ()):
                 call = results.get(call_id)
                 if call is None:

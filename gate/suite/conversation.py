@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gate.errors import InputError
-from gate.suite.model import Case, Suite
+from gate.suite.model import Case, Message, Suite
 from gate.suite.templating import render
 
 CHOICE_INSTRUCTION = "Answer with the letter of the correct option only ({letters})."
@@ -23,7 +23,8 @@ CHOICE_INSTRUCTION = "Answer with the letter of the correct option only ({letter
 @dataclass(frozen=True)
 class Prepared:
     """What the agent loop sends: the rendered system prompt (None: none), the conversation as
-    neutral ``{"role", "content"}`` dicts, and ``extra`` facts for scoring (``choice_letters``)."""
+    neutral message dicts (``gate.providers.base``), and ``extra`` facts for scoring
+    (``choice_letters``)."""
 
     system: str | None
     messages: tuple[dict[str, Any], ...]
@@ -65,13 +66,29 @@ def _render(template: str, case: Case, what: str) -> str:
         ) from None
 
 
+def _neutral(message: Message, content: str) -> dict[str, Any]:
+    """A conversation message as the providers take it (``gate.providers.base``): earlier calls as an
+    assistant message's ``tool_calls``, their results as tool messages."""
+    if message.role == "tool":
+        return {
+            "role": "tool",
+            "call_id": message.call_id,
+            "name": message.name,
+            "content": content,
+            "is_error": message.is_error,
+        }
+    if message.tool_calls:
+        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+        return {"role": message.role, "content": content, "tool_calls": calls}
+    return {"role": message.role, "content": content}
+
+
 def build(suite: Suite, case: Case, trial_index: int) -> Prepared:
     """The system prompt and messages of trial ``trial_index`` of ``case``."""
     prompt = suite.agent.system_prompt
     system = _render(prompt.template, case, "the system prompt") if prompt is not None else None
-    messages: list[dict[str, Any]] = [
-        {"role": m.role, "content": _render(m.content, case, f"message {i + 1}")}
-        for i, m in enumerate(case.conversation)
+    messages = [
+        _neutral(m, _render(m.content, case, f"message {i + 1}")) for i, m in enumerate(case.conversation)
     ]
     extra: dict[str, Any] = {}
     letters = choice_letters(suite, case, trial_index)

@@ -309,9 +309,27 @@ class Defaults:
 
 
 @dataclass(frozen=True)
+class GivenCall:
+    """A tool call the assistant made earlier in a case's conversation: history sent to the model,
+    never scored. ``arguments`` is the argument text as sent (JSON)."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+@dataclass(frozen=True)
 class Message:
+    """One message of a case's conversation. An assistant message may hold earlier ``tool_calls``; a
+    tool message is the result of one of them (``call_id``, the tool's ``name``), its content the
+    result as text (JSON for a structured result)."""
+
     role: Role
     content: str
+    tool_calls: tuple[GivenCall, ...] = ()
+    call_id: str = ""
+    name: str = ""
+    is_error: bool = False
 
 
 @dataclass(frozen=True)

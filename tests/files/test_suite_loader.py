@@ -305,7 +305,8 @@ def test_schema_errors_hide_nothing_else_and_cause_nothing_nonsensical(tmp_path)
         "a.suite.yaml:9:14: vars.user: expected a string or a number or true or false, got a list",
         "a.suite.yaml:13:5: cases[0]: unknown key 'trails' (fix: did you mean 'trials'?)",
         "a.suite.yaml:22:9: cases[1].conversation[1]: missing required key 'content' "
-        "(fix: add 'content': The text; may contain {{ var }} placeholders.)",
+        "(fix: add 'content': What the message says: the text (may contain {{ var }} placeholders); for a "
+        "tool message, the call's result (text or any JSON value).)",
         "a.suite.yaml:24:15: cases[1].expect.calls[0]: missing required key 'tool' "
         "(fix: add 'tool': Name of the expected tool (must be one of the agent's tools).)",
         "a.suite.yaml:24:37: cases[1].expect.calls[0].args.city.regex: invalid regular expression '(': "

@@ -84,3 +84,31 @@ def test_choice_goes_to_last_user_message_even_after_an_assistant_turn():
 
 def test_letters_beyond_z():
     assert [letter(i) for i in (0, 1, 25, 26, 27)] == ["A", "B", "Z", "AA", "AB"]
+
+
+def test_earlier_calls_and_results_are_sent_as_the_providers_take_them():
+    from gate.suite.model import GivenCall
+
+    c = case(
+        conversation=(
+            Message("user", "Weather in {{ city }}?"),
+            Message("assistant", "", tool_calls=(GivenCall("call_1", "get_weather", '{"city": "Paris"}'),)),
+            Message("tool", '{"temp_c": 18}', call_id="call_1", name="get_weather", is_error=False),
+        ),
+        vars={"city": "Paris"},
+    )
+    assert build(suite(c), c, 0).messages == (
+        {"role": "user", "content": "Weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": '{"city": "Paris"}'}],
+        },
+        {
+            "role": "tool",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "content": '{"temp_c": 18}',
+            "is_error": False,
+        },
+    )

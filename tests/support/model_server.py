@@ -894,7 +894,20 @@ def _refused_anthropic(body: Mapping[str, Any]) -> tuple[str, str] | None:
     return _refused_thinking_history(list(body.get("messages") or []))
 
 
+def _current_tool_cycle(messages: list[Any]) -> int | None:
+    """The index of the assistant message whose tool results the request ends with (the tool-use
+    cycle in progress, whose thinking the API needs back); None when the request ends otherwise."""
+    last = messages[-1] if messages else None
+    content = last.get("content") if isinstance(last, Mapping) else None
+    if not isinstance(content, list) or not any(
+        isinstance(b, Mapping) and b.get("type") == "tool_result" for b in content
+    ):
+        return None
+    return len(messages) - 2 if len(messages) >= 2 else None
+
+
 def _refused_thinking_history(messages: list[Any]) -> tuple[str, str] | None:
+    cycle = _current_tool_cycle(messages)
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, Mapping) else None
         if message.get("role") != "assistant" or not isinstance(content, list) or not content:
@@ -905,7 +918,7 @@ def _refused_thinking_history(messages: list[Any]) -> tuple[str, str] | None:
                     return "messages", f"messages.{index}.content: Invalid `signature` in `thinking` block"
         uses_tools = any(isinstance(b, Mapping) and b.get("type") == "tool_use" for b in content)
         first = content[0].get("type") if isinstance(content[0], Mapping) else None
-        if uses_tools and first not in ("thinking", "redacted_thinking"):
+        if uses_tools and index == cycle and first not in ("thinking", "redacted_thinking"):
             return "messages", (
                 f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
                 f"`{first}`. When `thinking` is enabled, a final `assistant` message must start with a "
