@@ -135,7 +135,7 @@ class ConversationReader:
         elif last.role == "tool" and self.thinking:
             self.context.err(
                 at,
-                "with extended thinking, Anthropic needs the assistant's own (signed) thinking before the tool "
-                "results that end a conversation, and a written conversation has none",
+                "with extended thinking, Anthropic needs the assistant's own (signed) thinking before the "
+                "tool results that end a conversation, and a written conversation has none",
                 "end the conversation with the user's next message, or turn thinking off",
             )

@@ -107,9 +107,9 @@ def test_a_conversation_may_end_with_the_results_the_agent_continues_from(tmp_pa
             - {role: user, content: hi}
             """,
             [
-                "s.suite.yaml:11:39: cases[0].conversation[1].tool_calls: no result for the call(s) 'call_1', "
-                "'call_2' (fix: add {role: tool, tool_call_id: ID, content: ...} for each, right after this "
-                "message)",
+                "s.suite.yaml:11:39: cases[0].conversation[1].tool_calls: no result for the call(s) "
+                "'call_1', 'call_2' (fix: add {role: tool, tool_call_id: ID, content: ...} for each, right "
+                "after this message)",
                 "s.suite.yaml:12:9: cases[0].conversation[2]: which call does this result answer? 2 wait for "
                 "one: call_1, call_2 (fix: give tool_call_id)",
             ],
@@ -120,8 +120,8 @@ def test_a_conversation_may_end_with_the_results_the_agent_continues_from(tmp_pa
             - {role: tool, content: x}
             """,
             [
-                "s.suite.yaml:11:9: cases[0].conversation[1]: a tool result with no call waiting for it (fix: put "
-                "the results right after the assistant message whose tool_calls they answer)"
+                "s.suite.yaml:11:9: cases[0].conversation[1]: a tool result with no call waiting for it "
+                "(fix: put the results right after the assistant message whose tool_calls they answer)"
             ],
         ),
         (
@@ -133,8 +133,8 @@ def test_a_conversation_may_end_with_the_results_the_agent_continues_from(tmp_pa
             [
                 "s.suite.yaml:11:39: cases[0].conversation[1].tool_calls: no result for the call(s) 'a' "
                 "(fix: add {role: tool, tool_call_id: ID, content: ...} for each, right after this message)",
-                "s.suite.yaml:12:36: cases[0].conversation[2].tool_call_id: no call 'b' waits for a result here "
-                "(waiting: a) (fix: name the id of a call of the assistant message before it)",
+                "s.suite.yaml:12:36: cases[0].conversation[2].tool_call_id: no call 'b' waits for a result "
+                "here (waiting: a) (fix: name the id of a call of the assistant message before it)",
             ],
         ),
         (
@@ -146,8 +146,8 @@ def test_a_conversation_may_end_with_the_results_the_agent_continues_from(tmp_pa
             - {role: tool, content: y}
             """,
             [
-                "s.suite.yaml:13:45: cases[0].conversation[3].tool_calls[0].id: duplicate call id 'a' (first at "
-                "line 11)"
+                "s.suite.yaml:13:45: cases[0].conversation[3].tool_calls[0].id: duplicate call id 'a' "
+                "(first at line 11)"
             ],
         ),
         (
@@ -158,8 +158,8 @@ def test_a_conversation_may_end_with_the_results_the_agent_continues_from(tmp_pa
             [
                 "s.suite.yaml:10:47: cases[0].conversation[0].tool_calls: tool_calls belongs to assistant "
                 "messages, not to user ones",
-                "s.suite.yaml:11:9: cases[0].conversation[1]: the conversation must end with a user message or a "
-                "tool result (fix: add the user's next message)",
+                "s.suite.yaml:11:9: cases[0].conversation[1]: the conversation must end with a user message "
+                "or a tool result (fix: add the user's next message)",
                 "s.suite.yaml:11:56: cases[0].conversation[1].tool_call_id: tool_call_id belongs to tool "
                 "messages, not to assistant ones",
             ],
@@ -178,9 +178,9 @@ def test_with_anthropic_thinking_a_conversation_cannot_end_with_results(tmp_path
         """
     params = "\n  params: {thinking: {budget_tokens: 2048}, max_tokens: 4096}"
     assert problems(tmp_path, history, provider="anthropic", params=params) == [
-        "s.suite.yaml:13:9: cases[0].conversation[2]: with extended thinking, Anthropic needs the assistant's "
-        "own (signed) thinking before the tool results that end a conversation, and a written conversation "
-        "has none (fix: end the conversation with the user's next message, or turn thinking off)"
+        "s.suite.yaml:13:9: cases[0].conversation[2]: with extended thinking, Anthropic needs the "
+        "assistant's own (signed) thinking before the tool results that end a conversation, and a written "
+        "conversation has none (fix: end the conversation with the user's next message, or turn thinking off)"
     ]
     assert (
         problems(tmp_path, history + "- {role: user, content: thanks}\n", provider="anthropic", params=params)
