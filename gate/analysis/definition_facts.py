@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gate.util.json_types import JsonObject
+
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: "Flüge" is one word, not "fl", "ge"
 _STOP = frozenset(
     "a an the and or of to for in on at by with from is are be this that it its as use used uses when "
@@ -51,7 +53,7 @@ class ParameterFacts:
         return self.minimum is not None or self.maximum is not None
 
 
-def _resolve(node: Any, root: dict[str, Any], depth: int = 0) -> Any:
+def _resolve(node: Any, root: JsonObject, depth: int = 0) -> Any:
     """``node`` with a local ``$ref`` followed (a few levels at most); anything else unchanged."""
     while isinstance(node, dict) and isinstance(node.get("$ref"), str) and depth < 8:
         ref = node["$ref"]
@@ -67,7 +69,7 @@ def _resolve(node: Any, root: dict[str, Any], depth: int = 0) -> Any:
     return node
 
 
-def _bound(schema: dict[str, Any], inclusive: str, exclusive: str) -> float | None:
+def _bound(schema: JsonObject, inclusive: str, exclusive: str) -> float | None:
     for key in (inclusive, exclusive):
         value = schema.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -75,7 +77,7 @@ def _bound(schema: dict[str, Any], inclusive: str, exclusive: str) -> float | No
     return None
 
 
-def _examples(schema: dict[str, Any]) -> tuple[Any, ...]:
+def _examples(schema: JsonObject) -> tuple[Any, ...]:
     found: list[Any] = []
     if isinstance(schema.get("examples"), list):
         found += schema["examples"]
@@ -85,7 +87,7 @@ def _examples(schema: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(found)
 
 
-def _types(schema: dict[str, Any]) -> tuple[str, ...]:
+def _types(schema: JsonObject) -> tuple[str, ...]:
     declared = schema.get("type")
     if isinstance(declared, str):
         return (declared,)
@@ -94,7 +96,7 @@ def _types(schema: dict[str, Any]) -> tuple[str, ...]:
     return ()
 
 
-def _facts_of(schema: dict[str, Any], *, required: bool) -> ParameterFacts:
+def _facts_of(schema: JsonObject, *, required: bool) -> ParameterFacts:
     enum = schema.get("enum")
     return ParameterFacts(
         known=True,
@@ -110,7 +112,7 @@ def _facts_of(schema: dict[str, Any], *, required: bool) -> ParameterFacts:
     )
 
 
-def parameter_facts(parameters: dict[str, Any] | None, path: str) -> ParameterFacts:
+def parameter_facts(parameters: JsonObject | None, path: str) -> ParameterFacts:
     """The facts of the parameter at ``path`` in the tool's parameter schema ``parameters`` (None:
     not recorded)."""
     if parameters is None:
@@ -136,7 +138,7 @@ def parameter_facts(parameters: dict[str, Any] | None, path: str) -> ParameterFa
     return _facts_of(node, required=required)
 
 
-def closed_object(parameters: dict[str, Any] | None) -> bool | None:
+def closed_object(parameters: JsonObject | None) -> bool | None:
     """Whether the tool's arguments object forbids keys it does not define (None: not recorded)."""
     if parameters is None:
         return None

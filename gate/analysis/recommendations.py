@@ -16,12 +16,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gate.analysis.definition_facts import ParameterFacts, closed_object, mentions, overlap, parameter_facts
 from gate.analysis.failure_patterns import ArgumentFailure, Confusion, FailedCase, Hallucination, pattern_refs
 from gate.results.outcomes import REASON_TITLES, RunResults, SuiteResult, ToolInfo
 from gate.util.escape import md_inline_code, show
+from gate.util.json_types import JsonObject
 
 _SIMILAR = 0.5  # descriptions sharing at least this share of their content words are "similar"
 _UNREAD = "these results do not hold the tool's schema"
@@ -360,7 +360,7 @@ def _value_advice(a: ArgumentFailure, facts: ParameterFacts) -> str:
     return limit if facts.has_example else f"{limit}, and give an example value in its description"
 
 
-def _unexpected_advice(a: ArgumentFailure, facts: ParameterFacts, parameters: dict[str, Any] | None) -> str:
+def _unexpected_advice(a: ArgumentFailure, facts: ParameterFacts, parameters: JsonObject | None) -> str:
     if why := _unread(facts):
         return (
             f"{why}: if it does not define {_c(a.argument)}, say which parameters {_c(a.tool)} takes, "

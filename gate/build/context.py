@@ -18,6 +18,7 @@ from gate.errors import Problem
 from gate.suite.model import MATCHER_KEYS, Source, ToolDef
 from gate.util import bounded_regex, schema_check
 from gate.util.escape import truncate
+from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
 Finding = tuple[PathKey, str, str]
@@ -113,7 +114,7 @@ class BuildContext:
         has_judge: bool,
         doc: SuiteDocument | None = None,
         *,
-        parameters: dict[str, Any] | None = None,
+        parameters: JsonObject | None = None,
         never_judged: str = "",
     ) -> None:
         """Matchers under ``value`` (name -> matcher): specs no one can mean

@@ -17,6 +17,7 @@ from typing import Any
 
 from gate.build.context import BuildContext, PathKey
 from gate.suite.model import GivenCall, Message
+from gate.util.json_types import JsonObject
 
 _RESULT_HINT = "add {role: tool, tool_call_id: ID, content: ...} for each, right after this message"
 
@@ -59,7 +60,7 @@ class ConversationReader:
             self.check_end(messages[-1], (*self.at, len(written) - 1))
         return tuple(messages)
 
-    def message(self, raw: dict[str, Any], at: PathKey) -> Message:
+    def message(self, raw: JsonObject, at: PathKey) -> Message:
         role = raw["role"]
         for key, owner in (("tool_calls", "assistant"), ("tool_call_id", "tool"), ("is_error", "tool")):
             if key in raw and role != owner:
@@ -72,7 +73,7 @@ class ConversationReader:
         )
         return Message(role, raw.get("content", ""), tool_calls=given)
 
-    def call(self, raw: dict[str, Any], at: PathKey) -> GivenCall:
+    def call(self, raw: JsonObject, at: PathKey) -> GivenCall:
         self.context.check_tool(raw["name"], (*at, "name"))
         call_id = raw.get("id") or f"call_{len(self.ids) + 1}"
         first = self.ids.setdefault(call_id, at)

@@ -23,6 +23,7 @@ from gate.suite.model import (
     Ranking,
     Times,
 )
+from gate.util.json_types import JsonObject
 
 JUDGED_OUTPUT_KEYS = ("criteria", "semantic_contains", "ranking", "choice", "asks_clarification")
 
@@ -33,7 +34,7 @@ class ExpectationReader:
     def __init__(self, context: BuildContext):
         self.context = context
 
-    def expectation(self, raw: dict[str, Any], at: PathKey, latency_ms: int | None) -> Expectation:
+    def expectation(self, raw: JsonObject, at: PathKey, latency_ms: int | None) -> Expectation:
         context = self.context
         alternatives = [
             (i, alt) for i, alt in enumerate(raw.get("alternatives", ())) if isinstance(alt, dict)
@@ -62,7 +63,7 @@ class ExpectationReader:
             trajectory=trajectory,
         )
 
-    def call_expectation(self, raw: dict[str, Any], at: PathKey) -> CallExpectation:
+    def call_expectation(self, raw: JsonObject, at: PathKey) -> CallExpectation:
         context = self.context
         calls = [
             self.call(call, (*at, "calls", i))
@@ -88,7 +89,7 @@ class ExpectationReader:
             max_calls=raw.get("max_calls"),
         )
 
-    def call(self, call: dict[str, Any], at: PathKey) -> ExpectedCall:
+    def call(self, call: JsonObject, at: PathKey) -> ExpectedCall:
         """One expected call (its ``tool`` may be missing when a schema error damaged it)."""
         context = self.context
         name = call.get("tool")
@@ -122,7 +123,7 @@ class ExpectationReader:
             self.context.err(at, f"times.min ({parsed.min}) is greater than times.max ({parsed.max})")
         return parsed
 
-    def check_arg_names(self, tool_name: str, args: dict[str, Any], at: PathKey) -> None:
+    def check_arg_names(self, tool_name: str, args: JsonObject, at: PathKey) -> None:
         tool = self.context.tools.get(tool_name)
         properties = tool.parameters.get("properties") if tool else None
         if not isinstance(properties, dict):
@@ -137,7 +138,7 @@ class ExpectationReader:
                 at_key=True,
             )
 
-    def output(self, raw: dict[str, Any], at: PathKey) -> OutputChecks:
+    def output(self, raw: JsonObject, at: PathKey) -> OutputChecks:
         context = self.context
         if not context.has_judge:
             for key in JUDGED_OUTPUT_KEYS:
@@ -160,7 +161,7 @@ class ExpectationReader:
             ignore_case=raw.get("ignore_case", OutputChecks.ignore_case),
         )
 
-    def choice(self, raw: dict[str, Any], at: PathKey) -> Choice:
+    def choice(self, raw: JsonObject, at: PathKey) -> Choice:
         if raw["correct"] not in raw["options"]:
             self.context.err(
                 (*at, "correct"),
@@ -169,7 +170,7 @@ class ExpectationReader:
             )
         return Choice(options=tuple(raw["options"]), correct=raw["correct"])
 
-    def path_assertion(self, raw: dict[str, Any], at: PathKey) -> PathAssertion:
+    def path_assertion(self, raw: JsonObject, at: PathKey) -> PathAssertion:
         context = self.context
         check_key = next(k for k in raw if k not in ("path", "aggregate", "threshold"))
         operand = raw[check_key]
@@ -198,7 +199,7 @@ class ExpectationReader:
         )
 
 
-def _ranking(raw: dict[str, Any]) -> Ranking:
+def _ranking(raw: JsonObject) -> Ranking:
     return Ranking(
         reference=raw["reference"],
         wrong=raw["wrong"],

@@ -11,6 +11,7 @@ from gate.build.checks import cannot_work
 from gate.build.checks import state as state_checks
 from gate.build.context import BuildContext, PathKey, SuiteDocument
 from gate.suite.model import MockRule, Mocks, MockStep, Source
+from gate.util.json_types import JsonObject
 
 
 class MockReader:
@@ -19,7 +20,7 @@ class MockReader:
     def __init__(self, context: BuildContext, doc: SuiteDocument):
         self.context, self.doc = context, doc
 
-    def read(self, raw: dict[str, Any], at: PathKey) -> Mocks:
+    def read(self, raw: JsonObject, at: PathKey) -> Mocks:
         tools: dict[str, tuple[MockRule, ...]] = {}
         for name, rules in raw.get("tools", {}).items():
             self.check_tool(name, (*at, "tools", name))
@@ -38,7 +39,7 @@ class MockReader:
             hint = context.unknown_tool_hint(name)
             context.err(at, f"mocks for unknown tool {name!r}", hint, at_key=True, doc=self.doc)
 
-    def check_rules(self, name: str, rules: list[tuple[int, dict[str, Any]]], at: PathKey) -> None:
+    def check_rules(self, name: str, rules: list[tuple[int, JsonObject]], at: PathKey) -> None:
         """State paths and templates of the rules, and their conditions against the tool's parameters."""
         context = self.context
         tool = context.tools.get(name)
@@ -54,7 +55,7 @@ class MockReader:
                 )
                 context.report(found, self.doc)
 
-    def rule(self, raw: dict[str, Any], at: PathKey, parameters: dict[str, Any] | None = None) -> MockRule:
+    def rule(self, raw: JsonObject, at: PathKey, parameters: JsonObject | None = None) -> MockRule:
         when = raw.get("when")
         if when is not None:
             self.context.check_matchers(

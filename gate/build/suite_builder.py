@@ -48,6 +48,7 @@ from gate.suite.model import (
     ToolDef,
 )
 from gate.suite.model_family import provider_problems
+from gate.util.json_types import JsonObject
 
 __all__ = ["ReferencedFiles", "SuiteDocument", "ToolFile", "build_suite", "written_tool_name"]
 
@@ -102,7 +103,7 @@ def written_tool_name(item: Any) -> str | None:
     return name if isinstance(name, str) and NAME_PATTERN.match(name) else None
 
 
-def model_params(raw: dict[str, Any]) -> ModelParams:
+def model_params(raw: JsonObject) -> ModelParams:
     """``agent.params`` (schema-valid) as ``ModelParams``: ``thinking: {budget_tokens}`` becomes the
     budget, ``stop`` a tuple of sequences, ``extra_body`` kept as written."""
     values = dict(raw)
@@ -121,7 +122,7 @@ class _SuiteBuilder:
     def __init__(self, doc: SuiteDocument, files: ReferencedFiles, damage: Damage):
         self.context = BuildContext(doc, damage)
         self.files = files
-        self.data: dict[str, Any] = self.context.data
+        self.data: JsonObject = self.context.data
         self.expectations = ExpectationReader(self.context)
         # Whether the agent uses Anthropic extended thinking (a conversation cannot end with tool results)
         self.thinking = False
@@ -170,7 +171,7 @@ class _SuiteBuilder:
 
     def cases(
         self,
-        written: list[tuple[int, dict[str, Any]]],
+        written: list[tuple[int, JsonObject]],
         suite_vars: dict[str, str],
         suite_mocks: Mocks,
         defaults: Defaults,
@@ -198,7 +199,7 @@ class _SuiteBuilder:
             cases.append(case)
         return tuple(cases)
 
-    def check_users(self, cases: list[tuple[int, dict[str, Any]]]) -> None:
+    def check_users(self, cases: list[tuple[int, JsonObject]]) -> None:
         for index, raw in cases:
             if "user" in raw:
                 self.context.err(
@@ -239,7 +240,7 @@ class _SuiteBuilder:
             else:
                 self.context.err(at, message)
 
-    def agent(self, raw: dict[str, Any]) -> Agent:
+    def agent(self, raw: JsonObject) -> Agent:
         params = model_params(raw.get("params", {}))
         api: Api = raw.get("api", Agent.api)
         if not any(self.damaged(("agent", key)) for key in ("provider", "api", "params")):
@@ -259,7 +260,7 @@ class _SuiteBuilder:
             api=api,
         )
 
-    def prompt(self, agent: dict[str, Any]) -> Prompt | None:
+    def prompt(self, agent: JsonObject) -> Prompt | None:
         if "system_prompt" not in agent:
             return None
         value = agent["system_prompt"]
@@ -330,7 +331,7 @@ class _SuiteBuilder:
 
     # -- mocks, defaults ------------------------------------------------------------------------
 
-    def mocks(self, raw: dict[str, Any], at: PathKey) -> Mocks:
+    def mocks(self, raw: JsonObject, at: PathKey) -> Mocks:
         if "file" in raw:
             doc, problems = self.files.mock_file(raw["file"], (*at, "file"))
             self.context.problems.extend(problems)
@@ -339,7 +340,7 @@ class _SuiteBuilder:
             return MockReader(self.context, doc).read(doc.data, ())
         return MockReader(self.context, self.context.doc).read(raw, at)
 
-    def defaults(self, raw: dict[str, Any]) -> Defaults:
+    def defaults(self, raw: JsonObject) -> Defaults:
         self.context.report(cannot_work.whole_number_problems(raw, _COUNTS, ("defaults",)))
         base = Defaults()
         return Defaults(
@@ -355,7 +356,7 @@ class _SuiteBuilder:
             else base.scoring,
         )
 
-    def scoring(self, raw: dict[str, Any], at: PathKey) -> Scoring:
+    def scoring(self, raw: JsonObject, at: PathKey) -> Scoring:
         base = Scoring()
         weights = dict(base.weights)
         weights.update({k: float(v) for k, v in raw.get("weights", {}).items()})
@@ -373,7 +374,7 @@ class _SuiteBuilder:
 
     def case(
         self,
-        raw: dict[str, Any],
+        raw: JsonObject,
         index: int,
         suite_vars: dict[str, str],
         suite_mocks: Mocks,
@@ -415,7 +416,7 @@ class _SuiteBuilder:
             user=SimulatedUser(**raw["user"]) if "user" in raw else None,
         )
 
-    def conversation(self, raw: dict[str, Any], at: PathKey) -> tuple[Message, ...]:
+    def conversation(self, raw: JsonObject, at: PathKey) -> tuple[Message, ...]:
         """The case's input as one user message, or its conversation (see
         :mod:`gate.build.conversation_builder`)."""
         if "input" in raw:
@@ -423,7 +424,7 @@ class _SuiteBuilder:
         reader = ConversationReader(self.context, (*at, "conversation"), thinking=self.thinking)
         return reader.read(list(raw.get("conversation", ())))
 
-    def check_templates(self, raw: dict[str, Any], at: PathKey, case_vars: dict[str, str]) -> None:
+    def check_templates(self, raw: JsonObject, at: PathKey, case_vars: dict[str, str]) -> None:
         """Every template variable of the case's input or conversation has a value."""
         if "input" in raw:
             texts = [(raw["input"], (*at, "input"))]
@@ -442,9 +443,7 @@ class _SuiteBuilder:
                     f"add {name} to the vars of the case or the suite",
                 )
 
-    def check_reducer(
-        self, raw: dict[str, Any], at: PathKey, trials: int, reducer: str, at_least: int
-    ) -> None:
+    def check_reducer(self, raw: JsonObject, at: PathKey, trials: int, reducer: str, at_least: int) -> None:
         if reducer == "at_least" and at_least > trials:
             where = (*at, "at_least") if "at_least" in raw else (*at, "trials") if "trials" in raw else None
             where = where or ("defaults", "at_least")  # both from the defaults: reported once, there
@@ -488,7 +487,7 @@ class _SuiteBuilder:
                 )
 
 
-def _written_cases(cases: Any) -> list[tuple[int, dict[str, Any]]]:
+def _written_cases(cases: Any) -> list[tuple[int, JsonObject]]:
     """The cases written as cases, with their index: not those damaged, nor the references to data
     files whose cases could not be read (their problems are reported at the reference)."""
     return [(i, c) for i, c in enumerate(cases) if isinstance(c, dict) and "file" not in c]
@@ -507,7 +506,7 @@ def _placeholder_line(template: str, name: str) -> int:
     return 1
 
 
-def _vars(raw: dict[str, Any]) -> dict[str, str]:
+def _vars(raw: JsonObject) -> dict[str, str]:
     def text(value: Any) -> str:
         if isinstance(value, bool):
             return "true" if value else "false"

@@ -28,6 +28,7 @@ from gate.build.checks import cannot_work
 from gate.errors import Problem
 from gate.suite.model import Source, ToolDef
 from gate.util.escape import truncate
+from gate.util.json_types import JsonObject
 from gate.util.schema_check import is_valid_schema
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -237,7 +238,7 @@ def parse_tool(item: Any, doc: Positions, path: PathKey) -> tuple[ToolDef | None
 
 
 def _finish(
-    spec: dict[str, Any],
+    spec: JsonObject,
     doc: Positions,
     item_path: PathKey,
     spec_path: PathKey,
@@ -365,7 +366,7 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
 
 
 def _unknown_keys(
-    spec: dict[str, Any], allowed: Sequence[str], doc: Positions, path: PathKey, what: str
+    spec: JsonObject, allowed: Sequence[str], doc: Positions, path: PathKey, what: str
 ) -> list[Problem]:
     return [
         _problem(
@@ -384,7 +385,7 @@ def _type_name(value: Any) -> str:
     )
 
 
-def to_openai(tool: ToolDef) -> dict[str, Any]:
+def to_openai(tool: ToolDef) -> JsonObject:
     """The tool in OpenAI Chat Completions form."""
     return {
         "type": "function",
@@ -392,6 +393,6 @@ def to_openai(tool: ToolDef) -> dict[str, Any]:
     }
 
 
-def to_anthropic(tool: ToolDef) -> dict[str, Any]:
+def to_anthropic(tool: ToolDef) -> JsonObject:
     """The tool in Anthropic Messages form."""
     return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}

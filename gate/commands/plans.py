@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from gate.errors import Problem
 from gate.reports.markdown import SUMMARY_LIMIT
+from gate.util.json_types import JsonObject
 from gate.verdict.curtailment import TrialsPolicy
 from gate.verdict.policy import FailOn
 
@@ -46,7 +47,7 @@ def _options(pairs: tuple[tuple[str, object], ...]) -> list[str]:
     return argv
 
 
-def _values(plan: type[RunPlan | ReportPlan], args: argparse.Namespace) -> dict[str, Any]:
+def _values(plan: type[RunPlan | ReportPlan], args: argparse.Namespace) -> JsonObject:
     """The plan's fields from the parsed command line (lists become tuples)."""
     values = {f.name: getattr(args, f.name) for f in fields(plan)}
     return {name: tuple(v) if isinstance(v, list) else v for name, v in values.items()}

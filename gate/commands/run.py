@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from gate.commands.arguments import Parser, fail_on, positive_float, positive_int, rate, trial_count
 from gate.commands.plans import Outcome, RunPlan
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
+from gate.util.json_types import JsonObject
 from gate.verdict.curtailment import TRIALS_POLICIES
 
 if TYPE_CHECKING:
@@ -533,7 +534,7 @@ def _run_options(
     from gate.run.runner import RunControl, RunOptions
     from gate.suite.pricing import prices_used
 
-    settings: dict[str, Any] = {"errors": plan.errors, "fail_on": fail_on_rule}
+    settings: JsonObject = {"errors": plan.errors, "fail_on": fail_on_rule}
     if plan.threshold is not None:
         settings["threshold"] = plan.threshold
     if plan.changed_since:

@@ -32,6 +32,7 @@ from gate import limits
 from gate.build.checks.schema_messages import render_path, type_word
 from gate.errors import Problem
 from gate.files.yaml_source import YamlDocument, YamlError, parse
+from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
 CaseFileKind = Literal["jsonl", "csv"]
@@ -59,7 +60,7 @@ class CaseFile(Protocol):
     def path(self) -> str: ...
 
     @property
-    def rows(self) -> Sequence[dict[str, Any]]: ...
+    def rows(self) -> Sequence[JsonObject]: ...
 
     @property
     def problems(self) -> Sequence[Problem]: ...
@@ -86,8 +87,8 @@ class _DuplicateKey(ValueError):
         self.key = key
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value: dict[str, Any] = {}
+def _unique_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
+    value: JsonObject = {}
     for key, item in pairs:
         if key in value:
             raise _DuplicateKey(key)
@@ -99,7 +100,7 @@ def _refuse_constant(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON value")
 
 
-def _json_case(text: str, path: str, line: int) -> tuple[dict[str, Any] | None, Problem | None]:
+def _json_case(text: str, path: str, line: int) -> tuple[JsonObject | None, Problem | None]:
     """The case a JSON line holds, or the problem that keeps it from being one."""
     try:
         value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
@@ -123,7 +124,7 @@ class JsonLinesCases:
 
     def __init__(self, path: str, text: str):
         self.path = path
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[JsonObject] = []
         self.problems: list[Problem] = []
         self._lines: list[int] = []
         self._texts: list[str] = []
@@ -177,7 +178,7 @@ class CsvCases:
 
     def __init__(self, path: str, text: str):
         self.path = path
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[JsonObject] = []
         self.problems: list[Problem] = []
         self._text = text
         self._where: list[_CsvRow] = []
@@ -235,11 +236,11 @@ class CsvCases:
         self.rows.append(case)
         self._where.append(_CsvRow(line, self._line_starts[line - 1]))
 
-    def _case(self, values: dict[str, str], line: int) -> tuple[dict[str, Any], Problem | None]:
-        case: dict[str, Any] = {"id": values["id"].strip(), "input": values["input"]}
+    def _case(self, values: dict[str, str], line: int) -> tuple[JsonObject, Problem | None]:
+        case: JsonObject = {"id": values["id"].strip(), "input": values["input"]}
         tool, args = values.get("tool", "").strip(), values.get("args", "").strip()
         if tool:
-            call: dict[str, Any] = {"tool": tool}
+            call: JsonObject = {"tool": tool}
             if args:
                 parsed, problem = self._arguments(args, line)
                 if problem is not None:
@@ -323,9 +324,7 @@ class SuiteWithCaseFiles:
     ``data`` is what the schema and the builder read; every position, file and path rendering is
     the one of the file the value was written in."""
 
-    def __init__(
-        self, suite: YamlDocument, data: dict[str, Any], origins: Sequence[tuple[_Positions, PathKey]]
-    ):
+    def __init__(self, suite: YamlDocument, data: JsonObject, origins: Sequence[tuple[_Positions, PathKey]]):
         self.suite = suite
         self.data = data
         # merged case index -> (the document it was written in, its path there)

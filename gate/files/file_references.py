@@ -30,6 +30,7 @@ from gate.files.suite_schema import schema_findings
 from gate.files.yaml_source import YamlDocument, YamlError, load_file, read_text
 from gate.suite.model import Prompt, Source
 from gate.util.escape import truncate
+from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
 
@@ -43,7 +44,7 @@ class Repository:
 
     root: Path
     real_root: Path
-    read: dict[str, Any] = field(default_factory=dict)  # kind:rel path -> parsed result and problems
+    read: JsonObject = field(default_factory=dict)  # kind:rel path -> parsed result and problems
     checked: dict[str, None] = field(default_factory=dict)
 
     def rel(self, path: Path) -> str | None:
@@ -306,7 +307,7 @@ def check_unreferenced(repo: Repository, path: Path, rel: str) -> list[Problem]:
     return []
 
 
-def declared_refs(repo: Repository, file: Path, data: dict[str, Any]) -> list[str]:
+def declared_refs(repo: Repository, file: Path, data: JsonObject) -> list[str]:
     """The files a schema-invalid suite refers to (best effort), so that it is still found by them."""
     refs: list[str] = []
 

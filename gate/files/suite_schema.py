@@ -16,14 +16,15 @@ from gate.build.checks.schema_damage import Damage, damage_of
 from gate.build.checks.schema_messages import Document, PathKey, problems_of
 from gate.errors import Problem
 from gate.util import schema_check
+from gate.util.json_types import JsonObject
 
 SCHEMA_FILE = Path(__file__).parents[1] / "schemas" / "suite.schema.json"
 
 
 @lru_cache(maxsize=1)
-def suite_schema() -> dict[str, Any]:
+def suite_schema() -> JsonObject:
     """The suite JSON Schema shipped with the package."""
-    schema: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema: JsonObject = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
     return schema
 
 

@@ -48,6 +48,7 @@ from gate.github.action_plan import (
 from gate.github.action_settings import ActionInputs, ActionSettings, read_settings
 from gate.reports.markdown import COMMENT_LIMIT
 from gate.run.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
+from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:
     from gate.verdict.conclusion import Conclusion
@@ -344,7 +345,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     return code
 
 
-def _read_payload(env: Mapping[str, str]) -> dict[str, Any]:
+def _read_payload(env: Mapping[str, str]) -> JsonObject:
     event_path = env.get("GITHUB_EVENT_PATH")
     if not event_path or not Path(event_path).is_file():
         return {}

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 from gate.github.actions_env import annotation
 from gate.github.diff_hunks import commentable_lines, nearest_commentable
 from gate.util.escape import md_inline_code, md_text, neutralise_marker
+from gate.util.json_types import JsonObject
 
 # GitHub rejects issue and review comment bodies longer than this many characters.
 MAX_COMMENT_CHARS = 65536
@@ -363,7 +364,7 @@ class Publisher:
             }
             for p in placed
         ]
-        kwargs: dict[str, Any] = {
+        kwargs: JsonObject = {
             "body": neutralise_marker(summary),
             "event": "COMMENT",
             "comments": comments,

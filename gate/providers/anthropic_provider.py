@@ -22,14 +22,15 @@ from gate.providers.sdk_provider import SdkProvider
 from gate.results.run_record import Usage
 from gate.suite.model import ToolDef
 from gate.suite.model_family import anthropic_max_tokens
+from gate.util.json_types import JsonObject
 
 
-def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+def anthropic_messages(messages: tuple[JsonObject, ...]) -> list[JsonObject]:
     """Neutral messages in the Messages API format: tool results become ``tool_result`` blocks of a
     user turn, and consecutive turns of one role are merged (the API wants them alternating)."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
 
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+    def add(role: str, blocks: list[JsonObject]) -> None:
         if out and out[-1]["role"] == role:
             out[-1]["content"].extend(blocks)
         else:
@@ -43,7 +44,7 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
                 [{"type": "text", "text": f"Tool result: {tool_result_text(message.get('content', ''))}"}],
             )
         elif role == "tool":
-            block: dict[str, Any] = {
+            block: JsonObject = {
                 "type": "tool_result",
                 "tool_use_id": message["call_id"],
                 "content": tool_result_text(message.get("content", "")),
@@ -54,7 +55,7 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
         elif role == "assistant":
             # Thinking blocks go back first and unchanged (signatures included): with thinking on,
             # the API refuses an assistant turn with tool use that does not start with them.
-            blocks: list[dict[str, Any]] = [
+            blocks: list[JsonObject] = [
                 dict(b)
                 for b in message.get("reasoning") or ()
                 if b.get("type") in ("thinking", "redacted_thinking")
@@ -78,14 +79,14 @@ def anthropic_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, A
     return out
 
 
-def anthropic_tool_choice(request: ModelRequest) -> dict[str, Any] | None:
+def anthropic_tool_choice(request: ModelRequest) -> JsonObject | None:
     choice, forced_tool, parallel = (
         request.params.tool_choice,
         request.forced_tool,
         request.params.parallel_tool_calls,
     )
     if forced_tool:
-        result: dict[str, Any] = (
+        result: JsonObject = (
             {"type": "any"} if request.forced_by_requiring else {"type": "tool", "name": forced_tool}
         )
     elif choice is None:
@@ -115,15 +116,15 @@ class AnthropicProvider(SdkProvider):
 
         return anthropic.AsyncAnthropic(max_retries=0, timeout=self.timeout)
 
-    def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
+    def _tool_payload(self, tool: ToolDef) -> JsonObject:
         from gate.build.tool_formats import to_anthropic
 
         return to_anthropic(tool)
 
-    def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
+    def build_arguments(self, request: ModelRequest) -> JsonObject:
         """The keyword arguments of ``messages.create`` for ``request``."""
         params = request.params
-        kwargs: dict[str, Any] = {
+        kwargs: JsonObject = {
             "model": request.model,
             "max_tokens": anthropic_max_tokens(params),
             "messages": anthropic_messages(request.messages),
@@ -141,7 +142,7 @@ class AnthropicProvider(SdkProvider):
                 kwargs["tool_choice"] = choice
         # Sampling parameters: this SDK generation has no keyword for them, the API still takes them
         # in the body (newest models may reject them: then leave them out of the suite).
-        extra: dict[str, Any] = {}
+        extra: JsonObject = {}
         if params.temperature is not None:
             extra["temperature"] = params.temperature
         if params.top_p is not None:
@@ -153,7 +154,7 @@ class AnthropicProvider(SdkProvider):
         # The Messages API has no seed; it is part of the cache key but not sent.
         return kwargs
 
-    async def _send(self, client: Any, request: ModelRequest, kwargs: dict[str, Any]) -> Any:
+    async def _send(self, client: Any, request: ModelRequest, kwargs: JsonObject) -> Any:
         return await client.messages.create(**kwargs)
 
     def _parse(self, request: ModelRequest, response: Any, latency_ms: float) -> ModelReply:
@@ -167,7 +168,7 @@ def parse_message(message: Any, latency_ms: float | None = None) -> ModelReply:
         raise ProviderError("malformed", "the Anthropic response has no content", retryable=True)
     texts: list[str] = []
     calls: list[ToolCall] = []
-    reasoning: list[dict[str, Any]] = []
+    reasoning: list[JsonObject] = []
     for position, block in enumerate(content):
         kind = getattr(block, "type", None)
         if kind == "thinking":

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from gate.errors import EXIT_INCOMPLETE, GateError
 from gate.results.run_record import Usage
 from gate.suite.model import Api, ModelParams, ToolDef
+from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:  # pragma: no cover
     from gate.providers.concurrency import Classified
@@ -80,13 +81,13 @@ class BudgetReached(GateError):
     exit_code = EXIT_INCOMPLETE
 
 
-def tool_material(tool: ToolDef) -> dict[str, Any]:
+def tool_material(tool: ToolDef) -> JsonObject:
     """What of a tool definition is sent to the model (its source location is not)."""
     return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
 
 
-def params_material(params: ModelParams) -> dict[str, Any]:
-    material: dict[str, Any] = {
+def params_material(params: ModelParams) -> JsonObject:
+    material: JsonObject = {
         "temperature": params.temperature,
         "max_tokens": params.max_tokens,
         "tool_choice": params.tool_choice,
@@ -115,7 +116,7 @@ class ModelRequest:
     provider: str
     model: str
     system: str | None
-    messages: tuple[dict[str, Any], ...]
+    messages: tuple[JsonObject, ...]
     tools: tuple[ToolDef, ...]
     params: ModelParams
     # A tool the model must call (judges answer through a forced tool call). Overrides tool_choice.
@@ -124,7 +125,7 @@ class ModelRequest:
     # How ``forced_tool`` is forced: "required" (when it is the only tool offered) or by its name.
     force_by: ForceForm = "required"
 
-    def cache_key_material(self) -> dict[str, Any]:
+    def cache_key_material(self) -> JsonObject:
         """Everything that changes the answer, and nothing else: never an API key or a base URL. The
         named form of forcing a tool is a key of its own (a server may ignore one form and answer
         anyhow); the first form keeps the key forced requests always had."""
@@ -165,7 +166,7 @@ class ModelReply:
     # How long the provider took to answer (ms), kept in the cache so replays report real latency.
     latency_ms: float | None = None
     # The provider's reasoning blocks (Anthropic thinking, Responses reasoning items), as received.
-    reasoning: tuple[dict[str, Any], ...] = ()
+    reasoning: tuple[JsonObject, ...] = ()
     # Of usage.input_tokens, those read from the provider's prompt cache (priced at cached_input).
     cached_input_tokens: int = 0
     # The model the server says answered ("" when it named none): a dated snapshot of the model
@@ -177,7 +178,7 @@ class ModelReply:
         """Whether the reply was cut at the output-token limit (its text or last call incomplete)."""
         return self.stop_reason in CUT_STOP_REASONS
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         reasoning = {"reasoning": list(self.reasoning)} if self.reasoning else {}
         return {
             **reasoning,
@@ -195,7 +196,7 @@ class ModelReply:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ModelReply:
+    def from_dict(cls, data: JsonObject) -> ModelReply:
         usage = data.get("usage") or {}
         return cls(
             text=str(data.get("text") or ""),
@@ -229,7 +230,7 @@ class Provider(Protocol):
     async def aclose(self) -> None: ...
 
 
-def reasoning_text(blocks: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> str:
+def reasoning_text(blocks: tuple[JsonObject, ...] | list[JsonObject]) -> str:
     """What of the reasoning blocks a reader can see: Anthropic thinking text, Responses summaries."""
     parts: list[str] = []
     for block in blocks:
@@ -242,7 +243,7 @@ def reasoning_text(blocks: tuple[dict[str, Any], ...] | list[dict[str, Any]]) ->
     return "\n".join(p for p in parts if p)
 
 
-def arguments_object(raw: str) -> dict[str, Any] | None:
+def arguments_object(raw: str) -> JsonObject | None:
     """A call's argument text as the JSON object it is, or None when it is no JSON object (``NaN``
     and ``Infinity`` are no JSON either). No text at all is no arguments: an empty object."""
     import json

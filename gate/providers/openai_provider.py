@@ -29,11 +29,12 @@ from gate.providers.openai_responses import (
 from gate.providers.sdk_provider import SdkProvider
 from gate.results.run_record import Usage
 from gate.suite.model import ToolDef
+from gate.util.json_types import JsonObject
 
 
-def openai_messages(system: str | None, messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+def openai_messages(system: str | None, messages: tuple[JsonObject, ...]) -> list[JsonObject]:
     """Neutral messages in the chat-completions format."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     if system:
         out.append({"role": "system", "content": system})
     for message in messages:
@@ -83,10 +84,10 @@ def openai_tool_choice(choice: str | None, request: ModelRequest) -> Any:
     return {"type": "function", "function": {"name": choice}}
 
 
-def chat_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> dict[str, Any]:
+def chat_arguments(request: ModelRequest, tools: list[JsonObject]) -> JsonObject:
     """The keyword arguments of ``chat.completions.create`` for ``request``."""
     params = request.params
-    kwargs: dict[str, Any] = {
+    kwargs: JsonObject = {
         "model": request.model,
         "messages": openai_messages(request.system, request.messages),
     }
@@ -115,18 +116,18 @@ class OpenAIProvider(SdkProvider):
 
         return openai.AsyncOpenAI(max_retries=0, timeout=self.timeout)
 
-    def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
+    def _tool_payload(self, tool: ToolDef) -> JsonObject:
         from gate.build.tool_formats import to_openai
 
         return to_openai(tool)
 
-    def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
+    def build_arguments(self, request: ModelRequest) -> JsonObject:
         """The keyword arguments of the SDK call for ``request`` (the API chosen by ``request.api``)."""
         if request.api == "responses":
             return responses_arguments(request, [to_responses_tool(t) for t in self._tools(request.tools)])
         return chat_arguments(request, self._tools(request.tools))
 
-    async def _send(self, client: Any, request: ModelRequest, kwargs: dict[str, Any]) -> Any:
+    async def _send(self, client: Any, request: ModelRequest, kwargs: JsonObject) -> Any:
         if request.api == "responses":
             return await client.responses.create(**kwargs)
         return await client.chat.completions.create(**kwargs)

@@ -23,14 +23,15 @@ from gate.providers.base import (
 )
 from gate.results.run_record import Usage
 from gate.suite.model_family import token_limit, token_limit_key
+from gate.util.json_types import JsonObject
 
 
-def tool_arguments(request: ModelRequest, tools: list[dict[str, Any]], choice: Any) -> dict[str, Any]:
+def tool_arguments(request: ModelRequest, tools: list[JsonObject], choice: Any) -> JsonObject:
     """The tools, the tool choice (already in the API's form) and parallel calls, as both OpenAI APIs
     take them; nothing when the request has no tools."""
     if not request.tools:
         return {}
-    kwargs: dict[str, Any] = {"tools": tools}
+    kwargs: JsonObject = {"tools": tools}
     if choice is not None:
         kwargs["tool_choice"] = choice
     if request.params.parallel_tool_calls is not None and not request.forced_tool:
@@ -38,11 +39,11 @@ def tool_arguments(request: ModelRequest, tools: list[dict[str, Any]], choice: A
     return kwargs
 
 
-def sampling_arguments(request: ModelRequest) -> dict[str, Any]:
+def sampling_arguments(request: ModelRequest) -> JsonObject:
     """What both OpenAI APIs take alike: sampling, the token limit under the family's name, and
     ``extra_body`` untouched (the SDK merges it into the JSON body)."""
     params = request.params
-    kwargs: dict[str, Any] = {}
+    kwargs: JsonObject = {}
     if params.temperature is not None:
         kwargs["temperature"] = params.temperature
     if params.top_p is not None:
@@ -55,7 +56,7 @@ def sampling_arguments(request: ModelRequest) -> dict[str, Any]:
     return kwargs
 
 
-def to_responses_tool(chat_tool: dict[str, Any]) -> dict[str, Any]:
+def to_responses_tool(chat_tool: JsonObject) -> JsonObject:
     """A Chat Completions tool (``{"type": "function", "function": {...}}``) as a Responses tool.
     ``strict`` is sent as false unless set: the Responses API would otherwise enforce strict schemas."""
     function = chat_tool["function"]
@@ -68,9 +69,9 @@ def to_responses_tool(chat_tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def responses_input(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+def responses_input(messages: tuple[JsonObject, ...]) -> list[JsonObject]:
     """Neutral messages as Responses API input items."""
-    items: list[dict[str, Any]] = []
+    items: list[JsonObject] = []
     for message in messages:
         role = message["role"]
         if role == "tool" and not message.get("call_id"):  # a tool result written in a case's conversation
@@ -110,10 +111,10 @@ def responses_tool_choice(choice: str | None, request: ModelRequest) -> Any:
     return {"type": "function", "name": choice}
 
 
-def responses_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> dict[str, Any]:
+def responses_arguments(request: ModelRequest, tools: list[JsonObject]) -> JsonObject:
     """The keyword arguments of ``responses.create`` for ``request``."""
     params = request.params
-    kwargs: dict[str, Any] = {"model": request.model, "input": responses_input(request.messages)}
+    kwargs: JsonObject = {"model": request.model, "input": responses_input(request.messages)}
     if request.system:
         kwargs["instructions"] = request.system
     kwargs.update(tool_arguments(request, tools, responses_tool_choice(params.tool_choice, request)))
@@ -125,7 +126,7 @@ def responses_arguments(request: ModelRequest, tools: list[dict[str, Any]]) -> d
     return kwargs
 
 
-def _plain(item: Any) -> dict[str, Any]:
+def _plain(item: Any) -> JsonObject:
     """An SDK output item as a plain dict (without unset fields), to send back later."""
     dump = getattr(item, "model_dump", None)
     data = dump(exclude_none=True) if callable(dump) else dict(item)
@@ -143,7 +144,7 @@ def parse_response(response: Any, latency_ms: float | None = None) -> ModelReply
         raise ProviderError("server", f"openai response failed: {message}", retryable=True)
     texts: list[str] = []
     calls: list[ToolCall] = []
-    reasoning: list[dict[str, Any]] = []
+    reasoning: list[JsonObject] = []
     for position, item in enumerate(output):
         kind = getattr(item, "type", None)
         if kind == "message":

@@ -16,6 +16,7 @@ from typing import Any
 from gate.providers.base import ModelReply, ModelRequest, ProviderError, classify_error
 from gate.suite.model import ToolDef
 from gate.util.escape import truncate
+from gate.util.json_types import JsonObject
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -123,22 +124,22 @@ class SdkProvider(ABC):
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT):
         self.timeout = timeout
         self._client: Any = None
-        self._tools_cache: dict[int, tuple[tuple[ToolDef, ...], list[dict[str, Any]]]] = {}
+        self._tools_cache: dict[int, tuple[tuple[ToolDef, ...], list[JsonObject]]] = {}
 
     @abstractmethod
     def _new_client(self) -> Any:
         """The SDK's async client (imports the SDK)."""
 
     @abstractmethod
-    def _tool_payload(self, tool: ToolDef) -> dict[str, Any]:
+    def _tool_payload(self, tool: ToolDef) -> JsonObject:
         """One tool definition in the SDK's format."""
 
     @abstractmethod
-    def build_arguments(self, request: ModelRequest) -> dict[str, Any]:
+    def build_arguments(self, request: ModelRequest) -> JsonObject:
         """The keyword arguments of the SDK call for ``request``."""
 
     @abstractmethod
-    async def _send(self, client: Any, request: ModelRequest, kwargs: dict[str, Any]) -> Any:
+    async def _send(self, client: Any, request: ModelRequest, kwargs: JsonObject) -> Any:
         """Send one request through the SDK."""
 
     @abstractmethod
@@ -158,7 +159,7 @@ class SdkProvider(ABC):
                 ) from None
         return self._client
 
-    def _tools(self, tools: tuple[ToolDef, ...]) -> list[dict[str, Any]]:
+    def _tools(self, tools: tuple[ToolDef, ...]) -> list[JsonObject]:
         """The converted tools, once per tools tuple (every request of a suite shares one)."""
         cached = self._tools_cache.get(id(tools))
         if cached is not None and cached[0] is tools:

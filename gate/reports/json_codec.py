@@ -31,6 +31,7 @@ from gate.results.outcomes import (
 )
 from gate.results.run_record import RecordedCall, RunRecord
 from gate.util import schema_check
+from gate.util.json_types import JsonObject
 from gate.verdict.baseline import Comparison, headline
 
 SCHEMA_FILE = "results.schema.json"
@@ -65,7 +66,7 @@ def _finite(value: Any) -> Any:
 # (tests/reports/test_json_codec_serialisation.py holds the file equal to dumping ``asdict``).
 
 
-def _metrics(m: Metrics) -> dict[str, Any]:
+def _metrics(m: Metrics) -> JsonObject:
     return {
         "argument_accuracy": m.argument_accuracy,
         "cost_usd": m.cost_usd,
@@ -79,7 +80,7 @@ def _metrics(m: Metrics) -> dict[str, Any]:
     }
 
 
-def _call(c: RecordedCall) -> dict[str, Any]:
+def _call(c: RecordedCall) -> JsonObject:
     return {
         "arguments": c.arguments,
         "arguments_error": c.arguments_error,
@@ -94,12 +95,12 @@ def _call(c: RecordedCall) -> dict[str, Any]:
     }
 
 
-def _messages(messages: tuple[dict[str, Any], ...], prompts: dict[str, int]) -> Any:
+def _messages(messages: tuple[JsonObject, ...], prompts: dict[str, int]) -> Any:
     """The transcript with each system prompt replaced by its index in the suite's ``system_prompts``
     (a 100 kB prompt is written once per suite, not once per trial)."""
     if not any(m.get("role") == "system" for m in messages):
         return messages
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for message in messages:
         content = message.get("content")
         if message.get("role") == "system" and isinstance(content, str) and len(message) == 2:
@@ -109,7 +110,7 @@ def _messages(messages: tuple[dict[str, Any], ...], prompts: dict[str, int]) -> 
     return out
 
 
-def _record(r: RunRecord, prompts: dict[str, int]) -> dict[str, Any]:
+def _record(r: RunRecord, prompts: dict[str, int]) -> JsonObject:
     usage = r.usage
     return {
         "calls": [_call(c) for c in r.calls],
@@ -128,7 +129,7 @@ def _record(r: RunRecord, prompts: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def _failure(f: Failure) -> dict[str, Any]:
+def _failure(f: Failure) -> JsonObject:
     return {
         "actual": f.actual,
         "argument": f.argument,
@@ -140,7 +141,7 @@ def _failure(f: Failure) -> dict[str, Any]:
     }
 
 
-def _check(c: CheckScore) -> dict[str, Any]:
+def _check(c: CheckScore) -> JsonObject:
     return {
         "detail": c.detail,
         "kind": c.kind,
@@ -150,7 +151,7 @@ def _check(c: CheckScore) -> dict[str, Any]:
     }
 
 
-def _trial(t: TrialResult, prompts: dict[str, int]) -> dict[str, Any]:
+def _trial(t: TrialResult, prompts: dict[str, int]) -> JsonObject:
     return {
         "alternative": t.alternative,
         "checks": [_check(c) for c in t.checks],
@@ -164,7 +165,7 @@ def _trial(t: TrialResult, prompts: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
+def _case(c: CaseResult, prompts: dict[str, int]) -> JsonObject:
     return {
         "case_id": c.case_id,
         "expected": c.expected,
@@ -184,7 +185,7 @@ def _case(c: CaseResult, prompts: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def _tool(t: ToolInfo) -> dict[str, Any]:
+def _tool(t: ToolInfo) -> JsonObject:
     tool = {
         "description": t.description,
         "description_line": t.description_line,
@@ -198,7 +199,7 @@ def _tool(t: ToolInfo) -> dict[str, Any]:
     return tool
 
 
-def _suite(s: SuiteResult) -> dict[str, Any]:
+def _suite(s: SuiteResult) -> JsonObject:
     prompt = s.prompt
     prompts: dict[str, int] = {}
     return {
@@ -216,7 +217,7 @@ def _suite(s: SuiteResult) -> dict[str, Any]:
     }
 
 
-def _document(results: RunResults) -> dict[str, Any]:
+def _document(results: RunResults) -> JsonObject:
     return {
         "complete": results.complete,
         "finished_at": results.finished_at,
@@ -229,7 +230,7 @@ def _document(results: RunResults) -> dict[str, Any]:
     }
 
 
-def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+def comparison_to_dict(comparison: Comparison) -> JsonObject:
     """The baseline comparison as the results file stores it (``comparison``): written for readers
     (dashboards, scripts); re-rendering compares the results again."""
     return {
@@ -283,16 +284,16 @@ def gc_paused() -> Iterator[None]:
 
 
 @lru_cache(maxsize=1)
-def results_schema() -> dict[str, Any]:
+def results_schema() -> JsonObject:
     """The JSON Schema of the results file, shipped inside the package."""
     from importlib import resources
 
     text = resources.files("gate").joinpath("schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: JsonObject = json.loads(text)
     return schema
 
 
-def fast_valid(schema: dict[str, Any], data: Any) -> bool:
+def fast_valid(schema: JsonObject, data: Any) -> bool:
     """Whether ``data`` is valid against ``schema``, decided by :mod:`gate.util.schema_check` (the schema
     compiled once into nested predicates: no error objects, no reference resolver); the slow validator
     runs only to explain a failure. False also for a schema outside the fast subset, which sends every
@@ -437,7 +438,7 @@ def merge(parts: Sequence[RunResults]) -> RunResults:
             missing = [i for i in range(1, count + 1) if i not in indexes]
             if missing:
                 reasons.append(f"missing shard(s) {', '.join(f'{i}/{count}' for i in missing)}")
-    settings: dict[str, Any] = {}
+    settings: JsonObject = {}
     for part in parts:
         for key, value in part.settings.items():
             settings.setdefault(key, value)

@@ -26,6 +26,7 @@ from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
+from gate.util.json_types import JsonObject
 from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline, requests_line
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import Verdict, pct
@@ -386,14 +387,14 @@ def _first_trial(case: CaseResult) -> TrialResult | None:
     return case.trials[0] if case.trials else None
 
 
-def _expected_calls(case: CaseResult) -> list[dict[str, Any]] | None:
+def _expected_calls(case: CaseResult) -> list[JsonObject] | None:
     calls = case.expected.get("calls") if isinstance(case.expected, dict) else None
     if isinstance(calls, list) and all(isinstance(c, dict) for c in calls):
         return calls
     return None
 
 
-def _expected_cell(call: dict[str, Any]) -> str:
+def _expected_cell(call: JsonObject) -> str:
     name = call.get("tool", call.get("name", "?"))
     args = call.get("args", call.get("arguments"))
     extra = ""

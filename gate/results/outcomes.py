@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gate.results.run_record import RunRecord
+from gate.util.json_types import JsonObject
 
 MAX_QUOTED_CHARS = 300  # how much of an answer, a provider error or raw arguments a failure quotes
 RESULTS_VERSION = 2  # 2: system prompts stored once per suite (``system_prompts``); 1 is still read
@@ -152,7 +153,7 @@ class CaseResult:
     metrics: Metrics  # mean over trials
     tags: tuple[str, ...] = ()
     # A readable form of the expectation (expected calls with matchers), for "expected vs actual".
-    expected: dict[str, Any] = field(default_factory=dict)
+    expected: JsonObject = field(default_factory=dict)
     skip_reason: str | None = None
     # Why the case is known flaky: reported, never counted in the pass rate or the baseline verdict.
     non_gating: str | None = None
@@ -213,7 +214,7 @@ class ToolInfo:
     parameter_lines: dict[str, int] = field(default_factory=dict)
     # The tool's parameter JSON Schema, so that advice can say what the definition already says;
     # None: not recorded (results written before it was).
-    parameters: dict[str, Any] | None = None
+    parameters: JsonObject | None = None
 
 
 @dataclass(frozen=True)
@@ -243,15 +244,15 @@ class RunResults:
     complete: bool = True  # False when interrupted or a budget stopped the run
     incomplete_reason: str = ""
     shard: str = ""  # "INDEX/COUNT" when this is a shard
-    settings: dict[str, Any] = field(default_factory=dict)  # threshold override, errors policy, fail_on
+    settings: JsonObject = field(default_factory=dict)  # threshold override, errors policy, fail_on
     version: int = RESULTS_VERSION
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunResults:
-        def metrics(d: dict[str, Any]) -> Metrics:
+    def from_dict(cls, data: JsonObject) -> RunResults:
+        def metrics(d: JsonObject) -> Metrics:
             return Metrics(**d)
 
-        def trial(d: dict[str, Any], prompts: list[str]) -> TrialResult:
+        def trial(d: JsonObject, prompts: list[str]) -> TrialResult:
             return TrialResult(
                 index=d["index"],
                 status=d["status"],
@@ -264,7 +265,7 @@ class RunResults:
                 alternative=d.get("alternative"),
             )
 
-        def case(d: dict[str, Any], prompts: list[str]) -> CaseResult:
+        def case(d: JsonObject, prompts: list[str]) -> CaseResult:
             return CaseResult(
                 suite=d["suite"],
                 case_id=d["case_id"],
@@ -283,7 +284,7 @@ class RunResults:
                 planned_trials=d.get("planned_trials", 0),
             )
 
-        def suite(d: dict[str, Any]) -> SuiteResult:
+        def suite(d: JsonObject) -> SuiteResult:
             prompt = d.get("prompt")
             prompts = list(d.get("system_prompts", ()))
             return SuiteResult(
@@ -311,7 +312,7 @@ class RunResults:
         )
 
 
-def _reducer_reason(case: dict[str, Any]) -> Failure | None:
+def _reducer_reason(case: JsonObject) -> Failure | None:
     """The reducer's reason of a stored case: its first failure when the case failed and no trial did
     (the case's ``failures`` are otherwise its first failed trial's)."""
     stored = case.get("failures")

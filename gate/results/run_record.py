@@ -11,6 +11,8 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from gate.util.json_types import JsonObject
+
 # How a call was answered: by a matched rule, a tool's fallback rule, an error rule, the suite's
 # ``unmocked`` default; "none": not answered (the call of a reply cut at its token limit).
 MockKind = Literal["matched", "fallback", "error", "unmocked", "none"]
@@ -56,7 +58,7 @@ def copy_value(value: Any) -> Any:
     return deepcopy(value)
 
 
-def _message(message: dict[str, Any], system_prompts: Sequence[str]) -> dict[str, Any]:
+def _message(message: JsonObject, system_prompts: Sequence[str]) -> JsonObject:
     index = message.get("prompt") if "prompt" in message else None
     if index is None:
         return message
@@ -76,7 +78,7 @@ class RecordedCall:
     id: str
     name: str
     raw_arguments: str
-    arguments: dict[str, Any] | None
+    arguments: JsonObject | None
     arguments_error: str | None
     turn: int
     result: Any = None
@@ -109,7 +111,7 @@ class RunRecord:
     """
 
     input: str
-    messages: tuple[dict[str, Any], ...]
+    messages: tuple[JsonObject, ...]
     calls: tuple[RecordedCall, ...]
     output: str
     turns: int
@@ -119,11 +121,11 @@ class RunRecord:
     error: str | None = None
     stop_reason: StopReason = "final_answer"
     model: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
+    extra: JsonObject = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
     state: Any = None  # the mock backend's state after the episode (None: stateless mocks)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], system_prompts: Sequence[str] = ()) -> RunRecord:
+    def from_dict(cls, data: JsonObject, system_prompts: Sequence[str] = ()) -> RunRecord:
         """The record from the results file (``gate.reports.json_codec`` writes it); a system
         message stored as
         ``{"role": "system", "prompt": i}`` gets its text back from the suite's ``system_prompts``
@@ -149,7 +151,7 @@ class RunRecord:
         """Whether the episode ended on the agent's final answer (else there is none to check)."""
         return self.stop_reason in ANSWERED
 
-    def as_path_root(self) -> dict[str, Any]:
+    def as_path_root(self) -> JsonObject:
         """The object path assertions walk: ``calls[0].name``, ``calls[*].args.city``, ``output``,
         ``messages[-1].content``, ``turns``, ``latency_ms``, ``usage.input_tokens``."""
         return {

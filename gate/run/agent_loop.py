@@ -42,13 +42,14 @@ from gate.suite.mocks import MockSession, merged
 from gate.suite.model import Case, ModelParams, Suite
 from gate.suite.model_family import cut_reason
 from gate.suite.pricing import BUILT_IN, PriceTable
+from gate.util.json_types import JsonObject
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 
 BUDGET_MESSAGE = "not run: budget reached"
 
 
-def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+def parse_arguments(raw: str) -> tuple[JsonObject | None, str | None]:
     """The arguments object of a call, or None and the reason it is not one."""
     if raw is None or raw.strip() == "":
         return {}, None  # no arguments at all: an empty object, as every SDK treats it
@@ -130,8 +131,8 @@ class _Episode:
         self.mocks = MockSession(merged(case.mocks, suite.mocks), case.state)
         self.system = self.prepared.system or None
         messages = self.prepared.messages
-        self.sent: list[dict[str, Any]] = [dict(m) for m in messages]
-        self.transcript: list[dict[str, Any]] = (
+        self.sent: list[JsonObject] = [dict(m) for m in messages]
+        self.transcript: list[JsonObject] = (
             [{"role": "system", "content": self.system}] if self.system else []
         )
         self.transcript.extend(_given(m) for m in messages)
@@ -321,11 +322,11 @@ class _Episode:
         )
 
 
-def _given(message: dict[str, Any]) -> dict[str, Any]:
+def _given(message: JsonObject) -> JsonObject:
     """A message of the case's conversation as the transcript shows it: what the assistant said, the
     calls it made and their results before the trial are marked ``given`` (history, not this trial's
     doing: its calls are the record's ``calls``)."""
-    shown: dict[str, Any] = {"role": message["role"], "content": message.get("content", "")}
+    shown: JsonObject = {"role": message["role"], "content": message.get("content", "")}
     if message["role"] == "tool":
         shown.update(call_id=message["call_id"], name=message["name"], is_error=message["is_error"])
     if message.get("tool_calls"):
@@ -335,7 +336,7 @@ def _given(message: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _reasoning_fields(reply: ModelReply) -> tuple[dict[str, Any], dict[str, Any]]:
+def _reasoning_fields(reply: ModelReply) -> tuple[JsonObject, JsonObject]:
     """What a reply's reasoning adds to the transcript message (its readable text) and to the
     message sent back (the provider's blocks, unchanged, as the APIs require)."""
     if not reply.reasoning:

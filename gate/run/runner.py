@@ -54,6 +54,7 @@ from gate.scoring.trial import score_trial
 from gate.suite.judging import JudgeVerdict
 from gate.suite.model import Case, Suite
 from gate.suite.pricing import BUILT_IN, PriceTable
+from gate.util.json_types import JsonObject
 
 # The started case a request is for (set in each trial's task; judge tasks inherit it).
 _ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
@@ -279,7 +280,7 @@ class _Run:
             )
         except ProviderError as exc:  # fatal for its provider or model: other suites run on
             record = not_run_record(suite, case, f"not run: {exc}")
-        answers: dict[str, Any] = {}
+        answers: JsonObject = {}
         if record.error is None:
             requests = collect_requests(suite, case, record, index)
             if requests:

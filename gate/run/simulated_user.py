@@ -12,11 +12,11 @@ not see it. Pure: building the request and reading the answer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from gate.providers.base import ModelRequest
 from gate.suite.model import Judge, SimulatedUser
 from gate.suite.model_family import judge_params
+from gate.util.json_types import JsonObject
 
 STOP = "###STOP###"
 
@@ -32,12 +32,12 @@ Rules:
 
 
 def simulator_request(
-    simulator: Judge, user: SimulatedUser, transcript: Sequence[dict[str, Any]]
+    simulator: Judge, user: SimulatedUser, transcript: Sequence[JsonObject]
 ) -> ModelRequest:
     """The request for the user's next message after ``transcript`` (the record's messages so far)."""
     persona = f"Your persona: {user.persona}\n" if user.persona else ""
     system = _SYSTEM.format(goal=user.goal, persona=persona, stop=STOP)
-    messages: list[dict[str, Any]] = [
+    messages: list[JsonObject] = [
         {"role": "user", "content": "(The conversation begins. Write your first message.)"}
     ]
     for message in transcript:

@@ -36,6 +36,7 @@ from gate.suite.judging import JudgeRequest, JudgeVerdict
 from gate.suite.matchers import has_judge
 from gate.suite.model import CallExpectation, Case, Suite
 from gate.util.escape import truncate
+from gate.util.json_types import JsonObject
 
 ARGUMENT_REASONS: frozenset[Reason] = frozenset(
     {"missing_argument", "unexpected_argument", "type_error", "value_error"}
@@ -445,8 +446,8 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def _calls_summary(expectation: CallExpectation) -> dict[str, Any]:
-    summary: dict[str, Any] = {
+def _calls_summary(expectation: CallExpectation) -> JsonObject:
+    summary: JsonObject = {
         "calls": [
             {
                 "tool": e.tool,
@@ -468,14 +469,14 @@ def _calls_summary(expectation: CallExpectation) -> dict[str, Any]:
     return summary
 
 
-def expected_summary(case: Case) -> dict[str, Any]:
+def expected_summary(case: Case) -> JsonObject:
     """A JSON-able, readable form of the case's expectation, for "expected vs actual" in reports."""
     expect = case.expect
     summary = _calls_summary(expect.calls)
     if expect.alternatives:
         summary["alternatives"] = [_calls_summary(a) for a in expect.alternatives]
     out = expect.output
-    output: dict[str, Any] = {}
+    output: JsonObject = {}
     for name in ("contains", "not_contains", "regex", "criteria", "semantic_contains"):
         values = getattr(out, name)
         if values:

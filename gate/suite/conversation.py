@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from gate.errors import InputError
 from gate.suite.model import Case, Message, Suite
 from gate.suite.templating import render
+from gate.util.json_types import JsonObject
 
 CHOICE_INSTRUCTION = "Answer with the letter of the correct option only ({letters})."
 
@@ -27,8 +27,8 @@ class Prepared:
     (``choice_letters``)."""
 
     system: str | None
-    messages: tuple[dict[str, Any], ...]
-    extra: dict[str, Any] = field(default_factory=dict)
+    messages: tuple[JsonObject, ...]
+    extra: JsonObject = field(default_factory=dict)
 
 
 def letter(index: int) -> str:
@@ -66,7 +66,7 @@ def _render(template: str, case: Case, what: str) -> str:
         ) from None
 
 
-def _neutral(message: Message, content: str) -> dict[str, Any]:
+def _neutral(message: Message, content: str) -> JsonObject:
     """A conversation message as the providers take it (``gate.providers.base``): earlier calls as an
     assistant message's ``tool_calls``, their results as tool messages."""
     if message.role == "tool":
@@ -90,7 +90,7 @@ def build(suite: Suite, case: Case, trial_index: int) -> Prepared:
     messages = [
         _neutral(m, _render(m.content, case, f"message {i + 1}")) for i, m in enumerate(case.conversation)
     ]
-    extra: dict[str, Any] = {}
+    extra: JsonObject = {}
     letters = choice_letters(suite, case, trial_index)
     if letters:
         names = list(letters)

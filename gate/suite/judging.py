@@ -11,9 +11,10 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from gate.suite.model import DEFAULT_RANKING_THRESHOLD
+from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:
     pass
@@ -68,7 +69,7 @@ class JudgeVerdict:
     passed: bool
     score: float
     rationale: str
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: JsonObject = field(default_factory=dict)
 
 
 class JudgeReplyError(ValueError):
@@ -83,7 +84,7 @@ class JudgePrompt:
     user: str
     tool_name: str
     tool_description: str
-    tool_parameters: dict[str, Any]
+    tool_parameters: JsonObject
 
 
 Role = Literal["agent", "wrong", "irrelevant"]
@@ -218,7 +219,7 @@ def _block(request: JudgeRequest, name: str, text: str) -> str:
 _Block = Callable[[str, str], str]
 # A prompt's body for one kind of request: its paragraphs, the verdict tool's name, description and
 # parameters.
-_Body = tuple[list[str], str, str, dict[str, Any]]
+_Body = tuple[list[str], str, str, JsonObject]
 
 
 def prompt_for(request: JudgeRequest) -> JudgePrompt:
@@ -377,7 +378,7 @@ _BODIES: dict[JudgeKind, Callable[[JudgeRequest, _Block], _Body]] = {
 # --- parsing verdicts --------------------------------------------------------------------------------
 
 
-def _rationale(arguments: dict[str, Any]) -> str:
+def _rationale(arguments: JsonObject) -> str:
     rationale = arguments.get("rationale", "")
     if rationale is None:
         return ""
@@ -386,7 +387,7 @@ def _rationale(arguments: dict[str, Any]) -> str:
     return rationale.strip()
 
 
-def parse_verdict(request: JudgeRequest, tool_arguments: dict[str, Any]) -> JudgeVerdict:
+def parse_verdict(request: JudgeRequest, tool_arguments: JsonObject) -> JudgeVerdict:
     """Interpret the judge's forced tool call; raises ``JudgeReplyError`` when it is malformed."""
     if not isinstance(tool_arguments, dict):
         raise JudgeReplyError(

@@ -24,6 +24,7 @@ from gate.results.run_record import MockKind
 from gate.suite import mock_state
 from gate.suite.matchers import match_arguments, match_value
 from gate.suite.model import MockRule, Mocks
+from gate.util.json_types import JsonObject
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class MockSession:
         self.tool_calls: dict[str, int] = {}
         self.rule_uses: dict[int, int] = {}
 
-    def call(self, tool: str, arguments: dict[str, Any] | None) -> MockOutcome:
+    def call(self, tool: str, arguments: JsonObject | None) -> MockOutcome:
         """The result of calling ``tool`` with ``arguments``; the state changes as the rule says."""
         self.calls += 1
         self.tool_calls[tool] = self.tool_calls.get(tool, 0) + 1

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gate.util.json_types import JsonObject
+
 Provider = Literal["openai", "anthropic"]
 Api = Literal["chat", "responses"]  # OpenAI: Chat Completions or the Responses API
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
@@ -74,7 +76,7 @@ class ToolDef:
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
     source: Source
     # Line of the description text, where review comments about the description go (0 = unknown).
     description_line: int = 0
@@ -99,7 +101,7 @@ class ModelParams:
     verbosity: Verbosity | None = None
     thinking_budget: int | None = None  # Anthropic extended thinking: budget_tokens
     stop: tuple[str, ...] = ()
-    extra_body: dict[str, Any] = field(default_factory=dict)  # passed through untouched
+    extra_body: JsonObject = field(default_factory=dict)  # passed through untouched
 
 
 @dataclass(frozen=True)
@@ -165,14 +167,14 @@ class MockRule:
 
     Exactly one of ``returns`` (any JSON value) or ``error`` (message sent back as a tool error)."""
 
-    when: dict[str, Any] | None
+    when: JsonObject | None
     returns: Any = None
     error: str | None = None
     source: Source | None = None
     # Stateful rules (see gate.suite.mock_state): state path -> matcher the state must satisfy; the changes
     # made when the rule applies (set / append: path -> value, remove: paths), in that order; and
     # results used in turn over successive uses of the rule (the last one repeats).
-    state_when: dict[str, Any] | None = None
+    state_when: JsonObject | None = None
     set: tuple[tuple[str, Any], ...] = ()
     append: tuple[tuple[str, Any], ...] = ()
     remove: tuple[str, ...] = ()
@@ -207,7 +209,7 @@ class Times:
 class ExpectedCall:
     tool: str
     # Argument name -> matcher (YAML form, see gate.suite.matchers). ``args: {}`` means no arguments.
-    args: dict[str, Any]
+    args: JsonObject
     times: Times = Times()
     # Arguments not named in ``args`` are allowed (otherwise: "unexpected argument"). The loader sets it
     # when ``args`` is left out, which means any arguments.
@@ -256,7 +258,7 @@ class PathAssertion:
     (equals / exists / not_exists / matches / one_of / criteria / semantic_contains / matcher)."""
 
     path: str
-    check: dict[str, Any]
+    check: JsonObject
     aggregate: Aggregate = "all"
     threshold: float = 1.0
     source: Source | None = None
@@ -283,7 +285,7 @@ class Expectation:
     latency_ms: int | None = None
     asserts: tuple[PathAssertion, ...] = ()
     # State path -> argument matcher the mock backend's state must satisfy after the episode.
-    final_state: dict[str, Any] | None = None
+    final_state: JsonObject | None = None
     # Judged: did the agent reach the user's goal by reasonable steps meeting these criteria?
     trajectory: str | None = None
 
@@ -351,7 +353,7 @@ class Case:
     source: Source
     skip: str | None = None  # reason, when the case is skipped
     # The mock backend's state at the start (the suite's state with the case's keys); None: stateless.
-    state: dict[str, Any] | None = None
+    state: JsonObject | None = None
     # Why the case is known to be flaky: it runs and is reported, never counted in the pass rate.
     non_gating: str | None = None
     # Played by the suite's user_simulator after the agent answers (None: the conversation is scripted).

@@ -16,6 +16,7 @@ from typing import Any
 from gate.errors import Problem
 from gate.results.run_record import Usage
 from gate.suite.model import Suite
+from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
 
@@ -224,9 +225,9 @@ def unpriced_models(suites: Sequence[Suite], table: PriceTable) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def prices_used(suites: Sequence[Suite], table: PriceTable) -> dict[str, dict[str, Any]]:
+def prices_used(suites: Sequence[Suite], table: PriceTable) -> dict[str, JsonObject]:
     """``provider/model`` -> its price and where it came from (null price: unknown), for reports."""
-    used: dict[str, dict[str, Any]] = {}
+    used: dict[str, JsonObject] = {}
     for suite in suites:
         for _role, provider, model in suite_models(suite):
             found = table.lookup(provider, model)

@@ -31,6 +31,8 @@ from html import escape as html_escape
 from typing import Any, TextIO, TypeVar
 from urllib.parse import quote
 
+from gate.util.json_types import JsonObject
+
 MASK = "***"
 R = TypeVar("R")
 MIN_SECRET_LENGTH = 8
@@ -185,7 +187,7 @@ class Redactor:
             if any(new is not old for new, old in zip(cases, suite.cases, strict=True)):
                 suite = dataclasses.replace(suite, cases=tuple(cases))
             suites.append(suite)
-        changes: dict[str, Any] = {}
+        changes: JsonObject = {}
         if any(new is not old for new, old in zip(suites, results.suites, strict=True)):  # type: ignore[attr-defined]
             changes["suites"] = tuple(suites)
         for name in ("incomplete_reason", "settings"):

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.util import bounded_regex
+from gate.util.json_types import JsonObject
 
 Check = Callable[[Any], bool]
 
@@ -383,7 +384,7 @@ class _Compiler:
             return lambda v: isinstance(v, str) and v in options
         return lambda v: any(equal(option, v) for option in values)
 
-    def object(self, schema: dict[str, Any]) -> Check | None:
+    def object(self, schema: JsonObject) -> Check | None:
         if not any(k in schema for k in _OBJECT_KEYWORDS):
             return None
         parts = self.object_parts(schema)
@@ -394,7 +395,7 @@ class _Compiler:
             return _simple_object(parts, exact)
         return _full_object(parts)
 
-    def object_parts(self, schema: dict[str, Any]) -> _ObjectParts:
+    def object_parts(self, schema: JsonObject) -> _ObjectParts:
         """The object keywords of ``schema``, compiled."""
         properties = schema.get("properties", {})
         if not isinstance(properties, dict):
@@ -423,7 +424,7 @@ class _Compiler:
             most=schema.get("maxProperties"),
         )
 
-    def array(self, schema: dict[str, Any]) -> Check | None:
+    def array(self, schema: JsonObject) -> Check | None:
         if not any(k in schema for k in ("items", "minItems", "maxItems", "uniqueItems")):
             return None
         items = self.node(schema["items"]) if "items" in schema else None
@@ -444,7 +445,7 @@ class _Compiler:
 
         return check
 
-    def string(self, schema: dict[str, Any]) -> Check | None:
+    def string(self, schema: JsonObject) -> Check | None:
         if not any(k in schema for k in ("minLength", "maxLength", "pattern")):
             return None
         least = schema.get("minLength", 0)
@@ -460,7 +461,7 @@ class _Compiler:
 
         return check
 
-    def number(self, schema: dict[str, Any]) -> Check | None:
+    def number(self, schema: JsonObject) -> Check | None:
         bounds = [
             (k, schema[k])
             for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
@@ -489,7 +490,7 @@ class _Compiler:
 
         return check
 
-    def applicators(self, schema: dict[str, Any]) -> list[Check]:
+    def applicators(self, schema: JsonObject) -> list[Check]:
         checks: list[Check] = []
         for key in ("allOf", "anyOf", "oneOf"):
             if key in schema:
@@ -596,7 +597,7 @@ _SCHEMA_MAP = {"type": "object", "additionalProperties": _SCHEMA}
 _STRING_ARRAY = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 _SIMPLE_TYPES = {"enum": ["array", "boolean", "integer", "null", "number", "object", "string"]}
 
-META_SCHEMA: dict[str, Any] = {
+META_SCHEMA: JsonObject = {
     "type": ["object", "boolean"],
     "properties": {
         # core

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from gate.analysis.analyse import Recommendation
 from gate.results.outcomes import CaseResult, Failure, RunResults, SuiteResult
 from gate.util.escape import truncate
+from gate.util.json_types import JsonObject
 from gate.util.stats import fisher_one_sided_p, regression_significant
 
 ChangeStatus = Literal["new", "fixed", "regressed", "still_failing", "unchanged", "removed"]
@@ -429,7 +430,7 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
     return tuple(out)
 
 
-def requests_line(settings: dict[str, Any]) -> str:
+def requests_line(settings: JsonObject) -> str:
     """How many model requests each side of a ``--baseline auto`` run needed, and how many answers
     came from the cache; empty without a base side."""
     base = settings.get("baseline")

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from gate.errors import EXIT_GATE_FAILED, EXIT_INCOMPLETE, EXIT_PASSED
 from gate.results.outcomes import RunResults, SuiteResult
 from gate.suite.model import DEFAULT_THRESHOLD
+from gate.util.json_types import JsonObject
 from gate.util.stats import wilson_interval
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class GatePolicy:
     fail_on: FailOn = "threshold"
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any], **overrides: Any) -> GatePolicy:
+    def from_settings(cls, settings: JsonObject, **overrides: Any) -> GatePolicy:
         """The policy recorded in ``RunResults.settings`` (keys ``threshold``, ``errors``
         ("count" | "ignore") and ``fail_on``), with non-None ``overrides`` applied on top."""
         threshold = settings.get("threshold")
@@ -58,7 +59,7 @@ class GatePolicy:
         fail_on = str(settings.get("fail_on", "threshold")).replace("-", "_")
         if fail_on not in FAIL_ON_VALUES:
             fail_on = "threshold"
-        values: dict[str, Any] = {
+        values: JsonObject = {
             "threshold": float(threshold) if isinstance(threshold, (int, float)) else None,
             "errors_count": errors_count,
             "fail_on": fail_on,

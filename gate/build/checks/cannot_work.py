@@ -25,6 +25,7 @@ from typing import Any
 from gate.suite import templating
 from gate.suite.model import MATCHER_KEYS
 from gate.util import bounded_regex, schema_check
+from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
 Found = tuple[PathKey, str, str]
@@ -60,7 +61,7 @@ def _pointer(root: Any, ref: str) -> tuple[bool, PathKey]:
     return True, path
 
 
-def _subschemas(node: dict[str, Any]) -> Iterator[tuple[PathKey, Any]]:
+def _subschemas(node: JsonObject) -> Iterator[tuple[PathKey, Any]]:
     for key, value in node.items():
         if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
             yield from (((key, name), sub) for name, sub in value.items())

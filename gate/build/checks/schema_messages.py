@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from gate.errors import Problem
 from gate.util.escape import show, truncate
+from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
 QUOTED_CHARS = 120  # a value or a jsonschema message quoted in a problem
@@ -125,7 +126,7 @@ def _unknown_keys(found: _Error) -> list[Problem] | None:
     ]
 
 
-def _extra_keys(instance: dict[str, Any], schema: Mapping[str, Any]) -> list[str]:
+def _extra_keys(instance: JsonObject, schema: Mapping[str, Any]) -> list[str]:
     """The keys of ``instance`` that ``schema`` (with ``additionalProperties: false``) does not allow."""
     allowed = schema.get("properties", {})
     patterns = list(schema.get("patternProperties", {}))
@@ -296,13 +297,13 @@ def type_word(value: Any) -> str:
     return TYPE_WORDS["object" if isinstance(value, dict) else "array"]
 
 
-def _describe(schema: dict[str, Any], key: str, definitions: Mapping[str, Any]) -> str:
+def _describe(schema: JsonObject, key: str, definitions: Mapping[str, Any]) -> str:
     sub = schema.get("properties", {}).get(key, {})
     text = sub.get("description") or _definition_description(sub, definitions)
     return f"add {key!r}: {text}" if text else f"add {key!r}"
 
 
-def _definition_description(schema: dict[str, Any], definitions: Mapping[str, Any]) -> str:
+def _definition_description(schema: JsonObject, definitions: Mapping[str, Any]) -> str:
     ref = schema.get("$ref", "") if isinstance(schema, dict) else ""
     if ref.startswith("#/$defs/"):
         description: str = definitions.get(ref[8:], {}).get("description", "")

@@ -16,6 +16,7 @@ from gate.suite.matchers import schema_validator
 from gate.suite.model import Suite
 from gate.util import schema_check
 from gate.util.escape import show, truncate
+from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -53,7 +54,7 @@ def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fail
     return failures
 
 
-def _schema_check(schema: dict[str, Any]) -> Any:
+def _schema_check(schema: JsonObject) -> Any:
     """The compiled yes/no validator of a tool's parameter schema (``gate.util.schema_check``, cached per
     schema object), or None when the schema is outside its subset (then jsonschema decides)."""
     try:
@@ -62,7 +63,7 @@ def _schema_check(schema: dict[str, Any]) -> Any:
         return None
 
 
-def schema_failures(tool: str, schema: dict[str, Any], call: RecordedCall, where: str) -> list[Failure]:
+def schema_failures(tool: str, schema: JsonObject, call: RecordedCall, where: str) -> list[Failure]:
     """A *schema violation* for every error jsonschema finds in the call's arguments (none when the tool's
     schema itself is invalid or unresolvable: the tool file is at fault, not the agent)."""
     arguments = call.arguments
