@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-from gate.build.checks import cannot_work, matcher_specs
+from gate.build.checks import cannot_work, impossible_matchers, matcher_specs
 from gate.build.checks.schema_damage import Damage
 from gate.build.checks.schema_messages import QUOTED_CHARS, Document
 from gate.errors import Problem
@@ -115,13 +115,19 @@ class BuildContext:
         doc: SuiteDocument | None = None,
         *,
         parameters: JsonObject | None = None,
+        tool: str = "",
         never_judged: str = "",
     ) -> None:
         """Matchers under ``value`` (name -> matcher): specs no one can mean
-        (gate.build.checks.matcher_specs, with the tool's ``parameters`` schema), patterns, schemas,
-        ranges, and judge matchers where no judge is configured or, ``never_judged`` naming the place,
-        where none is ever asked."""
-        self.report(matcher_specs.arguments_problems(value, at, parameters), doc)
+        (gate.build.checks.matcher_specs, with the ``parameters`` schema of ``tool``), matchers no value
+        can satisfy (gate.build.checks.impossible_matchers), patterns, schemas, ranges, and judge
+        matchers where no judge is configured or, ``never_judged`` naming the place, where none is
+        ever asked."""
+        specs = matcher_specs.arguments_problems(value, at, parameters)
+        self.report(specs, doc)
+        said = {path for path, _, _ in specs}  # one problem per place: a misspelt key is not also a type
+        impossible = impossible_matchers.matcher_problems(tool, parameters, value, at)
+        self.report([f for f in impossible if not any(f[0][: len(p)] == p for p in said)], doc)
         for path, key, operand in _matcher_ops(value, at):
             if key == "judge" and never_judged:
                 self.err(path, *matcher_specs.never_judged(never_judged), doc=doc)

@@ -96,14 +96,14 @@ class ExpectationReader:
         args = call.get("args", {})
         tool = context.tools.get(name) if isinstance(name, str) else None
         parameters = tool.parameters if tool is not None else None
-        context.check_matchers(args, (*at, "args"), context.has_judge, parameters=parameters)
+        context.check_matchers(
+            args, (*at, "args"), context.has_judge, parameters=parameters, tool=tool.name if tool else ""
+        )
         context.report(cannot_work.whole_number_problems(call, ("times",), at))
         context.report(cannot_work.placeholder_problems(args, (*at, "args")))
         if name is not None:
             context.check_tool(name, (*at, "tool"))
             self.check_arg_names(name, args, (*at, "args"))
-            if tool is not None and isinstance(args, dict):
-                context.report(cannot_work.literal_problems(tool.name, tool.parameters, args, (*at, "args")))
         return ExpectedCall(
             tool=name or "",
             args=args,

@@ -10,7 +10,7 @@ from typing import Any
 from gate.build.checks import cannot_work
 from gate.build.checks import state as state_checks
 from gate.build.context import BuildContext, PathKey, SuiteDocument
-from gate.suite.model import MockRule, Mocks, MockStep, Source
+from gate.suite.model import MockRule, Mocks, MockStep, Source, ToolDef
 from gate.util.json_types import JsonObject
 
 
@@ -26,8 +26,7 @@ class MockReader:
             self.check_tool(name, (*at, "tools", name))
             written = [(i, rule) for i, rule in enumerate(rules) if isinstance(rule, dict)]  # None: damaged
             tool = self.context.tools.get(name)
-            parameters = tool.parameters if tool is not None else None
-            tools[name] = tuple(self.rule(rule, (*at, "tools", name, i), parameters) for i, rule in written)
+            tools[name] = tuple(self.rule(rule, (*at, "tools", name, i), tool) for i, rule in written)
             self.check_rules(name, written, (*at, "tools", name))
         unmocked = self.rule(raw["unmocked"], (*at, "unmocked")) if "unmocked" in raw else None
         line, column = self.doc.position(at)
@@ -55,11 +54,17 @@ class MockReader:
                 )
                 context.report(found, self.doc)
 
-    def rule(self, raw: JsonObject, at: PathKey, parameters: JsonObject | None = None) -> MockRule:
+    def rule(self, raw: JsonObject, at: PathKey, tool: ToolDef | None = None) -> MockRule:
         when = raw.get("when")
         if when is not None:
             self.context.check_matchers(
-                when, (*at, "when"), True, self.doc, parameters=parameters, never_judged="a mock rule"
+                when,
+                (*at, "when"),
+                True,
+                self.doc,
+                parameters=tool.parameters if tool is not None else None,
+                tool=tool.name if tool is not None else "",
+                never_judged="a mock rule",
             )
         line, column = self.doc.position(at)
         state_when = raw.get("state_when")

@@ -5,8 +5,6 @@ returning ``(path, message, hint)`` triples that the loader reports at the path'
   ``patternProperties`` key does not compile in the engine the run uses (``gate.util.bounded_regex``),
   whose local ``$ref`` points at nothing, or whose ``$ref`` chain loops without consuming any of the
   value (the validator would recurse forever);
-- an expected argument literal the tool's own schema refuses (``"30"`` for an integer, a value not
-  in the enum): no call the schema check lets through could ever match it;
 - a ``{{ placeholder }}`` inside expected arguments (expectations are not templated);
 - a mock condition (``when``) on a parameter the tool does not have;
 - a path assertion whose path does not parse;
@@ -18,13 +16,11 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gate.suite import templating
-from gate.suite.model import MATCHER_KEYS
-from gate.util import bounded_regex, schema_check
+from gate.util import bounded_regex
 from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
@@ -179,72 +175,6 @@ def _ref_cycle(schema: Any) -> tuple[PathKey, list[str]] | None:
                 state[target] = 1
                 chain.append((target, iter(edges.get(target, [])), ref))
     return None
-
-
-def _is_matcher(value: Any) -> bool:
-    if not isinstance(value, dict):
-        return False
-    keys = set(value)
-    return (len(keys) == 1 and keys <= MATCHER_KEYS) or keys == {"object", "extra_keys"}
-
-
-def _literals(matcher: Any, at: PathKey) -> Iterator[tuple[PathKey, Any]]:
-    """The literal values an expected argument compares with: itself, the values of ``one_of``, and
-    the literals among the matchers of ``any_of`` / ``all_of`` (a literal alternative the tool refuses
-    is dead, one that all_of needs can never hold)."""
-    if not _is_matcher(matcher):
-        if isinstance(matcher, (str, int, float, bool)) or matcher is None:
-            yield at, matcher
-        return
-    ((key, operand),) = matcher.items() if len(matcher) == 1 else ((None, None),)
-    if key == "one_of" and isinstance(operand, list):
-        for i, value in enumerate(operand):
-            if isinstance(value, (str, int, float, bool)) or value is None:
-                yield (*at, "one_of", i), value
-    elif key in ("any_of", "all_of") and isinstance(operand, list):
-        for i, item in enumerate(operand):
-            yield from _literals(item, (*at, key, i))
-
-
-def literal_problems(
-    tool_name: str, parameters: Mapping[str, Any], args: Mapping[str, Any], at: PathKey
-) -> list[Found]:
-    """Expected argument literals that the tool's parameter schema refuses."""
-    properties = parameters.get("properties")
-    if not isinstance(properties, dict):
-        return []
-    found: list[Found] = []
-    for name, matcher in args.items():
-        spec = properties.get(name)
-        if not isinstance(spec, (dict, bool)):
-            continue
-        schema = spec if isinstance(spec, bool) else {**spec, "$defs": parameters.get("$defs", {})}
-        for where, value in _literals(matcher, (*at, name)):
-            if schema_check.is_valid(schema, value):  # the common case: jsonschema is not imported
-                continue
-            error = _first_error(schema, value)
-            if error is not None:
-                found.append(
-                    (
-                        where,
-                        f"the expected value {json.dumps(value)} can never match: tool {tool_name!r} "
-                        f"requires {name!r} to satisfy its schema ({error.message})",
-                        "write it without quotes"
-                        if error.validator == "type" and isinstance(value, str)
-                        else "write a value the tool accepts",
-                    )
-                )
-    return found
-
-
-def _first_error(schema: Any, value: Any) -> Any:
-    """jsonschema's first error for ``value`` (None when valid or the schema itself is broken)."""
-    from gate.suite.matchers import schema_validator
-
-    try:
-        return next(iter(schema_validator(json.dumps(schema, sort_keys=True)).iter_errors(value)), None)
-    except Exception:  # noqa: BLE001 - a broken tool schema is reported where the tool is read
-        return None
 
 
 def placeholder_problems(args: Any, at: PathKey) -> list[Found]:

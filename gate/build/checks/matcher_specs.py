@@ -29,6 +29,7 @@ import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gate.build.checks.schema_position import declared, item_schema, property_schema, types
 from gate.suite.matchers import normalized_operand
 from gate.suite.model import MATCHER_KEYS
 from gate.util.escape import show
@@ -72,14 +73,14 @@ def arguments_problems(args: Any, at: PathKey, parameters: Mapping[str, Any] | N
     root = parameters if isinstance(parameters, Mapping) else None
     found: list[Found] = []
     for name, matcher in args.items():
-        found.extend(_walk(matcher, (*at, name), _property(root, name, root), root))
+        found.extend(_walk(matcher, (*at, name), property_schema(root, name, root), root))
     return found
 
 
 def _walk(node: Any, at: PathKey, schema: Any, root: Mapping[str, Any] | None) -> Iterator[Found]:
     if isinstance(node, list):
         for index, item in enumerate(node):
-            yield from _walk(item, (*at, index), _item(schema, index, root), root)
+            yield from _walk(item, (*at, index), item_schema(schema, index, root), root)
     elif isinstance(node, Mapping):
         if _is_matcher(node):
             yield from _matcher(node, at, schema, root)
@@ -98,7 +99,7 @@ def _matcher(
     """Problems inside a matcher's operand (matchers nest)."""
     key = "object" if "object" in node else next(iter(node))
     operand = node[key]
-    if key in _NEVER_AN_OBJECT and key in _declared(schema, root) and _types(schema, root) == {"object"}:
+    if key in _NEVER_AN_OBJECT and key in declared(schema, root) and types(schema, root) == {"object"}:
         yield (
             at,
             f"{{{key}: ...}} is read as the matcher {key!r}, which never matches an object, "
@@ -116,12 +117,12 @@ def _matcher(
             yield from _walk(item, (*at, key, index), schema, root)
     elif key == "unordered" and isinstance(operand, list):
         for index, item in enumerate(operand):
-            yield from _walk(item, (*at, key, index), _item(schema, index, root), root)
+            yield from _walk(item, (*at, key, index), item_schema(schema, index, root), root)
     elif key == "contains" and isinstance(operand, (Mapping, list)):
-        yield from _walk(operand, (*at, key), _item(schema, 0, root), root)
+        yield from _walk(operand, (*at, key), item_schema(schema, 0, root), root)
     elif key == "object" and isinstance(operand, Mapping):
         for name, value in operand.items():
-            yield from _walk(value, (*at, key, name), _property(schema, name, root), root)
+            yield from _walk(value, (*at, key, name), property_schema(schema, name, root), root)
 
 
 def _ignored_problems(operand: Mapping[str, Any], at: PathKey) -> Iterator[Found]:
@@ -164,14 +165,14 @@ def _object_literal(
     node: Mapping[str, Any], at: PathKey, schema: Any, root: Mapping[str, Any] | None
 ) -> Iterator[Found]:
     """A plain mapping: an object matched key by key, unless it can only be a mistaken matcher."""
-    declared = _declared(schema, root)
-    looks_like_matcher = [k for k in node if k in MATCHER_KEYS and k not in declared]
+    names = declared(schema, root)
+    looks_like_matcher = [k for k in node if k in MATCHER_KEYS and k not in names]
     if looks_like_matcher and len(node) > 1:
         yield (at, *_several_keys(node, looks_like_matcher))
     elif len(node) == 1:
         ((key, operand),) = node.items()
         meant = None
-        if key not in declared and "object" not in _types(schema, root):  # an object's own keys are its own
+        if key not in names and "object" not in types(schema, root):  # an object's own keys are its own
             cutoff = _SIMILARITY if schema is not None else _SIMILARITY_WITHOUT_SCHEMA
             meant = _misspelled(str(key), operand, cutoff)
         if meant is not None:
@@ -181,7 +182,7 @@ def _object_literal(
                 f"write {{{meant}: ...}}; for an object with a key {key!r} write {{equals: {{{key}: ...}}}}",
             )
     for name, value in node.items():
-        yield from _walk(value, (*at, name), _property(schema, name, root), root)
+        yield from _walk(value, (*at, name), property_schema(schema, name, root), root)
 
 
 def _several_keys(node: Mapping[str, Any], matcher_keys: list[str]) -> tuple[str, str]:
@@ -233,77 +234,6 @@ def _misspelled(key: str, operand: Any, cutoff: float) -> str | None:
 
 def _bool_for_number(operand: Any, kinds: tuple[type, ...]) -> bool:
     return isinstance(operand, bool) and bool not in kinds
-
-
-# --- the tool's schema at a position -----------------------------------------------------------------
-
-
-def _resolve(schema: Any, root: Mapping[str, Any] | None) -> Any:
-    """A local ``$ref`` (``#/$defs/x``) followed in the tool's parameter schema (a few hops)."""
-    for _ in range(8):
-        ref = schema.get("$ref") if isinstance(schema, Mapping) else None
-        if not (isinstance(ref, str) and ref.startswith("#/") and root is not None):
-            return schema
-        node: Any = root
-        for part in ref[2:].split("/"):
-            node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, Mapping) else None
-        schema = node
-    return schema
-
-
-def _branches(schema: Any, root: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
-    """The schema and its anyOf / oneOf / allOf branches (one level), resolved."""
-    schema = _resolve(schema, root)
-    if not isinstance(schema, Mapping):
-        return []
-    found = [schema]
-    for key in ("anyOf", "oneOf", "allOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list):
-            found += [b for b in (_resolve(b, root) for b in branches) if isinstance(b, Mapping)]
-    return found
-
-
-def _declared(schema: Any, root: Mapping[str, Any] | None) -> set[str]:
-    """The property names the schema declares for an object at this position."""
-    names: set[str] = set()
-    for branch in _branches(schema, root):
-        properties = branch.get("properties")
-        if isinstance(properties, Mapping):
-            names.update(str(k) for k in properties)
-    return names
-
-
-def _types(schema: Any, root: Mapping[str, Any] | None) -> set[str]:
-    """The JSON types the schema names at this position (empty: not said)."""
-    types: set[str] = set()
-    for branch in _branches(schema, root):
-        kind = branch.get("type")
-        types.update([kind] if isinstance(kind, str) else kind if isinstance(kind, list) else [])
-    return types
-
-
-def _property(schema: Any, name: Any, root: Mapping[str, Any] | None) -> Any:
-    for branch in _branches(schema, root):
-        properties = branch.get("properties")
-        if isinstance(properties, Mapping) and name in properties:
-            return properties[name]
-    for branch in _branches(schema, root):
-        extra = branch.get("additionalProperties")
-        if isinstance(extra, Mapping):
-            return extra
-    return None
-
-
-def _item(schema: Any, index: int, root: Mapping[str, Any] | None) -> Any:
-    for branch in _branches(schema, root):
-        prefix = branch.get("prefixItems")
-        if isinstance(prefix, list) and index < len(prefix):
-            return prefix[index]
-        items = branch.get("items")
-        if isinstance(items, Mapping):
-            return items
-    return None
 
 
 def never_judged(place: str) -> tuple[str, str]:

@@ -4,7 +4,6 @@ without the loader."""
 from __future__ import annotations
 
 from gate.build.checks.cannot_work import (
-    literal_problems,
     placeholder_problems,
     schema_problems,
     unknown_when_parameters,
@@ -55,30 +54,6 @@ def test_dangling_references_and_patterns_that_do_not_compile():
     assert any(path == ("tool", "properties", "b", "pattern") for path, _ in found)
     assert any(path == ("tool", "patternProperties", "[") for path, _ in found)
     assert len(found) == 3
-
-
-def test_literals_the_tool_schema_refuses():
-    found = messages(
-        literal_problems(
-            "forecast",
-            PARAMS,
-            {"days": "3", "units": {"one_of": ["metric", "kelvin"]}, "city": "X", "other": 1},
-            ("args",),
-        )
-    )
-    assert [path for path, _ in found] == [("args", "days"), ("args", "units", "one_of", 1), ("args", "city")]
-    assert "is not of type 'integer'" in found[0][1]
-    # Matchers other than literals and one_of, and values the schema accepts, are left alone.
-    assert (
-        literal_problems("forecast", PARAMS, {"days": 3.0, "units": {"regex": "^m"}, "city": "Oslo"}, ())
-        == []
-    )
-
-
-def test_literal_matchers_inside_any_of_and_all_of_are_checked_against_the_tool_schema():
-    args = {"days": {"any_of": ["3", {"range": {"min": 1}}]}, "units": {"all_of": [{"not": "x"}, "kelvin"]}}
-    found = messages(literal_problems("forecast", PARAMS, args, ("args",)))
-    assert [path for path, _ in found] == [("args", "days", "any_of", 0), ("args", "units", "all_of", 1)]
 
 
 def test_placeholders_anywhere_in_expected_arguments():

@@ -1,0 +1,334 @@
+"""Matchers no call can ever satisfy (DESIGN.md section 9), found before any model call.
+
+The tool's own parameter schema says what a call may send: the automatic checks fail any call that
+breaks it. So an expected value (or a mock's ``when`` condition) that only a schema-breaking value
+could meet can never pass (or never fire). Found at every depth of a matcher, each at its own path:
+
+- a literal the schema at its position refuses (``"30"`` for an integer, a value outside the enum),
+  also nested: ``{equals: "30"}``, ``{optional: "30"}``, ``["30"]`` in an integer list,
+  ``{contains: "30"}``, an object member, a ``one_of`` value, an ``any_of`` / ``all_of`` item;
+- a matcher whose kind of value the schema never sends: ``[Paris]`` (a list) or ``{name: Paris}``
+  (an object) or ``{range: ...}`` / ``{unordered: ...}`` on a string, ``{regex: ...}`` on an integer;
+- an ``all_of`` that contradicts itself (with or without a schema): a value and its absence at once,
+  matchers that take no common type, two different literals.
+
+Pure: ``(path, message, hint)`` triples, reported by the builder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from gate.build.checks.schema_position import declared, item_schema, property_schema, resolve
+from gate.suite.matchers import is_matcher, json_type, typed_equal
+from gate.util import schema_check
+from gate.util.escape import show
+
+PathKey = tuple[Any, ...]
+Found = tuple[PathKey, str, str]
+Kinds = frozenset[str]  # JSON types of a value: null, boolean, number, string, array, object
+
+_STRING: Kinds = frozenset({"string"})
+_NUMBER: Kinds = frozenset({"number"})
+_ARRAY: Kinds = frozenset({"array"})
+_OBJECT: Kinds = frozenset({"object"})
+# Matchers with one kind of value, whatever their operand.
+_MATCHER_KINDS: dict[str, Kinds] = {
+    "regex": _STRING,
+    "normalized": _STRING,
+    "range": _NUMBER,
+    "approx": _NUMBER,
+    "unordered": _ARRAY,
+    "object": _OBJECT,
+}
+# Matchers that also read an object's own key of their name (checked in gate.build.checks.matcher_specs).
+_NEVER_AN_OBJECT = frozenset({"regex", "normalized", "range", "approx", "unordered", "contains"})
+_KIND_WORDS = {
+    "null": "null",
+    "boolean": "a boolean",
+    "number": "a number",
+    "string": "a string",
+    "array": "a list",
+    "object": "an object",
+}
+
+
+class _Place:
+    """The tool and argument a matcher is written for (``tool`` empty: no schema is known)."""
+
+    def __init__(self, tool: str, root: Mapping[str, Any] | None):
+        self.tool, self.root = tool, root
+
+
+def matcher_problems(tool: str, parameters: Mapping[str, Any] | None, args: Any, at: PathKey) -> list[Found]:
+    """What no value can satisfy in ``args`` (name -> matcher), against the ``parameters`` schema of
+    ``tool`` (None: no schema known; then only self-contradictions are found)."""
+    if not isinstance(args, Mapping):
+        return []
+    root = parameters if isinstance(parameters, Mapping) else None
+    place = _Place(tool if root is not None else "", root)
+    found: list[Found] = []
+    for name, matcher in args.items():
+        schema = property_schema(root, name, root) if root is not None else None
+        found.extend(_walk(matcher, (*at, name), str(name), schema, place))
+    return found
+
+
+def _walk(node: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Found]:
+    conflict = _kind_conflict(node, label, schema, place)
+    if conflict is not None:
+        yield (at, *conflict)
+        return
+    if not isinstance(node, (dict, list)):
+        yield from _literal(node, at, label, schema, place)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _walk(item, (*at, index), f"{label}[{index}]", _item(schema, index, place), place)
+    elif not is_matcher(node):
+        for key, value in node.items():
+            yield from _walk(value, (*at, key), f"{label}.{key}", _property(schema, key, place), place)
+    else:
+        yield from _matcher(node, at, label, schema, place)
+
+
+def _matcher(node: Mapping[str, Any], at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Found]:
+    key = "object" if "object" in node else next(iter(node))
+    operand = node[key]
+    where = (*at, key)
+    if key == "equals":
+        yield from _literal(operand, where, label, schema, place)
+    elif key == "one_of" and isinstance(operand, list):
+        for index, value in enumerate(operand):
+            yield from _literal(value, (*where, index), label, schema, place)
+    elif key == "optional" and operand is not True:
+        yield from _walk(operand, where, label, schema, place)
+    elif key in ("any_of", "all_of") and isinstance(operand, list):
+        found = [f for i, item in enumerate(operand) for f in _walk(item, (*where, i), label, schema, place)]
+        yield from found
+        if key == "all_of" and not found:  # one problem at a time: the items' own first
+            yield from _all_of_contradiction(operand, at)
+    elif key == "unordered" and isinstance(operand, list):
+        for index, item in enumerate(operand):
+            yield from _walk(item, (*where, index), f"{label}[]", _item(schema, None, place), place)
+    elif key == "contains" and not (isinstance(operand, str) and _may_be_text(schema, place)):
+        yield from _walk(operand, where, f"{label}[]", _item(schema, None, place), place)
+    elif key == "object" and isinstance(operand, Mapping):
+        for name, value in operand.items():
+            yield from _walk(value, (*where, name), f"{label}.{name}", _property(schema, name, place), place)
+
+
+def _literal(value: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Found]:
+    """A value compared as written: the schema at its position must accept it."""
+    if schema is None or place.root is None:
+        return
+    if isinstance(schema, Mapping):
+        schema = {**schema, "$defs": place.root.get("$defs", {})}
+    if schema_check.is_valid(schema, value):  # the common case: jsonschema is not imported
+        return
+    error = _first_error(schema, value)
+    if error is None:
+        return
+    yield (
+        at,
+        f"the expected value {json.dumps(value)} can never match: tool {place.tool!r} requires "
+        f"{label!r} to satisfy its schema ({error.message})",
+        "write it without quotes"
+        if error.validator == "type" and isinstance(value, str)
+        else "write a value the tool accepts",
+    )
+
+
+def _first_error(schema: Any, value: Any) -> Any:
+    """jsonschema's first error for ``value`` (None when valid or the schema itself is broken)."""
+    from gate.suite.matchers import schema_validator
+
+    try:
+        return next(iter(schema_validator(json.dumps(schema, sort_keys=True)).iter_errors(value)), None)
+    except Exception:  # noqa: BLE001 - a broken tool schema is reported where the tool is read
+        return None
+
+
+# --- kinds of value: what a matcher can match, what the schema lets through -------------------------
+
+
+def matcher_kinds(node: Any) -> Kinds | None:
+    """The JSON types of a present value ``node`` can match (None: any type)."""
+    if not isinstance(node, (dict, list)):
+        return frozenset({json_type(node)})
+    if isinstance(node, list):
+        return _ARRAY
+    if not is_matcher(node):
+        return _OBJECT
+    key = "object" if "object" in node else next(iter(node))
+    operand = node[key]
+    if key in _MATCHER_KINDS:
+        return _MATCHER_KINDS[key]
+    if key == "equals":
+        return frozenset({json_type(operand)})
+    if key == "one_of" and isinstance(operand, list):
+        return frozenset(json_type(v) for v in operand)
+    if key == "contains":
+        return frozenset({"string", "array"}) if isinstance(operand, str) else _ARRAY
+    if key == "optional" and operand is not True:
+        return matcher_kinds(operand)
+    if key in ("any_of", "all_of") and isinstance(operand, list):
+        return _combined([matcher_kinds(item) for item in operand], union=key == "any_of")
+    return None
+
+
+def _combined(kinds: list[Kinds | None], *, union: bool) -> Kinds | None:
+    if union:
+        return None if any(k is None for k in kinds) else frozenset().union(*kinds)  # type: ignore[arg-type]
+    known = [k for k in kinds if k is not None]
+    return frozenset.intersection(*known) if known else None
+
+
+def _schema_kinds(schema: Any, place: _Place) -> Kinds | None:
+    """The JSON types a schema-valid value at this position can have (None: not said)."""
+    schema = resolve(schema, place.root)
+    if schema is False:
+        return frozenset()
+    if not isinstance(schema, Mapping):
+        return None
+    parts: list[Kinds | None] = [_own_kinds(schema)]
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            parts.append(_combined([_schema_kinds(b, place) for b in schema[key]], union=True))
+    if isinstance(schema.get("allOf"), list):
+        parts += [_schema_kinds(b, place) for b in schema["allOf"]]
+    return _combined(parts, union=False)
+
+
+def _own_kinds(schema: Mapping[str, Any]) -> Kinds | None:
+    parts: list[Kinds | None] = []
+    kind = schema.get("type")
+    named = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+    if named is not None:
+        parts.append(frozenset("number" if k == "integer" else str(k) for k in named))
+    if "const" in schema:
+        parts.append(frozenset({json_type(schema["const"])}))
+    if isinstance(schema.get("enum"), list):
+        parts.append(frozenset(json_type(v) for v in schema["enum"]))
+    return _combined(parts, union=False)
+
+
+def _kind_conflict(node: Any, label: str, schema: Any, place: _Place) -> tuple[str, str] | None:
+    """(message, hint) when ``node`` matches only kinds of value the schema never lets through."""
+    if schema is None or place.root is None or not isinstance(node, (dict, list)):
+        return None  # a scalar literal is checked whole against the schema
+    key = None
+    if isinstance(node, dict) and is_matcher(node):
+        key = "object" if "object" in node else next(iter(node))
+        if key not in _MATCHER_KINDS and key != "contains":
+            return None  # literals are checked whole, wrapping matchers by what they wrap
+        if key in _NEVER_AN_OBJECT and key in declared(schema, place.root):
+            return None  # read as an object's own key: gate.build.checks.matcher_specs says so
+    allowed = _schema_kinds(schema, place)
+    wanted = matcher_kinds(node)
+    if allowed is None or wanted is None or wanted & allowed:
+        return None
+    what = _what(node, key)
+    message = (
+        f"{what} can never match: it matches only {_words(wanted)}, but tool {place.tool!r} declares "
+        f"{label!r} as {_words(allowed)}"
+    )
+    if isinstance(node, list):
+        return message, "for one of several values write {one_of: [...]} (a list matches a list)"
+    if key is None:
+        return message, "a mapping without a matcher key is matched as an object, key by key"
+    return message, "use a matcher for the argument's type"
+
+
+def _what(node: Any, key: str | None) -> str:
+    if isinstance(node, list):
+        return f"the list {show(node, 60)}"
+    if key is None:
+        return f"the mapping {show(node, 60)}"
+    return f"the matcher {{{key}: ...}}"
+
+
+def _words(kinds: Kinds) -> str:
+    return " or ".join(_KIND_WORDS.get(k, k) for k in sorted(kinds))
+
+
+def _may_be_text(schema: Any, place: _Place) -> bool:
+    """Whether a string may stand here (a ``contains`` with a string operand is then a substring)."""
+    kinds = _schema_kinds(schema, place) if schema is not None else None
+    return kinds is None or "string" in kinds
+
+
+def _property(schema: Any, name: Any, place: _Place) -> Any:
+    return property_schema(schema, name, place.root) if schema is not None else None
+
+
+def _item(schema: Any, index: int | None, place: _Place) -> Any:
+    """The schema of list item ``index`` (None: any item, as ``unordered`` and ``contains`` read)."""
+    if schema is None:
+        return None
+    return item_schema(schema, index if index is not None else 1 << 30, place.root)
+
+
+# --- all_of contradicting itself ------------------------------------------------------------------
+
+
+def requires_presence(node: Any) -> bool:
+    """Whether a matcher fails when the value is absent."""
+    if not (isinstance(node, dict) and is_matcher(node)):
+        return True
+    key = next(iter(node)) if "object" not in node else "object"
+    operand = node[key]
+    items = operand if isinstance(operand, list) else [operand]
+    if key == "optional":
+        return False
+    if key == "absent":
+        return operand is False
+    if key == "any_of":
+        return all(requires_presence(item) for item in items)
+    if key == "all_of":
+        return any(requires_presence(item) for item in items)
+    return True
+
+
+def forbids_presence(node: Any) -> bool:
+    """Whether a matcher fails whenever the value is present."""
+    if not (isinstance(node, dict) and is_matcher(node)):
+        return False
+    key = next(iter(node)) if "object" not in node else "object"
+    operand = node[key]
+    items = operand if isinstance(operand, list) else [operand]
+    if key == "absent":
+        return operand is not False
+    if key == "any_of":
+        return bool(items) and all(forbids_presence(item) for item in items)
+    if key == "all_of":
+        return any(forbids_presence(item) for item in items)
+    return False
+
+
+def _all_of_contradiction(items: list[Any], at: PathKey) -> Iterator[Found]:
+    where = (*at, "all_of")
+    hint = "all_of needs every matcher to hold; to accept either, write any_of"
+    if any(requires_presence(i) for i in items) and any(forbids_presence(i) for i in items):
+        yield where, "all_of asks for a value and for its absence at once: nothing can satisfy it", hint
+        return
+    present = [matcher_kinds(i) for i in items if not forbids_presence(i)]
+    known = [k for k in present if k is not None]
+    if known and not frozenset.intersection(*known):
+        yield where, "all_of holds matchers that take no common type of value: nothing can satisfy it", hint
+        return
+    literals = [_literal_value(i) for i in items]
+    values = [v for ok, v in literals if ok]
+    if any(not typed_equal(values[0], v) for v in values[1:]):
+        shown = ", ".join(show(v, 30) for v in values)
+        yield where, f"all_of asks for different values at once ({shown}): nothing can satisfy it", hint
+
+
+def _literal_value(node: Any) -> tuple[bool, Any]:
+    """(True, value) when ``node`` is equality with one value (a scalar literal or ``equals``)."""
+    if not isinstance(node, (dict, list)):
+        return True, node
+    if isinstance(node, dict) and is_matcher(node) and "equals" in node:
+        return True, node["equals"]
+    return False, None
