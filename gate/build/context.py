@@ -55,6 +55,11 @@ class BuildContext:
         # state_known is False when a state is damaged (then state keys are not checked).
         self.state_keys: frozenset[str] | None = None
         self.state_known = True
+        # The initial states the mock rules being read start from: (where a case's state is written,
+        # None for the suite's own; the state; the top-level keys that case writes itself).
+        self.states: list[tuple[PathKey | None, Any, frozenset[str]]] = []
+        # The state paths the rules read so far set or remove (gate.build.checks.state_shapes).
+        self.changed_paths: set[tuple[str | None, ...]] = set()
 
     def damaged(self, path: PathKey) -> bool:
         """Whether a schema error damaged the node at ``path`` (see

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.build.checks import cannot_work
+from gate.build.checks import cannot_work, state_shapes
 from gate.build.checks import state as state_checks
 from gate.build.context import BuildContext, PathKey, SuiteDocument
+from gate.suite import mock_state
 from gate.suite.model import MockRule, Mocks, MockStep, Source, ToolDef
 from gate.util.json_types import JsonObject
+
+_SHAPE_HINT = "declare the state with the shape the rule needs, or change the rule's path"
 
 
 class MockReader:
@@ -42,17 +45,40 @@ class MockReader:
         """State paths and templates of the rules, and their conditions against the tool's parameters."""
         context = self.context
         tool = context.tools.get(name)
-        parameters = None if tool is None else tuple(tool.parameters.get("properties", {}))
+        parameters = None if tool is None else tool.parameters
+        for i, rule in rules:
+            context.report(state_checks.condition_findings(rule, (*at, i)), self.doc)
         if context.state_known:
             for i, rule in rules:
                 found = state_checks.rule_findings(rule, (*at, i), parameters, context.state_keys)
                 context.report(found, self.doc)
+            context.changed_paths |= state_shapes.changed_paths([rule for _, rule in rules])
+            for i, rule in rules:
+                self.check_shapes(rule, (*at, i))
         for i, rule in rules:
             if tool is not None and isinstance(rule.get("when"), dict):
                 found = cannot_work.unknown_when_parameters(
                     name, tool.parameters, rule["when"], (*at, i, "when")
                 )
                 context.report(found, self.doc)
+
+    def check_shapes(self, rule: JsonObject, at: PathKey) -> None:
+        """The rule's set / append paths against every state it can start from: at the rule when the
+        suite's (or its own case's) state refuses them, else at the case state that does."""
+        context = self.context
+        for state_at, state, own in context.states:
+            for where, why in state_shapes.rule_shape_findings(rule, at, state, context.changed_paths):
+                first = mock_state.split_path(str(where[-1]))[0]
+                if state_at is None:
+                    context.err(where, why, _SHAPE_HINT, doc=self.doc)
+                elif first in own:
+                    line = self.doc.position(at)[0]
+                    context.err(
+                        (*state_at, first),
+                        f"this case's state cannot take the rule at {self.doc.path}:{line} "
+                        f"({where[-2]} {where[-1]!r}): {why}",
+                        _SHAPE_HINT,
+                    )
 
     def rule(self, raw: JsonObject, at: PathKey, tool: ToolDef | None = None) -> MockRule:
         when = raw.get("when")

@@ -149,6 +149,12 @@ class _SuiteBuilder:
         context.state_known = not self.damaged(("state",)) and not any(
             self.damaged(("cases", i, "state")) for i in range(len(data.get("cases", ())))
         )
+        context.states = [(None, suite_state, frozenset())] if isinstance(suite_state, dict) else []
+        context.states += [
+            (("cases", i, "state"), mock_state.initial_state(suite_state, c["state"]), frozenset(c["state"]))
+            for i, c in cases_written
+            if isinstance(c.get("state"), dict)
+        ]
         suite_mocks = self.mocks(data["mocks"], ("mocks",)) if "mocks" in data else Mocks()
         defaults = self.defaults(data.get("defaults", {}))
         cases = self.cases(cases_written, suite_vars, suite_mocks, defaults)
@@ -183,6 +189,8 @@ class _SuiteBuilder:
         for index, raw in written:
             context.state_keys = state_keys(self.data.get("state"), raw.get("state"))
             context.state_known = not (self.damaged(("state",)) or self.damaged(("cases", index, "state")))
+            initial = mock_state.initial_state(self.data.get("state"), raw.get("state"))
+            context.states = [(None, initial, frozenset())] if isinstance(initial, dict) else []
             case = self.case(raw, index, suite_vars, suite_mocks, defaults)
             first = seen.get(case.id)
             if "id" in raw and first is not None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
+from gate.build.checks.schema_position import item_schema, property_schema, types
 from gate.suite import mock_state
+from gate.util.escape import show
 
 PathKey = tuple[str | int, ...]
 Finding = tuple[PathKey, str, str]
@@ -25,8 +27,14 @@ def _first_segment(path: str) -> str:
 
 
 def _reference_findings(
-    text: str, at: PathKey, parameters: Collection[str] | None, state_keys: Collection[str] | None
+    text: str, at: PathKey, parameters: Mapping[str, Any] | None, state_keys: Collection[str] | None
 ) -> Iterator[Finding]:
+    if "{{" in mock_state.TEMPLATE.sub("", text):
+        yield (
+            at,
+            f"a template in {show(text, 80)} is opened with {{{{ but never closed with }}}}",
+            "close it: {{ args.NAME }}, {{ state.PATH }}, {{ call.index }}, {{ call.count }}",
+        )
     for reference in mock_state.template_references(text):
         problem = mock_state.reference_problem(reference)
         if problem is not None:
@@ -38,15 +46,67 @@ def _reference_findings(
             continue
         head, _, rest = reference.partition(".")
         first = _first_segment(rest)
-        if head == "args" and parameters is not None and first not in parameters:
-            known = ", ".join(sorted(parameters)) or "none"
-            yield (
-                at,
-                f"template {{{{ {reference} }}}}: the tool has no parameter {first!r}",
-                f"parameters: {known}",
-            )
+        if head == "args" and parameters is not None:
+            yield from _argument_findings(reference, rest, at, parameters)
         elif head == "state":
             yield from _state_key_findings(first, f"template {{{{ {reference} }}}}", at, state_keys)
+
+
+def _argument_findings(
+    reference: str, rest: str, at: PathKey, parameters: Mapping[str, Any]
+) -> Iterator[Finding]:
+    """``{{ args.a.b }}``: the tool must have parameter ``a``, and ``b`` must be able to exist below it
+    (a template into an integer argument always renders null)."""
+    properties = parameters.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    segments = mock_state.split_path(rest)
+    if segments[0] not in properties:
+        known = ", ".join(sorted(properties)) or "none"
+        yield (
+            at,
+            f"template {{{{ {reference} }}}}: the tool has no parameter {segments[0]!r}",
+            f"parameters: {known}",
+        )
+        return
+    schema: Any = properties[segments[0]]
+    for depth, segment in enumerate(segments[1:], start=1):
+        kinds = types(schema, parameters)
+        numbered = segment.lstrip("-").isdigit()
+        if kinds and not kinds & ({"object", "array"} if numbered else {"object"}):
+            where = ".".join(segments[:depth])
+            yield (
+                at,
+                f"template {{{{ {reference} }}}}: argument {where!r} is {' or '.join(sorted(kinds))} in the "
+                f"tool's schema, so it has no {segment!r} (the template would always be null)",
+                f"write {{{{ args.{where} }}}}, or a path the argument's schema has",
+            )
+            return
+        schema = (
+            item_schema(schema, 0, parameters) if numbered else property_schema(schema, segment, parameters)
+        )
+        if schema is None:
+            return
+
+
+def condition_findings(rule: Mapping[str, Any], at: PathKey) -> list[Finding]:
+    """Templates in a rule's conditions (``when`` values, ``state_when`` values): conditions are
+    matched as written, never rendered, so such a condition compares with the template's text."""
+    found: list[Finding] = []
+    for key in ("when", "state_when"):
+        for name, matcher in (rule.get(key) or {}).items():
+            for inner, text in mock_state.strings_in(matcher):
+                if mock_state.TEMPLATE.search(text) or "{{" in text:
+                    found.append(
+                        (
+                            (*at, key, name, *inner),
+                            f"the template in {show(text, 80)} is never filled: mock conditions are "
+                            "matched as written",
+                            "write the value itself; to compare with the state, use state_when "
+                            "on the state's path",
+                        )
+                    )
+    return found
 
 
 def _state_key_findings(
@@ -64,7 +124,7 @@ def _state_key_findings(
 
 
 def path_findings(
-    path: str, at: PathKey, parameters: Collection[str] | None, state_keys: Collection[str] | None
+    path: str, at: PathKey, parameters: Mapping[str, Any] | None, state_keys: Collection[str] | None
 ) -> Iterator[Finding]:
     """Problems of one state path written at ``at`` (a mapping key or a list item)."""
     problem = mock_state.path_problem(path)
@@ -76,7 +136,7 @@ def path_findings(
 
 
 def value_findings(
-    value: Any, at: PathKey, parameters: Collection[str] | None, state_keys: Collection[str] | None
+    value: Any, at: PathKey, parameters: Mapping[str, Any] | None, state_keys: Collection[str] | None
 ) -> Iterator[Finding]:
     """Problems of the templates in every string of a JSON value written at ``at``."""
     for inner, text in mock_state.strings_in(value):
@@ -86,11 +146,11 @@ def value_findings(
 def rule_findings(
     rule: Mapping[str, Any],
     at: PathKey,
-    parameters: Collection[str] | None,
+    parameters: Mapping[str, Any] | None,
     state_keys: Collection[str] | None,
 ) -> list[Finding]:
-    """Every problem of one mock rule's state paths and templates (``parameters``: None when the tool
-    is unknown, ``state_keys``: None when no state is declared)."""
+    """Every problem of one mock rule's state paths and templates (``parameters``: the tool's
+    parameter schema, None when the tool is unknown; ``state_keys``: None when no state is declared)."""
     found: list[Finding] = []
     for key in ("state_when", "set", "append"):
         for path, value in (rule.get(key) or {}).items():

