@@ -7,6 +7,7 @@ Pure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from gate.build.checks import cannot_work, matcher_specs
@@ -79,6 +80,7 @@ class ExpectationReader:
                 "remove no_calls or the calls",
             )
         context.report(cannot_work.whole_number_problems(raw, ("max_calls",), at))
+        self.check_contradictions(raw, calls, at)
         return CallExpectation(
             calls=tuple(calls),
             order=raw.get("order", CallExpectation.order),
@@ -88,6 +90,25 @@ class ExpectationReader:
             no_calls=bool(raw.get("no_calls", False)) or raw.get("calls", None) == [],
             max_calls=raw.get("max_calls"),
         )
+
+    def check_contradictions(self, raw: JsonObject, calls: list[ExpectedCall], at: PathKey) -> None:
+        """A tool both expected and forbidden; ``max_calls`` below the calls expected at least."""
+        expected = {c.tool: i for i, c in reversed(list(enumerate(calls))) if c.times.min > 0}
+        for i, name in enumerate(raw.get("forbidden_tools", ())):
+            if name in expected:
+                self.context.err(
+                    (*at, "forbidden_tools", i),
+                    f"tool {name!r} is both expected (calls[{expected[name]}]) and forbidden",
+                    "remove it from forbidden_tools or from the expected calls",
+                )
+        least = least_calls(calls)
+        max_calls = raw.get("max_calls")
+        if isinstance(max_calls, int) and least > max_calls:
+            self.context.err(
+                (*at, "max_calls"),
+                f"max_calls is {max_calls}, but the expected calls need at least {least}",
+                "raise max_calls or expect fewer calls",
+            )
 
     def call(self, call: JsonObject, at: PathKey) -> ExpectedCall:
         """One expected call (its ``tool`` may be missing when a schema error damaged it)."""
@@ -174,12 +195,15 @@ class ExpectationReader:
         context = self.context
         check_key = next(k for k in raw if k not in ("path", "aggregate", "threshold"))
         operand = raw[check_key]
-        from gate.suite.path_assertions import PathError, parse
+        from gate.suite.path_assertions import PathError, unreachable
 
         try:
-            parse(raw["path"])
+            never = unreachable(raw["path"])
         except PathError as exc:
             context.err((*at, "path"), str(exc), "e.g. calls[0].name, calls[*].args.city, output")
+        else:
+            if never is not None:
+                context.err((*at, "path"), never, "e.g. calls[0].name, calls[*].args.city, output")
         if check_key in ("criteria", "semantic_contains") and not context.has_judge:
             context.need_judge((*at, check_key), f"the judged path check {check_key!r}")
         elif check_key == "matches":
@@ -213,3 +237,8 @@ def strings(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     return (value,) if isinstance(value, str) else tuple(value)
+
+
+def least_calls(calls: Sequence[ExpectedCall]) -> int:
+    """How many calls the expected calls need at the least (their ``times.min`` added up)."""
+    return sum(c.times.min for c in calls)

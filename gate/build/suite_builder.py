@@ -21,11 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from gate.build.checks import cannot_work
+from gate.build.checks import agent_params, cannot_work
 from gate.build.checks.schema_damage import Damage
+from gate.build.checks.schema_messages import render_path
 from gate.build.context import BuildContext, PathKey, SuiteDocument
 from gate.build.conversation_builder import ConversationReader
-from gate.build.expectation_builder import ExpectationReader
+from gate.build.expectation_builder import ExpectationReader, least_calls
 from gate.build.mock_builder import MockReader, merge_mocks, state_keys
 from gate.build.tool_formats import NAME_PATTERN, parse_tool
 from gate.errors import Problem
@@ -36,6 +37,7 @@ from gate.suite.model import (
     Api,
     Case,
     Defaults,
+    Expectation,
     Judge,
     Message,
     Mocks,
@@ -259,6 +261,14 @@ class _SuiteBuilder:
         choice = params.tool_choice
         if choice is not None and choice not in TOOL_CHOICE_MODES:
             self.context.check_tool(choice, ("agent", "params", "tool_choice"), extra=TOOL_CHOICE_MODES)
+        written_tools = bool(raw.get("tools")) or self.damaged(("agent", "tools"))
+        problem = agent_params.tool_choice_problem(choice, written_tools)
+        if problem is not None:
+            self.context.err(("agent", "params", "tool_choice"), *problem)
+        if not self.damaged(("agent", "params")):
+            extra = agent_params.extra_body_problems(params.extra_body, ("agent", "params", "extra_body"))
+            for path, message, hint in extra:
+                self.context.err(path, message, hint, at_key=True)
         return Agent(
             provider=raw.get("provider", ""),
             model=raw.get("model", ""),
@@ -403,17 +413,20 @@ class _SuiteBuilder:
         mocks = suite_mocks
         if "mocks" in raw:
             mocks = merge_mocks(self.mocks(raw["mocks"], (*at, "mocks")), suite_mocks)
+        expect = self.expectations.expectation(raw.get("expect", {}), (*at, "expect"), defaults.latency_ms)
+        max_tool_calls = raw.get("max_tool_calls", defaults.max_tool_calls)
+        self.check_budget(raw, at, expect, max_tool_calls)
         return Case(
             id=raw.get("id", ""),
             conversation=conversation,
             vars=case_vars,
             tags=tuple(raw.get("tags", ())),
-            expect=self.expectations.expectation(raw.get("expect", {}), (*at, "expect"), defaults.latency_ms),
+            expect=expect,
             trials=trials,
             reducer=reducer,
             at_least=at_least,
             mean_pass_score=float(raw.get("mean_pass_score", defaults.mean_pass_score)),
-            max_tool_calls=raw.get("max_tool_calls", defaults.max_tool_calls),
+            max_tool_calls=max_tool_calls,
             max_turns=raw.get("max_turns", defaults.max_turns),
             scoring=self.scoring(raw["scoring"], (*at, "scoring")) if "scoring" in raw else defaults.scoring,
             mocks=mocks,
@@ -421,8 +434,51 @@ class _SuiteBuilder:
             skip=raw.get("skip"),
             state=mock_state.initial_state(self.data.get("state"), raw.get("state")),
             non_gating=raw.get("non_gating"),
-            user=SimulatedUser(**raw["user"]) if "user" in raw else None,
+            user=self.user(raw["user"], (*at, "user"), case_vars) if "user" in raw else None,
         )
+
+    def check_budget(self, raw: JsonObject, at: PathKey, expect: Expectation, max_tool_calls: int) -> None:
+        """Expected calls the agent can never make: more than its ``max_tool_calls``, or any at all
+        under ``tool_choice: none``."""
+        least = min(least_calls(e.calls) for e in (expect.calls, *expect.alternatives))
+        if not least:
+            return
+        if least > max_tool_calls:
+            written = "max_tool_calls" in self.data.get("defaults", {})
+            where = (*at, "max_tool_calls") if "max_tool_calls" in raw else ("defaults", "max_tool_calls")
+            self.context.err(
+                where if "max_tool_calls" in raw or written else at,
+                f"the case expects at least {least} tool calls, but the agent may make only "
+                f"{max_tool_calls} (max_tool_calls)",
+                "raise max_tool_calls or expect fewer calls",
+            )
+        if self.data.get("agent", {}).get("params", {}).get("tool_choice") == "none":
+            self.context.err(
+                (*at, "expect"),
+                f"the case expects at least {least} tool calls, but the agent's tool_choice is none",
+                "remove tool_choice: none, or expect no calls",
+            )
+
+    def user(self, raw: JsonObject, at: PathKey, case_vars: dict[str, str]) -> SimulatedUser:
+        """The simulated user, its goal and persona templated with the case's variables (as its input
+        is): a variable without a value, or a goal of white space only, is refused."""
+        texts = {"goal": raw["goal"], "persona": raw.get("persona", SimulatedUser.persona)}
+        if not texts["goal"].strip():
+            self.context.err((*at, "goal"), "the simulated user's goal is only white space", _GOAL_HINT)
+        missing = False
+        for key, text in texts.items():
+            for name in templating.missing(text, case_vars):
+                missing = True
+                if not (self.damaged(("vars",)) or self.damaged((*at[:-1], "vars"))):
+                    self.context.err(
+                        (*at, key),
+                        f"no value for template variable {{{{ {name} }}}}",
+                        f"add {name} to the vars of the case or the suite",
+                    )
+        if missing:
+            return SimulatedUser(**raw)
+        filled = {key: templating.render(text, case_vars) for key, text in texts.items()}
+        return SimulatedUser(**{**raw, **filled})
 
     def conversation(self, raw: JsonObject, at: PathKey) -> tuple[Message, ...]:
         """The case's input as one user message, or its conversation (see
@@ -452,6 +508,17 @@ class _SuiteBuilder:
                 )
 
     def check_reducer(self, raw: JsonObject, at: PathKey, trials: int, reducer: str, at_least: int) -> None:
+        defaults = self.data.get("defaults", {})
+        if reducer == "at_least" and "at_least" not in raw and "at_least" not in defaults:
+            written: PathKey = (*at, "reducer") if "reducer" in raw else ("defaults", "reducer")
+            problem = self.context.doc.problem(
+                written,
+                f"{render_path(written)}: reducer at_least needs at_least: how many trials must pass",
+                "add at_least: N beside it (at_least: 1 is reducer any)",
+            )
+            if problem not in self.context.problems:  # from the defaults: said once
+                self.context.problems.append(problem)
+            return
         if reducer == "at_least" and at_least > trials:
             where = (*at, "at_least") if "at_least" in raw else (*at, "trials") if "trials" in raw else None
             where = where or ("defaults", "at_least")  # both from the defaults: reported once, there
@@ -499,6 +566,9 @@ def _written_cases(cases: Any) -> list[tuple[int, JsonObject]]:
     """The cases written as cases, with their index: not those damaged, nor the references to data
     files whose cases could not be read (their problems are reported at the reference)."""
     return [(i, c) for i, c in enumerate(cases) if isinstance(c, dict) and "file" not in c]
+
+
+_GOAL_HINT = "write what the user wants, with every detail the user may reveal when asked"
 
 
 def _one_name(item: Any) -> frozenset[str] | None:

@@ -151,7 +151,7 @@ class RunRecord:
         """Whether the episode ended on the agent's final answer (else there is none to check)."""
         return self.stop_reason in ANSWERED
 
-    def as_path_root(self) -> JsonObject:
+    def as_path_root(self) -> JsonObject:  # its shape: PATH_ROOT_SHAPE below
         """The object path assertions walk: ``calls[0].name``, ``calls[*].args.city``, ``output``,
         ``messages[-1].content``, ``turns``, ``latency_ms``, ``usage.input_tokens``."""
         return {
@@ -176,3 +176,29 @@ class RunRecord:
             "error": self.error,
             "state": self.state,
         }
+
+
+# What ``RunRecord.as_path_root`` holds, for ``validate`` to refuse a path no record ever has: a
+# mapping lists its keys, a one-item list its elements' shape, "value" a leaf (text, number, null),
+# "any" a JSON value the run decides (arguments, results, messages, the mock state).
+PATH_ROOT_SHAPE: JsonObject = {
+    "input": "value",
+    "messages": ["any"],
+    "calls": [
+        {
+            "name": "value",
+            "args": "any",
+            "raw_args": "value",
+            "result": "any",
+            "turn": "value",
+            "state": "any",
+        }
+    ],
+    "output": "value",
+    "turns": "value",
+    "latency_ms": "value",
+    "usage": {"input_tokens": "value", "output_tokens": "value"},
+    "cost_usd": "value",
+    "error": "value",
+    "state": "any",
+}

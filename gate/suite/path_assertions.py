@@ -9,13 +9,14 @@ key, index out of range, a list step on a non-list) selects nothing rather than 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gate.results.outcomes import CheckScore
-from gate.results.run_record import RunRecord
+from gate.results.run_record import PATH_ROOT_SHAPE, RunRecord
 from gate.suite.judging import JudgeRequest, JudgeVerdict, criteria_request, semantic_request
 from gate.suite.matchers import has_judge, judge_requests_for_value, match_value, typed_equal, value_text
 from gate.suite.model import PathAssertion
@@ -69,6 +70,48 @@ def parse(path: str) -> tuple[Segment, ...]:
             segments.append(("index", int(step.group(2))))
         position = step.end()
     return tuple(segments)
+
+
+def unreachable(path: str) -> str | None:
+    """Why ``path`` (which parses) selects nothing in every run record (a key the record never has,
+    a key step into a list, an index into a mapping, anything below a text or a number); None when
+    some record can have it."""
+    shape: Any = PATH_ROOT_SHAPE
+    walked = ""
+    for kind, arg in parse(path):
+        step = f".{arg}" if kind == "key" else "[*]" if kind == "each" else f"[{arg}]"
+        if shape == "any":
+            return None
+        if shape == "value":
+            return f"path {path!r}: {walked} is a single value in the run record, nothing is below it"
+        if isinstance(shape, list):
+            if kind == "key":
+                return f"path {path!r}: {walked} is a list; write {walked}[0]{step} or {walked}[*]{step}"
+            shape = shape[0]
+        elif kind == "index":
+            return f"path {path!r}: {walked or 'the run record'} is a mapping, it has no [{arg}]"
+        elif kind == "each":
+            return None
+        elif arg not in shape:
+            keys = ", ".join(sorted(shape))
+            meant = _SYNONYMS.get(arg) or next(iter(difflib.get_close_matches(arg, sorted(shape), n=1)), "")
+            hint = f"; did you mean {meant!r}?" if meant in shape else ""
+            where = f"the run record's {walked}" if walked else "the run record"
+            return f"path {path!r}: {where} has no key {arg!r} (keys: {keys}){hint}"
+        else:
+            shape = shape[arg]
+        walked = (walked + step).lstrip(".")
+    return None
+
+
+# Names other tools give to what the run record calls otherwise.
+_SYNONYMS = {
+    "arguments": "args",
+    "tool": "name",
+    "function": "name",
+    "tool_calls": "calls",
+    "answer": "output",
+}
 
 
 def select(root: Any, path: str) -> list[Any]:

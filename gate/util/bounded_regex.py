@@ -117,9 +117,29 @@ def compile_regex(pattern: str) -> Any:
             "use + or * instead of large counts inside counted groups"
         )
     try:
-        return regex.compile(pattern)
+        compiled = regex.compile(pattern)
     except (regex.error, ValueError, OverflowError, RecursionError, MemoryError) as exc:
         raise RegexError(str(exc)) from None
+    _refuse_late_global_flags(pattern)
+    return compiled
+
+
+def _refuse_late_global_flags(pattern: str) -> None:
+    """Python's ``re`` (the syntax the docs promise) refuses an inline global flag after the start of
+    the pattern (``paris(?i)``), where ``regex`` silently reads it as something else: refused the
+    way ``re`` does, with the fix."""
+    if "(?" not in pattern:
+        return
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        if "global flags not at the start" in str(exc):
+            raise RegexError(
+                f"{exc} (an inline flag such as (?i) applies to the whole pattern only at its start: "
+                "move it there, or scope it to a part: (?i:paris))"
+            ) from None
+    except (ValueError, OverflowError, RecursionError, MemoryError):
+        return  # the engine compiled it; only re's own refusal above is the gate's business
 
 
 def regex_problem(pattern: str) -> str | None:

@@ -5,7 +5,7 @@ import pytest
 from gate.scoring import judge_requests as trial_judging
 from gate.suite.judging import JudgeVerdict
 from gate.suite.model import PathAssertion
-from gate.suite.path_assertions import PathError, evaluate, judge_requests, parse, select
+from gate.suite.path_assertions import PathError, evaluate, judge_requests, parse, select, unreachable
 from tests.builders import call, record
 
 RECORD = record(
@@ -131,3 +131,13 @@ def test_collect_requests_includes_judged_path_checks():
     c = case(expect=Expectation(asserts=(PathAssertion(path="output", check={"criteria": "mentions Rome"}),)))
     requests = trial_judging.collect_requests(suite(c), c, RECORD, 0)
     assert [(q.kind, q.criterion) for q in requests] == [("criteria", "mentions Rome")]
+
+
+def test_paths_no_run_record_has_are_found_before_the_run():
+    assert "did you mean 'args'?" in (unreachable("calls[*].arguments.x") or "")
+    assert "did you mean 'name'?" in (unreachable("calls[0].tool") or "")
+    assert "calls is a list; write calls[0].name or calls[*].name" in (unreachable("calls.name") or "")
+    assert "is a single value" in (unreachable("output.text") or "")
+    assert "has no [0]" in (unreachable("usage[0]") or "")
+    for path in ("calls[*].args.city", "messages[-1].content", "state.bookings[0].id", "usage.input_tokens"):
+        assert unreachable(path) is None, path

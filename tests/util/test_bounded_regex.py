@@ -43,6 +43,22 @@ def test_ordinary_patterns_keep_python_re_meaning():
     assert bounded_regex.regex_problem(r"\w+") is None
 
 
+@pytest.mark.parametrize("pattern", ["paris(?i)", "^a|(?s)b", r"\d+(?x) # digits"])
+def test_an_inline_global_flag_after_the_start_is_refused_as_python_re_refuses_it(pattern):
+    """The regex package would silently read paris(?i) as case-sensitive; the docs promise re."""
+    problem = bounded_regex.regex_problem(pattern)
+    assert problem is not None and "global flags not at the start" in problem
+    assert "(?i:paris)" in problem
+    with pytest.raises(bounded_regex.RegexError):
+        bounded_regex.search(pattern, "PARIS")
+
+
+def test_inline_flags_at_the_start_or_scoped_keep_working():
+    for pattern in ("(?i)paris", "(?i)(?s)pa.is", "pa(?i:RIS)", "(?-i:x)|y"):
+        assert bounded_regex.regex_problem(pattern) is None, pattern
+    assert bounded_regex.search("pa(?i:RIS)", "paris") and not bounded_regex.search("pa(?i:RIS)", "PAris")
+
+
 @pytest.mark.parametrize("pattern", ["(?:(?:a{1000}){1000}){1000}", "((a{100}){100}){100}", "a{4294967295}"])
 def test_patterns_whose_counts_multiply_past_the_bound_are_refused_quickly(pattern):
     """The engine expands counted repetitions at compile time: these would take minutes and gigabytes."""
