@@ -21,8 +21,8 @@ def is_suite_file(path: Path | str) -> bool:
 
 def find_suite_files(root: Path, problems: list[Problem] | None = None) -> list[Path]:
     """Every ``*.suite.yaml`` / ``*.suite.yml`` under ``root``, sorted, skipping hidden directories,
-    ``node_modules``, virtualenvs and build output. A directory that cannot be read is a problem
-    (added to ``problems`` when given), never silently skipped."""
+    ``node_modules``, virtualenvs and build output. A directory that cannot be read, or that is named
+    like a suite file, is a problem (added to ``problems`` when given), never silently skipped."""
     found: list[Path] = []
 
     def unreadable(error: OSError) -> None:
@@ -30,7 +30,11 @@ def find_suite_files(root: Path, problems: list[Problem] | None = None) -> list[
             where = os.path.relpath(error.filename) if error.filename else str(root)
             problems.append(Problem(where, 0, 0, f"cannot read directory: {error.strerror or error}"))
 
+    if problems is not None and is_suite_file(root.name):
+        problems.append(_named_like_a_suite(root))
     for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+        if problems is not None:
+            problems.extend(_named_like_a_suite(Path(dirpath, d)) for d in dirnames if is_suite_file(d))
         dirnames[:] = sorted(
             name
             for name in dirnames
@@ -38,6 +42,17 @@ def find_suite_files(root: Path, problems: list[Problem] | None = None) -> list[
         )
         found.extend(Path(dirpath, name) for name in filenames if is_suite_file(name))
     return sorted(found)
+
+
+def _named_like_a_suite(directory: Path) -> Problem:
+    """A directory whose name says suite file: never read as one, and never passed over in silence."""
+    return Problem(
+        os.path.relpath(directory),
+        0,
+        0,
+        "is a directory, not a suite file (its name ends in .suite.yaml)",
+        "rename the directory, or put the suite in a file of that name",
+    )
 
 
 def _is_virtualenv(directory: Path) -> bool:

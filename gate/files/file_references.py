@@ -145,13 +145,17 @@ def _read_case_file(path: Path, rel: str) -> tuple[CaseFile | None, list[Problem
 
 
 def _read_mock_file(path: Path, rel: str) -> tuple[YamlDocument | None, list[Problem]]:
+    read: list[Problem] = []
     try:
         doc = load_file(path, rel)
     except YamlError as exc:
-        return None, exc.problems
+        if exc.document is None:
+            return None, exc.problems
+        doc, read = exc.document, exc.problems  # refused, and read on for its other problems
     if not isinstance(doc.data, dict):
-        return None, [doc.problem((), "a mock file must hold a mapping {tools: ..., unmocked: ...}")]
+        return None, [*read, doc.problem((), "a mock file must hold a mapping {tools: ..., unmocked: ...}")]
     problems, damage = schema_findings(doc, doc.data, "mocksInline", within=("mocks",))
+    problems = read + problems
     if damage:  # read on without what the schema errors damaged, as in a suite's own mocks
         doc = replace(doc, data=damage.prune(doc.data))
     return doc, problems
@@ -165,7 +169,11 @@ def read_tool_file(repo: Repository, path: Path, rel: str) -> ToolFile:
         try:
             doc = load_file(path, rel)
         except YamlError as exc:
-            repo.read[key] = ToolFile((), tuple(exc.problems), None)
+            if exc.document is None:
+                repo.read[key] = ToolFile((), tuple(exc.problems), None)
+            else:  # refused, and read on for its other problems
+                found = _tool_file(exc.document)
+                repo.read[key] = ToolFile(found.tools, (*exc.problems, *found.problems), found.names)
         else:
             repo.read[key] = _tool_file(doc)
     read: ToolFile = repo.read[key]

@@ -172,22 +172,26 @@ def _load_suite_file(repo: Repository, file: Path) -> _Loaded:
     repo.checked[rel] = None
     if trouble:
         return _Loaded(None, [Problem(rel, 1, 1, f"the suite file {trouble}", "fix or remove the file")])
+    read: list[Problem] = []
     try:
         doc = load_file(file, rel)
     except YamlError as exc:
-        return _Loaded(None, exc.problems)
+        if exc.document is None:
+            return _Loaded(None, exc.problems)
+        doc, read = exc.document, exc.problems  # refused, and read on for its other problems
     if not isinstance(doc.data, dict):
         problem = doc.problem(
             (),
             f"a suite must be a mapping, got {type_word(doc.data)}",
             "start with 'version: 1' and 'name: ...'",
         )
-        return _Loaded(None, [problem])
+        return _Loaded(None, [*read, problem])
     # The cases of its data files in place (read and checked line by line), then the schema's problems
     # and the semantic checks' problems, in one run: the builder skips what the schema errors damaged
     # (gate.build.checks.schema_damage), and its suite is used only when nothing was found.
     files = SuiteFiles(repo, doc, file.parent)
     whole, problems = with_case_files(doc, files.case_file)
+    problems = read + problems
     files.doc = whole
     found, damage = schema_findings(whole, whole.data)
     problems += found

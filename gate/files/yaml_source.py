@@ -158,10 +158,13 @@ class YamlDocument:
 
 
 class YamlError(Exception):
-    """The file could not be read as a document; ``problems`` says where and why."""
+    """The file could not be read as a document; ``problems`` says where and why. ``document`` is
+    what could be read all the same (a character refused where it stands, read as a space), so that
+    a caller can report the file's other problems in the same run; None when nothing could be."""
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[Problem], document: YamlDocument | None = None):
         self.problems = problems
+        self.document = document
         super().__init__("; ".join(p.render() for p in problems))
 
 
@@ -230,20 +233,8 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
     JSON accepts (e.g. JSON indented with tabs) is read as JSON, positions then limited to the root."""
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise YamlError([Problem(display_path, 1, 1, "empty file", "write the document, or delete the file")])
-    odd = _ODD_BREAKS.search(text)
-    if odd is not None:
-        line, column = _line_column(text, odd.start())
-        raise YamlError(
-            [
-                Problem(
-                    display_path,
-                    line,
-                    column,
-                    f"the character U+{ord(odd.group()):04X} is a line break to YAML 1.1 but not to editors",
-                    "remove it, or write it as an escape in a double-quoted string",
-                )
-            ]
-        )
+    if _ODD_BREAKS.search(text) is not None:
+        _refuse_odd_breaks(text, display_path, json_fallback)
     try:
         try:
             fast = _compose_plain(text, display_path, json_numbers=json_fallback)
@@ -285,6 +276,28 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
         raise YamlError([Problem(display_path, 1, 1, f"invalid YAML: {exc}")]) from None
     except RecursionError:  # pragma: no cover - the composer is iterative; belt and braces
         raise YamlError([Problem(display_path, 1, 1, "document nested too deeply")]) from None
+
+
+def _refuse_odd_breaks(text: str, display_path: str, json_fallback: bool) -> None:
+    """Refuse every NEL / U+2028 / U+2029 at its position, and read the document with each as a space
+    (the same column count) so that the file's other problems are found in the same run."""
+    found = []
+    for odd in _ODD_BREAKS.finditer(text):
+        line, column = _line_column(text, odd.start())
+        found.append(
+            Problem(
+                display_path,
+                line,
+                column,
+                f"the character U+{ord(odd.group()):04X} is a line break to YAML 1.1 but not to editors",
+                "remove it, or write it as an escape in a double-quoted string",
+            )
+        )
+    try:
+        document = parse(_ODD_BREAKS.sub(" ", text), display_path, json_fallback=json_fallback)
+    except YamlError as exc:
+        raise YamlError(found + exc.problems) from None
+    raise YamlError(found, document)
 
 
 def _read_refused_by_libyaml(

@@ -43,3 +43,17 @@ def test_default_root_is_the_git_ancestor_of_the_cwd_or_of_paths_outside_it(tmp_
 def test_default_root_without_git_is_the_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert default_root() == tmp_path
+
+
+def test_a_directory_named_like_a_suite_file_is_a_problem_that_names_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.suite.yaml").mkdir()
+    (tmp_path / "x.suite.yaml" / "inner.suite.yaml").write_text("version: 1\n")
+    problems: list = []
+    found = find_suite_files(tmp_path, problems)
+    assert found == [tmp_path / "x.suite.yaml" / "inner.suite.yaml"]
+    [problem] = problems
+    assert problem.render().startswith("x.suite.yaml: is a directory, not a suite file")
+    problems = []
+    find_suite_files(tmp_path / "x.suite.yaml", problems)  # named on the command line
+    assert [p.path for p in problems] == ["x.suite.yaml"]

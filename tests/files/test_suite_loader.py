@@ -374,3 +374,22 @@ def test_a_mock_file_s_schema_errors_hide_none_of_its_semantic_errors(tmp_path):
         "suites/mocks.yml:8:3: tools.lokup: mocks for unknown tool 'lokup' (fix: did you mean 'lookup'?)",
         "suites/mocks.yml:9:12: unmocked: unknown key 'returnz' (fix: did you mean 'returns'?)",
     ]
+
+
+def test_a_line_break_editors_do_not_see_does_not_hide_the_files_other_problems(tmp_path):
+    """Every error of every file: a NEL early in a suite or a tool file is refused where it stands, and
+    the problems after it (a schema error, an unknown key in the tool file) are reported too."""
+    suite = (
+        'version: 1\nname: n\ndescription: "a\u0085b"\nagent:\n  provider: openai\n  model: m\n'
+        "  modle: x\n  tools: [{file: tools.json}]\ncases:\n"
+        '  - {id: a, input: hi, expect: {calls: [{tool: t, args: {n: "3"}}]}}\n'
+    )
+    (tmp_path / "n.suite.yaml").write_text(suite, encoding="utf-8")
+    tools = '[{"name": "t", "description": "d\u2028", "input_schema": {"type": "object", "properties": '
+    tools += '{"n": {"type": "integer"}}}}]'
+    (tmp_path / "tools.json").write_text(tools, encoding="utf-8")
+    rendered = [p.render() for p in load_suites([tmp_path], root=tmp_path).problems]
+    assert any(r.startswith("n.suite.yaml:3:16: the character U+0085") for r in rendered), rendered
+    assert any(r.startswith("n.suite.yaml:7:3: agent: unknown key 'modle'") for r in rendered), rendered
+    assert any(r.startswith("tools.json:1:33: the character U+2028") for r in rendered), rendered
+    assert any('the expected value "3" can never match' in r for r in rendered), rendered

@@ -32,12 +32,26 @@ def problem(text: str, *, json_fallback: bool = False) -> str:
         ("a: .nan\n", "f.yaml:1:4: '.nan' is not a finite number"),
         ("a: [1, -.inf]\n", "f.yaml:1:8: '-.inf' is not a finite number"),
         ("a: 1\nb: x\x01y\n", "f.yaml:2:5: the control character U+0001 is not allowed in YAML"),
-        ("# one\x85two\na: 1\nb: [\n", "f.yaml:1:6: the character U+0085 is a line break to YAML 1.1"),
+        ("# one\x85two\na: 1\n", "f.yaml:1:6: the character U+0085 is a line break to YAML 1.1"),
         ("a: 'x\u2028y'\n", "f.yaml:1:6: the character U+2028 is a line break to YAML 1.1"),
     ],
 )
 def test_refused_at_the_right_place(text, expected):
     assert problem(text).startswith(expected)
+
+
+def test_a_line_break_editors_do_not_see_does_not_hide_what_follows_it():
+    with pytest.raises(YamlError) as info:
+        parse("# one\x85two\na: '\u2028'\nb: [\n", "f.yaml")
+    assert [p.render()[:40] for p in info.value.problems] == [
+        "f.yaml:1:6: the character U+0085 is a li",
+        "f.yaml:2:5: the character U+2028 is a li",
+        "f.yaml:4:1: invalid YAML: while parsing ",
+    ]
+    assert info.value.document is None
+    with pytest.raises(YamlError) as info:
+        parse("a: '\u2028'\nb: 1\n", "f.yaml")
+    assert info.value.document is not None and info.value.document.data == {"a": " ", "b": 1}
 
 
 def test_a_json_string_may_hold_them_escaped():
