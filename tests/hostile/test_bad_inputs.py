@@ -424,6 +424,19 @@ def test_two_suites_with_one_name_are_refused(scratch: Path, capsys: pytest.Capt
     )
 
 
+def test_a_directory_named_like_a_suite_file_is_named_and_called_a_directory(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (scratch / "bad_inputs" / "x.suite.yaml").mkdir()
+    for named in ("bad_inputs/x.suite.yaml", "bad_inputs"):
+        code, output, _ = _validate(scratch, capsys, named)
+        assert code == 2 and "Traceback" not in output
+        assert any(
+            line.startswith("bad_inputs/x.suite.yaml: is a directory, not a suite file")
+            for line in output.splitlines()
+        ), output
+
+
 def _as_unprivileged(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run ``command`` so that file permissions apply: as root, without the capabilities that let
     root read any file (``setpriv``), since root otherwise reads a mode-000 file."""
