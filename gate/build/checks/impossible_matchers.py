@@ -273,47 +273,32 @@ def _item(schema: Any, index: int | None, place: _Place) -> Any:
 # --- all_of contradicting itself ------------------------------------------------------------------
 
 
-def requires_presence(node: Any) -> bool:
-    """Whether a matcher fails when the value is absent."""
+def _presence(node: Any) -> tuple[bool, bool]:
+    """(fails when the value is absent, fails whenever it is present) for a matcher."""
     if not (isinstance(node, dict) and is_matcher(node)):
-        return True
+        return True, False
     key = next(iter(node)) if "object" not in node else "object"
     operand = node[key]
-    items = operand if isinstance(operand, list) else [operand]
+    items = [_presence(item) for item in (operand if isinstance(operand, list) else [operand])]
     if key == "optional":
-        return False
+        return False, False
     if key == "absent":
-        return operand is False
+        return operand is False, operand is not False
     if key == "any_of":
-        return all(requires_presence(item) for item in items)
+        return all(r for r, _ in items), bool(items) and all(f for _, f in items)
     if key == "all_of":
-        return any(requires_presence(item) for item in items)
-    return True
-
-
-def forbids_presence(node: Any) -> bool:
-    """Whether a matcher fails whenever the value is present."""
-    if not (isinstance(node, dict) and is_matcher(node)):
-        return False
-    key = next(iter(node)) if "object" not in node else "object"
-    operand = node[key]
-    items = operand if isinstance(operand, list) else [operand]
-    if key == "absent":
-        return operand is not False
-    if key == "any_of":
-        return bool(items) and all(forbids_presence(item) for item in items)
-    if key == "all_of":
-        return any(forbids_presence(item) for item in items)
-    return False
+        return any(r for r, _ in items), any(f for _, f in items)
+    return True, False
 
 
 def _all_of_contradiction(items: list[Any], at: PathKey) -> Iterator[Found]:
     where = (*at, "all_of")
     hint = "all_of needs every matcher to hold; to accept either, write any_of"
-    if any(requires_presence(i) for i in items) and any(forbids_presence(i) for i in items):
+    presence = [_presence(i) for i in items]
+    if any(r for r, _ in presence) and any(f for _, f in presence):
         yield where, "all_of asks for a value and for its absence at once: nothing can satisfy it", hint
         return
-    present = [matcher_kinds(i) for i in items if not forbids_presence(i)]
+    present = [matcher_kinds(i) for i, (_, forbids) in zip(items, presence, strict=True) if not forbids]
     known = [k for k in present if k is not None]
     if known and not frozenset.intersection(*known):
         yield where, "all_of holds matchers that take no common type of value: nothing can satisfy it", hint
