@@ -17,6 +17,7 @@ from gate.results.outcomes import (
     CheckScore,
     Failure,
     Metrics,
+    RequestStats,
     RunResults,
     SourceRef,
     SuiteResult,
@@ -205,6 +206,7 @@ def suite(
     prompt: SourceRef | None = None,
     provider: str = "openai",
     model: str = "gpt-4o-mini",
+    requests: RequestStats | None = None,
 ) -> SuiteResult:
     path = path or f"evals/{name}.yaml"
     fixed = tuple(CaseResult(**{**c.__dict__, "suite": name, "file": path}) for c in cases)
@@ -217,6 +219,7 @@ def suite(
         prompt=prompt,
         provider=provider,
         model=model,
+        requests=requests or RequestStats(),
     )
 
 
@@ -280,6 +283,8 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     ``gate.reports.json_codec.to_json`` is held to."""
     data = asdict(results)
     for s_i, s in enumerate(results.suites):
+        if s.requests == RequestStats():  # only suites that sent a request store the field
+            data["suites"][s_i].pop("requests")
         for tool_i, tool in enumerate(s.tools):
             if tool.parameters is None:
                 data["suites"][s_i]["tools"][tool_i].pop("parameters")

@@ -287,5 +287,6 @@ def classify_error(exc: BaseException) -> Classified:
             retryable=exc.retryable and not exc.fatal,
             rate_limited=exc.kind == "rate_limit",
             retry_after=exc.retry_after,
+            timed_out=exc.kind == "timeout",
         )
     return Classified(retryable=False, rate_limited=False, retry_after=None)

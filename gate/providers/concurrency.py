@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 T = TypeVar("T")
 
@@ -253,11 +253,27 @@ class RetryPolicy:
 @dataclass(frozen=True)
 class Classified:
     """What an exception means for retrying: worth retrying at all, a rate limit (the limiter backs
-    off), and how long the server asked us to wait."""
+    off), how long the server asked us to wait, and whether the attempt ran out of time."""
 
     retryable: bool
     rate_limited: bool = False
     retry_after: float | None = None
+    timed_out: bool = False
+
+
+# How one attempt ended: answered; no answer within the time limit; refused with 429; otherwise failed.
+AttemptKind = Literal["answered", "timeout", "rate_limited", "failed"]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt of a request, for whoever counts them: how it ended, how long it took (from
+    sending to its answer or failure, a concurrency slot held), and how long the retry loop then
+    waited before the next attempt (0: none followed)."""
+
+    kind: AttemptKind
+    seconds: float
+    backoff: float = 0.0
 
 
 def backoff_delay(
@@ -293,6 +309,7 @@ async def call_with_retries(
     classify: Callable[[BaseException], Classified],
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     rng: random.Random | None = None,
+    on_attempt: Callable[[Attempt], None] | None = None,
 ) -> T:
     """Await ``fn()`` (a fresh request per call), retrying retryable failures.
 
@@ -300,7 +317,7 @@ async def call_with_retries(
     are reported to the limiter (which halves its limit and pauses), successes too (which regrow it).
     After ``policy.max_attempts`` attempts, or on an error ``classify`` calls not retryable, the last
     error is raised. An attempt that exceeds ``policy.timeout`` raises :class:`AttemptTimeout`, which
-    is retried without asking ``classify``.
+    is retried without asking ``classify``. ``on_attempt`` hears how every attempt ended.
     """
     rng = rng if rng is not None else random.Random()
     attempt = 0
@@ -310,17 +327,22 @@ async def call_with_retries(
         if limiter is not None:
             await limiter.acquire()
             generation = limiter.generation
+        started = time.monotonic()
         try:
             result = await _attempt(fn, policy.timeout)
         except Exception as exc:  # classify decides what it means
             if limiter is not None:
                 limiter.release()
-            verdict = Classified(retryable=True) if isinstance(exc, AttemptTimeout) else classify(exc)
+            verdict = Classified(True, timed_out=True) if isinstance(exc, AttemptTimeout) else classify(exc)
             if verdict.rate_limited and limiter is not None:
                 limiter.rate_limited(verdict.retry_after, started_generation=generation)
-            if not verdict.retryable or attempt >= policy.max_attempts:
+            again = verdict.retryable and attempt < policy.max_attempts
+            delay = backoff_delay(attempt, policy, rng, retry_after=verdict.retry_after) if again else 0.0
+            if on_attempt is not None:
+                on_attempt(Attempt(_failure_kind(verdict), time.monotonic() - started, delay))
+            if not again:
                 raise
-            await sleep(backoff_delay(attempt, policy, rng, retry_after=verdict.retry_after))
+            await sleep(delay)
             continue
         except BaseException:
             if limiter is not None:
@@ -329,4 +351,12 @@ async def call_with_retries(
         if limiter is not None:
             limiter.release()
             limiter.succeeded()
+        if on_attempt is not None:
+            on_attempt(Attempt("answered", time.monotonic() - started))
         return result
+
+
+def _failure_kind(verdict: Classified) -> AttemptKind:
+    if verdict.timed_out:
+        return "timeout"
+    return "rate_limited" if verdict.rate_limited else "failed"

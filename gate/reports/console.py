@@ -10,9 +10,9 @@ never a credential).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from gate.reports.requests_text import request_lines
 from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import truncate
@@ -97,25 +97,19 @@ def verdict_lines(verdict: Verdict) -> list[str]:
     return [*(f"  - {reason}" for reason in verdict.reasons), verdict.summary_line]
 
 
-def _request_lines(settings: Mapping[str, Any]) -> list[str]:
-    """The model requests sent and their estimated cost, where the prices came from, and with a
-    base side the requests of each side; nothing when no request was sent."""
-    requests = settings.get("requests", 0)
-    cost = settings.get("estimated_cost_usd")
+def _request_lines(results: RunResults) -> list[str]:
+    """The model requests sent and how their attempts ended, their estimated cost, where their time
+    went (and, when timeouts took most of it, to raise --timeout), where the prices came from, and
+    with a base side the requests of each side; nothing when no request was sent."""
+    settings = results.settings
+    stats = results.requests
     prices = settings.get("prices") or {}
-    out: list[str] = []
-    line = f"model requests: {requests}"
-    if cost is not None and requests:
+    out = request_lines(stats)  # none when nothing was sent (replay, every case skipped)
+    if out and stats.unpriced:
         unknown = [name for name, p in prices.items() if "input" not in p]
-        line += f", estimated cost ${cost:.4f}" + (
-            f" (no price for {', '.join(unknown) or 'some models'}: give it with --prices FILE)"
-            if settings.get("cost_incomplete")
-            else ""
-        )
-    if requests:  # nothing was sent (replay, every case skipped): no line about it
-        out.append(line)
+        out[0] += f" (no price for {', '.join(unknown) or 'some models'}: give it with --prices FILE)"
     sources = sorted({str(p.get("source")) for p in prices.values() if "input" in p})
-    if sources and requests:
+    if sources and out:
         out.append("prices from: " + ", ".join(sources))
     if isinstance(settings.get("baseline"), dict):
         out.append(requests_line(dict(settings)))
@@ -136,7 +130,7 @@ def closing_lines(
     verdict = conclusion.verdict
     return [
         *suite_lines(verdict),
-        *_request_lines(conclusion.results.settings),
+        *_request_lines(conclusion.results),
         *cache_lines,
         *_curtailed(conclusion.results),
         *verdict_lines(verdict)[:-1],

@@ -24,6 +24,7 @@ from gate.results.outcomes import (
     CheckScore,
     Failure,
     Metrics,
+    RequestStats,
     RunResults,
     SuiteResult,
     ToolInfo,
@@ -214,6 +215,23 @@ def _suite(s: SuiteResult) -> JsonObject:
         "tools": [_tool(t) for t in s.tools],
         "triggered_by": s.triggered_by,
         "wall_ms": s.wall_ms,
+        **({"requests": _requests(s.requests)} if s.requests != RequestStats() else {}),
+    }
+
+
+def _requests(r: RequestStats) -> dict[str, Any]:
+    return {
+        "answered_ms": r.answered_ms,
+        "attempts": r.attempts,
+        "backoff_ms": r.backoff_ms,
+        "cost_usd": r.cost_usd,
+        "failed": r.failed,
+        "failed_ms": r.failed_ms,
+        "rate_limited": r.rate_limited,
+        "requests": r.requests,
+        "timeout_ms": r.timeout_ms,
+        "timeouts": r.timeouts,
+        "unpriced": r.unpriced,
     }
 
 
@@ -398,6 +416,7 @@ def _merge_suites(group: list[SuiteResult]) -> SuiteResult:
         prompt=next((s.prompt for s in group if s.prompt is not None), None),
         triggered_by=dict(sorted(triggered.items())),
         wall_ms=max(s.wall_ms for s in group),  # shards run side by side
+        requests=sum((s.requests for s in group), RequestStats()),
     )
 
 

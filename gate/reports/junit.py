@@ -26,7 +26,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from gate.results.outcomes import REASON_TITLES, CaseResult, Failure, RunResults, SuiteResult, TrialResult
+from gate.reports.requests_text import cost_text, request_lines, time_text, timeout_advice
+from gate.results.outcomes import (
+    REASON_TITLES,
+    CaseResult,
+    Failure,
+    RequestStats,
+    RunResults,
+    SuiteResult,
+    TrialResult,
+)
 from gate.results.run_record import RunRecord
 from gate.util.escape import XML_ILLEGAL, json_text, truncate, xml_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence
@@ -367,6 +376,7 @@ def _suite_text(
         removed = [c.case_id for c in comparison.of("removed") if c.suite == suite.name]
         if removed:
             suite_props.append(("baseline_removed", ",".join(removed)))
+    suite_props += _request_properties(suite.requests)
     props = _properties(suite_props, 2)
     head = _open(
         "testsuite",
@@ -383,6 +393,21 @@ def _suite_text(
     )
     body = "\n  " + props + "".join("\n  " + case for case in cases)
     return f"{head}>{body}\n </testsuite>", counts
+
+
+def _request_properties(stats: RequestStats) -> list[tuple[str, str]]:
+    """The suite's model requests: counts, cost and, when the time went to timeouts, the advice."""
+    if not stats.attempts:
+        return []
+    counts = ("requests", "attempts", "retries", "timeouts", "rate_limited")
+    props = [(name, str(getattr(stats, name))) for name in counts]
+    props += [("failed_attempts", str(stats.failed)), ("estimated_cost", cost_text(stats))]
+    props += [
+        (name, text)
+        for name, text in (("request_time", time_text(stats)), ("advice", timeout_advice(stats)))
+        if text
+    ]
+    return props
 
 
 def _run_wall_ms(results: RunResults) -> float:
@@ -426,6 +451,7 @@ def render(conclusion: Conclusion) -> str:
             ("time", _seconds(totals["time"])),
         ),
     )
-    comment = "<!-- " + _x(conclusion.verdict.summary_line).replace("--", "- -").rstrip("-") + " -->"
-    body = "\n " + comment + "".join("\n " + suite for suite in suites)
+    lines = [conclusion.verdict.summary_line, *request_lines(results.requests)]
+    comments = "".join("\n <!-- " + _x(line).replace("--", "- -").rstrip("-") + " -->" for line in lines)
+    body = comments + "".join("\n " + suite for suite in suites)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}>{body}\n</testsuites>\n'

@@ -22,6 +22,7 @@ from typing import Any
 
 from gate.analysis.analyse import Analysis
 from gate.reports.junit import final_answer_text, transcript
+from gate.reports.requests_text import cost_text, request_lines, timeout_advice
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.scoring.pass_hat_k import suite_pass_hat_k
@@ -239,7 +240,7 @@ def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
     evaluated = [c for c in suite.cases if c.status in ("passed", "failed")]
     metrics = [c.metrics for c in evaluated]
     tokens = sum(c.metrics.input_tokens + c.metrics.output_tokens for c in suite.cases)
-    cost = sum(t.record.cost_usd or 0.0 for c in suite.cases for t in c.trials)
+    cost = md_cell(cost_text(suite.requests)) if suite.requests.attempts else "–"
     mark = "✅" if sv is None or sv.passed else "❌"
     rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
     return (
@@ -248,7 +249,7 @@ def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
         f"{rate} | "
         f"{_mean([m.precision for m in metrics]):.2f} | {_mean([m.recall for m in metrics]):.2f} | "
         f"{_mean([m.argument_accuracy for m in metrics]):.2f} | "
-        f"{_mean([m.latency_ms for m in metrics]):,.0f} ms | {tokens:,} | ${cost:.4f} |"
+        f"{_mean([m.latency_ms for m in metrics]):,.0f} ms | {tokens:,} | {cost} |"
     )
 
 
@@ -264,6 +265,7 @@ def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
     ]
     out += [_suite_row(s, verdict) for s in results.suites]
     out.append("")
+    out += _requests_section(results)
     curtailed = curtailed_line([c for s in results.suites for c in s.cases])
     if curtailed:
         out += [curtailed[0].upper() + curtailed[1:] + ".", ""]
@@ -272,6 +274,37 @@ def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
     if prices:
         out += [prices, ""]
     return out
+
+
+def _sentence(line: str) -> str:
+    return md_text(line[:1].upper() + line[1:]) + "."
+
+
+def _requests_section(results: RunResults) -> list[str]:
+    """The run's model requests (the cost column's total, judge and simulated user included), and
+    where their time went per suite when some attempts failed or timed out."""
+    total = results.requests
+    advice = timeout_advice(total)
+    lines = [line for line in request_lines(total) if line != advice]
+    if not lines:
+        return []
+    out = [" ".join(_sentence(line) for line in lines), ""]
+    if advice:
+        out += ["> [!TIP]", f"> {_sentence(advice)}", ""]
+    if not total.retries:
+        return out
+    out += [
+        "| suite | requests | attempts | timed out | rate limited | failed | answering "
+        "| in timed-out attempts | waiting to retry |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for suite in results.suites:
+        r = suite.requests
+        counts = (r.requests, r.attempts, r.timeouts, r.rate_limited, r.failed)
+        times = (r.answered_ms, r.timeout_ms, r.backoff_ms)
+        cells = [_code(suite.name), *map(str, counts), *(f"{ms / 1000:,.1f} s" for ms in times)]
+        out.append(f"| {' | '.join(cells)} |")
+    return [*out, ""]
 
 
 def _pass_hat_k_section(results: RunResults) -> list[str]:

@@ -7,7 +7,7 @@ reports can be re-rendered, shards merged and baselines compared). Pure data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from gate.results.run_record import RunRecord
@@ -218,6 +218,38 @@ class ToolInfo:
 
 
 @dataclass(frozen=True)
+class RequestStats:
+    """The model requests sent for a suite (the agent's, its judge's and its simulated user's; cache
+    hits are none), how their attempts ended, where their time went and what they cost. Times are
+    summed over the requests in flight together, so they can exceed the wall time."""
+
+    requests: int = 0  # requests made: each answered, or given up after its last attempt
+    attempts: int = 0  # attempts sent: first tries and retries
+    timeouts: int = 0  # attempts with no answer within the time limit (--timeout)
+    rate_limited: int = 0  # attempts refused with 429
+    failed: int = 0  # other failed attempts: 5xx, a dropped connection, a malformed or refused reply
+    answered_ms: float = 0.0  # in attempts that were answered
+    timeout_ms: float = 0.0  # in attempts that timed out
+    failed_ms: float = 0.0  # in attempts refused or failed otherwise
+    backoff_ms: float = 0.0  # waiting between an attempt and the next
+    cost_usd: float = 0.0  # the estimated cost of the answered requests that have a price
+    unpriced: int = 0  # answered requests whose model has no known price (their cost is unknown)
+
+    @property
+    def retries(self) -> int:
+        """Attempts beyond the first of each request."""
+        return self.attempts - self.requests
+
+    @property
+    def request_ms(self) -> float:
+        """All the time of the attempts and of the waits between them."""
+        return self.answered_ms + self.timeout_ms + self.failed_ms + self.backoff_ms
+
+    def __add__(self, other: RequestStats) -> RequestStats:
+        return RequestStats(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(RequestStats)))
+
+
+@dataclass(frozen=True)
 class SuiteResult:
     name: str
     path: str
@@ -232,6 +264,8 @@ class SuiteResult:
     # Wall time from the start of the run to the end of the suite's last trial (its trials run
     # concurrently with other suites'); 0: unknown (results written before it was recorded).
     wall_ms: float = 0.0
+    # The model requests the suite's evaluation sent (empty: none, or results written before).
+    requests: RequestStats = RequestStats()
 
 
 @dataclass(frozen=True)
@@ -246,6 +280,11 @@ class RunResults:
     shard: str = ""  # "INDEX/COUNT" when this is a shard
     settings: JsonObject = field(default_factory=dict)  # threshold override, errors policy, fail_on
     version: int = RESULTS_VERSION
+
+    @property
+    def requests(self) -> RequestStats:
+        """The model requests of the whole run: every suite's."""
+        return sum((s.requests for s in self.suites), RequestStats())
 
     @classmethod
     def from_dict(cls, data: JsonObject) -> RunResults:
@@ -298,6 +337,7 @@ class RunResults:
                 model=d.get("model", ""),
                 triggered_by=dict(d.get("triggered_by", {})),
                 wall_ms=d.get("wall_ms", 0.0),
+                requests=RequestStats(**d.get("requests", {})),
             )
 
         return cls(

@@ -182,7 +182,9 @@ class _Episode:
         self.turns += 1
         self.usage = self.usage + reply.usage
         if self.cost is not None:
-            step = self.prices.cost(agent.provider, agent.model, reply.usage, reply.cached_input_tokens)
+            step = self.prices.cost(
+                agent.provider, agent.model, reply.usage, reply.cached_input_tokens, reply.model
+            )
             self.cost = None if step is None else self.cost + step
         return reply
 

@@ -30,10 +30,17 @@ from datetime import datetime, timezone
 from typing import Any
 
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
-from gate.providers.concurrency import AdaptiveLimiter, AttemptTimeout, RetryPolicy, call_with_retries
+from gate.providers.concurrency import (
+    AdaptiveLimiter,
+    Attempt,
+    AttemptTimeout,
+    RetryPolicy,
+    call_with_retries,
+)
 from gate.results.outcomes import (
     CaseResult,
     Failure,
+    RequestStats,
     RunResults,
     SourceRef,
     SuiteResult,
@@ -53,11 +60,13 @@ from gate.scoring.reducers import case_result, skipped_result
 from gate.scoring.trial import score_trial
 from gate.suite.judging import JudgeVerdict
 from gate.suite.model import Case, Suite
-from gate.suite.pricing import BUILT_IN, PriceTable
+from gate.suite.pricing import BUILT_IN, PRICES_HINT, PriceTable, served_prices
 from gate.util.json_types import JsonObject
 
 # The started case a request is for (set in each trial's task; judge tasks inherit it).
 _ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
+# The suite (its path) a request is for, whose request counts it adds to (set like ``_ACCOUNT``).
+_SUITE: ContextVar[str] = ContextVar("suite_path", default="")
 
 
 class RunControl:
@@ -166,12 +175,14 @@ class _Run:
         self.budget = RequestBudget(options.max_requests)
         self.released = asyncio.Event()  # set whenever a started case ends (its reservation comes back)
         self.cost = 0.0
-        self.unpriced = False
+        self.unpriced = ""  # the first model that answered without a known price
+        self.served: dict[tuple[str, str], set[str]] = {}  # (provider, asked model) -> models that answered
         self.budget_reason = ""  # --max-requests left cases unrun or unfinished
         self.cost_reason = ""  # --max-cost was reached
         # Fatal errors by what they stop: a provider ("openai") or one of its models ("openai gpt-x").
         self.fatal: dict[str, ProviderError] = {}
         self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
+        self.requests_of: dict[str, RequestStats] = {}  # suite path -> its model requests so far
 
     # ---- model calls ----
 
@@ -188,9 +199,14 @@ class _Run:
     def _take_request(self) -> None:
         """Count one request about to be sent, or raise ``BudgetReached`` when none may be."""
         opts = self.options
-        if opts.max_cost_usd is not None and self.cost >= opts.max_cost_usd:
-            if not self.cost_reason:
-                self.cost_reason = f"budget reached: ${self.cost:.4f} of ${opts.max_cost_usd:g} (--max-cost)"
+        if opts.max_cost_usd is not None and self.unpriced and not self.cost_reason:
+            self.cost_reason = (
+                f"--max-cost cannot cap the cost: the server answered with model {self.unpriced!r}, "
+                "which has no known price; " + PRICES_HINT.format(model=self.unpriced)
+            )
+        if opts.max_cost_usd is not None and self.cost >= opts.max_cost_usd and not self.cost_reason:
+            self.cost_reason = f"budget reached: ${self.cost:.4f} of ${opts.max_cost_usd:g} (--max-cost)"
+        if self.cost_reason:
             raise BudgetReached(f"not run: {self.cost_reason}")
         account = _ACCOUNT.get()
         if not self.budget.take(account):
@@ -213,32 +229,57 @@ class _Run:
         if stopped is not None:
             raise stopped
         provider = self._provider(request.provider)
+        attempts: list[Attempt] = []
+        sent = 0
 
         async def attempt() -> ModelReply:
+            nonlocal sent
             self._take_request()  # for every attempt: a retry is a request too
+            sent += 1
             return await provider.complete(request)
 
         try:
             reply = await call_with_retries(
-                attempt, limiter=self.limiter, policy=self.policy, classify=provider.classify
+                attempt,
+                limiter=self.limiter,
+                policy=self.policy,
+                classify=provider.classify,
+                on_attempt=attempts.append,
             )
         except ProviderError as exc:
+            self._count(attempts[:sent])  # the last one may have been refused by a budget, unsent
             if exc.fatal:
                 scope = request.provider if exc.kind == "auth" else f"{request.provider} {request.model}"
                 self.fatal.setdefault(scope, exc)
             raise
         except AttemptTimeout as exc:
+            self._count(attempts[:sent])
             raise ProviderError(
                 "timeout", f"{request.provider}: {exc} (after {self.policy.max_attempts} attempts)"
             ) from None
+        except BaseException:
+            self._count(attempts[:sent])
+            raise
         step = self.options.prices.cost(
-            request.provider, request.model, reply.usage, reply.cached_input_tokens
+            request.provider, request.model, reply.usage, reply.cached_input_tokens, reply.model
         )
+        self.served.setdefault((request.provider, request.model), set()).add(reply.model)
         if step is None:
-            self.unpriced = True
+            self.unpriced = self.unpriced or (reply.model or request.model)
         else:
             self.cost += step
+        self._count(attempts, RequestStats(cost_usd=step or 0.0, unpriced=int(step is None)))
         return reply
+
+    def _count(self, attempts: Sequence[Attempt], priced: RequestStats | None = None) -> None:
+        """Add one request's attempts (and its cost, when answered) to its suite's counts."""
+        if not attempts:
+            return
+        suite = _SUITE.get()
+        stats = self.requests_of.get(suite, RequestStats()) + attempt_stats(attempts)
+        if priced is not None:
+            stats += priced
+        self.requests_of[suite] = stats
 
     async def call_model(self, request: ModelRequest, trial: int) -> ModelReply:
         account = _ACCOUNT.get()
@@ -268,6 +309,7 @@ class _Run:
             if curtailer is not None and not curtailer.may_start(suite, case):
                 return None
             _ACCOUNT.set(account)  # this task's requests (and its judge's) draw on its case's account
+            _SUITE.set(suite.path)
             result = await self._trial(suite, case, index)
             if curtailer is not None:
                 curtailer.finished(suite, case, result)
@@ -382,7 +424,8 @@ class _Run:
             cases = tuple(self._case_result(item) for item in work if item.suite is suite)
             result = suite_result(suite, cases, self.options.triggered_by.get(suite.path, {}))
             wall_ms = (ends.get(suite.path, start) - start) * 1000
-            suite_results.append(dataclasses.replace(result, wall_ms=round(wall_ms, 3)))
+            requests = self.requests_of.get(suite.path, RequestStats())
+            suite_results.append(dataclasses.replace(result, wall_ms=round(wall_ms, 3), requests=requests))
         return self._results(tuple(suite_results), started_at)
 
     def _work(self, suites: Sequence[Suite]) -> list[_CaseWork]:
@@ -415,6 +458,8 @@ class _Run:
         settings = dict(self.options.settings)
         settings.setdefault("requests", self.requests)
         settings.setdefault("estimated_cost_usd", round(self.cost, 6))
+        if isinstance(settings.get("prices"), dict):
+            settings["prices"] = served_prices(settings["prices"], self.served, self.options.prices)
         if self.unpriced:
             settings.setdefault("cost_incomplete", True)  # some model has no known price
         if self.options.cache is not None:
@@ -467,6 +512,23 @@ class _Countdown:
         self.left -= 1
         if self.left == 0:
             self.then()
+
+
+def attempt_stats(attempts: Sequence[Attempt]) -> RequestStats:
+    """One request's attempts, counted: how each ended and where its time went (ms)."""
+    kinds = [a.kind for a in attempts]
+    spent = {kind: sum(a.seconds for a in attempts if a.kind == kind) * 1000 for kind in set(kinds)}
+    return RequestStats(
+        requests=1,
+        attempts=len(attempts),
+        timeouts=kinds.count("timeout"),
+        rate_limited=kinds.count("rate_limited"),
+        failed=kinds.count("failed"),
+        answered_ms=spent.get("answered", 0.0),
+        timeout_ms=spent.get("timeout", 0.0),
+        failed_ms=spent.get("rate_limited", 0.0) + spent.get("failed", 0.0),
+        backoff_ms=sum(a.backoff for a in attempts) * 1000,
+    )
 
 
 def _budget_error(budget_text: str, account: Account | None) -> str:

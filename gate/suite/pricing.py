@@ -8,7 +8,7 @@ Unknown models cost ``None`` (unknown), never a guess. Pure: the file is read by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -102,23 +102,52 @@ class PriceTable:
     entries: tuple[PriceEntry, ...] = ()
 
     def lookup(self, provider: str, model: str) -> Price | None:
+        found = self._given(provider, model)
+        if found is not None:
+            return found
+        return _built_in(provider, model)
+
+    def _given(self, provider: str, model: str) -> Price | None:
+        """The user's price for ``model``: an exact name first, then the longest prefix."""
         found = [e for e in self.entries if e.matches(provider, model)]
         exact = [e for e in found if not e.prefix]
         if exact:
             return (next((e for e in exact if e.provider), exact[0])).price
         if found:
             return max(found, key=lambda e: (len(e.model), e.provider is not None)).price
-        rates = price(provider, model)
-        return None if rates is None else Price(rates[0], rates[1])
+        return None
 
-    def cost(self, provider: str, model: str, usage: Usage, cached_input_tokens: int = 0) -> float | None:
+    def served(self, provider: str, asked: str, answered: str) -> Price | None:
+        """The price of a reply the server says ``answered`` gave to a request for ``asked``: the
+        asked model's when the server names no other; else the user's price for the answering model,
+        then the user's for the asked one (a deployment or local model priced by the name the suite
+        uses), then the built-in table's for the answering model (a dated snapshot finds its family;
+        a ``vendor/`` prefix is looked through). Never the table's price of a model that did not answer:
+        a local model served under a cloud model's name is unpriced, not priced as the cloud model."""
+        if not answered or answered == asked:
+            return self.lookup(provider, asked)
+        found = self._given(provider, answered) or self._given(provider, asked)
+        if found is not None:
+            return found
+        return _built_in(provider, answered) or _built_in(provider, answered.rsplit("/", 1)[-1])
+
+    def cost(
+        self, provider: str, model: str, usage: Usage, cached_input_tokens: int = 0, answered: str = ""
+    ) -> float | None:
         """Estimated cost of ``usage`` on ``model`` (``cached_input_tokens`` of its input read from
-        the provider's prompt cache); None when the model has no price."""
-        found = self.lookup(provider, model)
+        the provider's prompt cache; ``answered``: the model the server says answered, see
+        ``served``); None when the model has no price."""
+        found = self.served(provider, model, answered)
         return None if found is None else found.cost(usage, cached_input_tokens)
 
 
 BUILT_IN = PriceTable()
+
+
+def _built_in(provider: str, model: str) -> Price | None:
+    rates = price(provider, model)
+    return None if rates is None else Price(rates[0], rates[1])
+
 
 PRICES_HINT = (
     "give its price in a prices file and pass --prices FILE (action input: prices), e.g. "
@@ -230,15 +259,36 @@ def prices_used(suites: Sequence[Suite], table: PriceTable) -> dict[str, JsonObj
     used: dict[str, JsonObject] = {}
     for suite in suites:
         for _role, provider, model in suite_models(suite):
-            found = table.lookup(provider, model)
-            used[f"{provider}/{model}"] = (
-                {
-                    "input": found.input,
-                    "output": found.output,
-                    "cached_input": found.cached_input,
-                    "source": found.source,
-                }
-                if found is not None
-                else {"source": "unknown: no price (give it with --prices)"}
-            )
+            used[f"{provider}/{model}"] = _price_entry(table.lookup(provider, model))
     return used
+
+
+def _price_entry(found: Price | None) -> dict[str, Any]:
+    if found is None:
+        return {"source": "unknown: no price (give it with --prices)"}
+    return {
+        "input": found.input,
+        "output": found.output,
+        "cached_input": found.cached_input,
+        "source": found.source,
+    }
+
+
+def served_prices(
+    used: Mapping[str, dict[str, Any]], served: Mapping[tuple[str, str], Set[str]], table: PriceTable
+) -> dict[str, dict[str, Any]]:
+    """``prices_used`` after the run, by the models that answered: ``served`` maps (provider, asked
+    model) to the models the server named in its replies. An answering model of another name is
+    listed with the price its replies got (``answered_for`` the asked one); an asked model that
+    never answered under its own name is no longer listed."""
+    out = dict(used)
+    for (provider, asked), answered in sorted(served.items()):
+        others = sorted(name for name in answered if name and name != asked)
+        for name in others:
+            out[f"{provider}/{name}"] = {
+                **_price_entry(table.served(provider, asked, name)),
+                "answered_for": asked,
+            }
+        if others and all(name in others for name in answered):
+            out.pop(f"{provider}/{asked}", None)
+    return out

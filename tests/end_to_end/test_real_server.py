@@ -330,3 +330,126 @@ def test_no_judge_is_asked_about_an_answer_the_trial_never_gave(repo, model_serv
     errored = case_of(results, "provider-error")
     assert errored["status"] == "error" and reasons(errored) == ["provider_error"]
     assert code == 1
+
+
+# --- retries and timeouts are visible ---------------------------------------------------------------
+
+
+@pytest.fixture
+def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real retry loop with its waits between attempts shortened (the timeouts stay real)."""
+    import dataclasses
+
+    import gate.providers.concurrency
+
+    policy = gate.providers.concurrency.RetryPolicy
+
+    def quick(**kwargs: Any) -> Any:
+        return dataclasses.replace(policy(**kwargs), base_delay=0.01, max_delay=0.02)
+
+    monkeypatch.setattr(gate.providers.concurrency, "RetryPolicy", quick)
+
+
+def test_timeouts_and_rate_limits_are_counted_and_the_time_they_took_is_told(
+    repo, model_server, capsys, quick_backoff
+):
+    # The first attempt is refused (429), the next two get no answer within --timeout 0.5 (a model on
+    # CPU), the fourth is answered. Before: "model requests: 4" and nothing else, in every output.
+    slow = {"when": {"turn": 1}, "times": 3, "fault": {"kind": "delay", "seconds": 2}, "text": "late"}
+    script = {"rules": [slow, {"when": {"turn": 1}, "text": "It is 18 degrees in Paris."}]}
+    server = model_server(script, faults=[{"first": 1, "kind": "status", "status": 429, "retry_after": 0}])
+    cases = [{"id": "paris", "input": "Weather in Paris?", "expect": {"output": {"contains": "18"}}}]
+    write_suite(repo, "openai", "chat", cases)
+    code, results, junit, markdown = run_gate(repo, server, "--timeout", "0.5")
+    out = capsys.readouterr().out
+    assert code == 0
+    requests = results["suites"][0]["requests"]
+    assert (requests["requests"], requests["attempts"]) == (1, 4)
+    assert (requests["timeouts"], requests["rate_limited"], requests["failed"]) == (2, 1, 0)
+    assert 900 <= requests["timeout_ms"] < 2000 and requests["answered_ms"] < requests["timeout_ms"]
+    counted = "model requests: 1, 4 attempts (2 timed out, 1 rate limited (429); 3 retries)"
+    advice = "went to 2 attempt(s) that timed out after about 0.5 s each: raise --timeout"
+    assert counted in out and "in attempts that timed out" in out and "raise --timeout" in out
+    assert counted.capitalize() in markdown and "> [!TIP]" in markdown and "raise --timeout" in markdown
+    assert "| `real` | 1 | 4 | 2 | 1 | 0 |" in markdown  # where the time went, per suite
+    props = {p.get("name"): p.get("value") for p in junit.iter("property")}
+    assert (props["attempts"], props["retries"], props["timeouts"], props["rate_limited"]) == (
+        "4",
+        "3",
+        "2",
+        "1",
+    )
+    assert advice in props["advice"]
+
+
+# --- a model's price is the price of the model that answered ----------------------------------------
+
+GEMMA = "gemma-3-270m-it-Q4_K_M.gguf"
+
+
+def test_a_local_model_serving_under_a_cloud_name_is_priced_as_unknown_not_as_the_cloud_model(
+    repo, model_server, capsys
+):
+    server = model_server(ANSWER_18, **LLAMA_CPP)  # the suite says gpt-4o-mini; the server serves gemma
+    write_suite(repo, "openai", "chat", JUDGED_CASES[:1])
+    code, results, junit, markdown = run_gate(repo, server)
+    out = capsys.readouterr().out
+    assert code == 0
+    # Before: $0.0001, priced as gpt-4o-mini (the suite's name) in every output.
+    (suite,) = results["suites"]
+    assert suite["requests"]["unpriced"] == 2 and suite["requests"]["cost_usd"] == 0  # agent and judge
+    assert case_of(results, "states")["trials"][0]["record"]["cost_usd"] is None
+    prices = results["settings"]["prices"]
+    assert prices == {
+        f"openai/{GEMMA}": {
+            "source": "unknown: no price (give it with --prices)",
+            "answered_for": "gpt-4o-mini",
+        }
+    }
+    unknown = "estimated cost unknown (2 request(s) of a model with no known price)"
+    assert unknown in out and f"no price for openai/{GEMMA}" in out
+    assert "unknown (2 request(s) of a model with no known price) |" in markdown  # the suite's cost cell
+    assert "$0.0001" not in markdown and "$0.0000" not in markdown
+    assert {p.get("name"): p.get("value") for p in junit.iter("property")}["estimated_cost"].startswith(
+        "unknown"
+    )
+
+    # A price the user gives (for the answering model, or for the name the suite asks for) is used.
+    for key in ("gemma-3-270m*", "openai/gpt-4o-mini"):
+        (repo / "prices.yaml").write_text(f'"{key}": {{input: 1.0, output: 2.0}}\n')
+        code, results, _junit, markdown = run_gate(repo, server, "--prices", "prices.yaml")
+        requests = results["suites"][0]["requests"]
+        assert code == 0 and requests["unpriced"] == 0 and requests["cost_usd"] > 0, key
+        assert "unknown" not in markdown.split("### Suites")[1].split("pass^k")[0], key
+
+
+def test_max_cost_stops_when_the_answering_model_has_no_price(repo, model_server, capsys):
+    server = model_server(ANSWER_18, **LLAMA_CPP)
+    write_suite(repo, "openai", "chat", JUDGED_CASES)
+    code, results, _junit, _markdown = run_gate(repo, server, "--max-cost", "1")
+    assert code == 3 and not results["complete"]
+    assert (
+        f"--max-cost cannot cap the cost: the server answered with model '{GEMMA}'"
+        in results["incomplete_reason"]
+    )
+    assert case_of(results, "names")["status"] == "error"  # not run: the budget cannot be kept
+    assert server.request_count == 1
+
+
+def test_one_run_total_in_every_output_the_judge_included(repo, model_server, capsys):
+    server = model_server(ANSWER_18)  # the scripted server answers as the model asked for: priced
+    write_suite(repo, "openai", "chat", JUDGED_CASES)
+    code, results, junit, markdown = run_gate(repo, server)
+    out = capsys.readouterr().out
+    assert code == 0
+    (suite,) = results["suites"]
+    total = suite["requests"]["cost_usd"]
+    agent = sum(t["record"]["cost_usd"] for c in suite["cases"] for t in c["trials"])
+    assert total > agent > 0  # the judge's two requests cost too (before: Markdown showed the agent's alone)
+    assert suite["requests"]["requests"] == 4 and total == pytest.approx(
+        results["settings"]["estimated_cost_usd"], abs=1e-6
+    )
+    shown = f"${total:.4f}"
+    assert f"model requests: 4, estimated cost {shown}" in out
+    assert f"| {shown} |" in markdown and f"estimated cost {shown}." in markdown
+    assert {p.get("name"): p.get("value") for p in junit.iter("property")}["estimated_cost"] == shown

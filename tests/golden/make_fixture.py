@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gate.reports.json_codec import to_json
-from gate.results.outcomes import CheckScore, SourceRef
+from gate.results.outcomes import CheckScore, RequestStats, SourceRef
 from tests.results_factory import call, case, failure, record, run, suite, tool, trial, trials_case
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +57,16 @@ def head():
         "Forecast for Rome this week",
         [call("get_forecast", {"city": "Rome", "days": "7 days"}, result="error: days must be an integer")],
         output="Sorry, I could not get the forecast.",
+    )
+    # Three attempts timed out (after 60 s each) and were retried: most of the time went there.
+    slow = RequestStats(
+        requests=9,
+        attempts=12,
+        timeouts=3,
+        answered_ms=21_400.0,
+        timeout_ms=180_300.0,
+        backoff_ms=2_100.0,
+        cost_usd=0.00071,
     )
     expected_weather = {"calls": [{"tool": "get_weather", "args": {"city": {"normalized": "oslo"}}}]}
     expected_days = {"calls": [{"tool": "get_forecast", "args": {"city": "Rome", "days": 7}}]}
@@ -107,6 +117,7 @@ def head():
         ],
         tools=weather_tools(),
         prompt=SourceRef("prompts/weather.md", 1),
+        requests=slow,
         threshold=0.8,
     )
     ghost = record(
@@ -158,6 +169,7 @@ def head():
             )
         ],
         prompt=SourceRef("prompts/travel.md", 3),
+        requests=RequestStats(requests=5, attempts=5, answered_ms=9_800.0, cost_usd=0.00031),
     )
     return run(weather, travel, settings={"errors": "count"})
 

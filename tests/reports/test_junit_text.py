@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gate.files.results_file import load_results
 from gate.reports.junit import MAX_MESSAGE_CHARS, describe_failure, render, source_frame, transcript
+from gate.reports.requests_text import cost_text, request_lines, time_text, timeout_advice
 from gate.results.outcomes import CaseResult, RunResults
 from gate.util.escape import truncate, xml_text
 from gate.verdict.conclusion import conclude
@@ -60,7 +61,16 @@ def tree_render(results: RunResults, summary: str) -> str:
     for s in results.suites:
         el = ET.SubElement(root, "testsuite")
         props = ET.SubElement(el, "properties")
-        for name, value in (("threshold", f"{s.threshold:g}"), ("provider", s.provider), ("model", s.model)):
+        rows = [("threshold", f"{s.threshold:g}"), ("provider", s.provider), ("model", s.model)]
+        r = s.requests
+        if r.attempts:
+            rows += [
+                (n, str(getattr(r, n)))
+                for n in ("requests", "attempts", "retries", "timeouts", "rate_limited")
+            ]
+            rows += [("failed_attempts", str(r.failed)), ("estimated_cost", cost_text(r))]
+            rows += [(n, t) for n, t in (("request_time", time_text(r)), ("advice", timeout_advice(r))) if t]
+        for name, value in rows:
             ET.SubElement(props, "property", {"name": name, "value": xml_text(value)})
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for c in s.cases:
@@ -142,7 +152,8 @@ def tree_render(results: RunResults, summary: str) -> str:
             "time": _seconds(totals["time"]),
         }
     )
-    root.insert(0, ET.Comment(" " + xml_text(summary).replace("--", "- -").rstrip("-") + " "))
+    for position, line in enumerate([summary, *request_lines(results.requests)]):
+        root.insert(position, ET.Comment(" " + xml_text(line).replace("--", "- -").rstrip("-") + " "))
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
