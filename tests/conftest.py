@@ -43,3 +43,18 @@ def model_server() -> Iterator[Callable[..., ScriptedModelServer]]:
     yield make
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the retry loop (6 attempts, real timeouts) but shorten its back-off between attempts."""
+    import dataclasses
+
+    import gate.providers.concurrency
+
+    policy = gate.providers.concurrency.RetryPolicy
+
+    def quick(**kwargs: Any) -> Any:
+        return dataclasses.replace(policy(**kwargs), base_delay=0.01, max_delay=0.05)
+
+    monkeypatch.setattr(gate.providers.concurrency, "RetryPolicy", quick)

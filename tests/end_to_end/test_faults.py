@@ -14,7 +14,6 @@ seconds; the transient cases run with the real policy.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 import xml.etree.ElementTree as ET
@@ -81,19 +80,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CI", "true")
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-@pytest.fixture
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep the retry loop (6 attempts) but shorten its back-off between attempts."""
-    import gate.providers.concurrency
-
-    policy = gate.providers.concurrency.RetryPolicy
-
-    def quick(**kwargs: Any) -> Any:
-        return dataclasses.replace(policy(**kwargs), base_delay=0.01, max_delay=0.05)
-
-    monkeypatch.setattr(gate.providers.concurrency, "RetryPolicy", quick)
 
 
 def run_gate(

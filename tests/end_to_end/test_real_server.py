@@ -335,23 +335,8 @@ def test_no_judge_is_asked_about_an_answer_the_trial_never_gave(repo, model_serv
 # --- retries and timeouts are visible ---------------------------------------------------------------
 
 
-@pytest.fixture
-def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The real retry loop with its waits between attempts shortened (the timeouts stay real)."""
-    import dataclasses
-
-    import gate.providers.concurrency
-
-    policy = gate.providers.concurrency.RetryPolicy
-
-    def quick(**kwargs: Any) -> Any:
-        return dataclasses.replace(policy(**kwargs), base_delay=0.01, max_delay=0.02)
-
-    monkeypatch.setattr(gate.providers.concurrency, "RetryPolicy", quick)
-
-
 def test_timeouts_and_rate_limits_are_counted_and_the_time_they_took_is_told(
-    repo, model_server, capsys, quick_backoff
+    repo, model_server, capsys, fast_retries
 ):
     # The first attempt is refused (429), the next two get no answer within --timeout 0.5 (a model on
     # CPU), the fourth is answered. Before: "model requests: 4" and nothing else, in every output.
