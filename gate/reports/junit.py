@@ -164,7 +164,8 @@ def _call_lines(c: Any, lines: list[str]) -> None:
         lines.append("  -> not answered")
         return
     result = c.result if isinstance(c.result, str) else json_text(c.result)
-    lines.append(f"  -> {'error ' if c.is_error else ''}{c.mock} mock: {truncate(result, MAX_ITEM_CHARS)}")
+    answered = "" if c.mock == "unknown_tool" else f"{'error ' if c.is_error else ''}{c.mock} mock: "
+    lines.append(f"  -> {answered}{truncate(result, MAX_ITEM_CHARS)}")  # an unknown tool's error says so
 
 
 def final_answer_text(record: RunRecord, limit: int) -> str:

@@ -128,7 +128,8 @@ class _Episode:
             prices,
         )
         self.prepared = conversation.build(suite, case, index)
-        self.mocks = MockSession(merged(case.mocks, suite.mocks), case.state)
+        defined = [tool.name for tool in suite.agent.tools]
+        self.mocks = MockSession(merged(case.mocks, suite.mocks), defined, case.state)
         self.system = self.prepared.system or None
         messages = self.prepared.messages
         self.sent: list[JsonObject] = [dict(m) for m in messages]

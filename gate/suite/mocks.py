@@ -2,9 +2,12 @@
 
 Rules of a tool are tried in order; the first whose ``when`` matchers all hold wins. ``when`` only
 constrains the arguments it names (other arguments are ignored). A rule without ``when`` always
-applies (a fallback). Tools without a matching rule get ``unmocked``, or the built-in default: an
-error result explaining that nothing was configured, so the agent sees a failure rather than
-invented data, and the report shows the call as unmocked.
+applies (a fallback). Defined tools without a matching rule get ``unmocked``, or the built-in
+default: an error result explaining that nothing was configured, so the agent sees a failure rather
+than invented data, and the report shows the call as unmocked. A tool the definitions do not have (a
+hallucinated tool) gets what agent frameworks answer: an error result saying the tool is unknown and
+naming the tools there are, recorded as ``unknown_tool``; never the ``unmocked`` default, which would
+let the agent carry on as if the call had worked.
 
 Stateful rules (``state_when``, ``set``, ``append``, ``remove``, templates in results; see
 ``gate.suite.mock_state``) need a :class:`MockSession`, which keeps one trial's state and how often each rule
@@ -16,7 +19,7 @@ answered as a tool error naming the rule's line, with the state unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +44,12 @@ def default_unmocked_result(tool: str) -> dict[str, str]:
     return {"error": f"no mock configured for tool {tool}"}
 
 
+def unknown_tool_outcome(tool: str, defined: Collection[str]) -> MockOutcome:
+    """The error result of a call to a tool that is not defined: unknown, and which tools there are."""
+    there = f"the available tools are {', '.join(sorted(defined))}" if defined else "no tool is available"
+    return MockOutcome(kind="unknown_tool", result=f"Error: unknown tool {tool!r}: {there}.", is_error=True)
+
+
 def rule_applies(rule: MockRule, arguments: Mapping[str, Any] | None) -> bool:
     """Whether ``rule`` applies to a call with ``arguments`` (None: the arguments did not parse)."""
     if rule.when is None:
@@ -60,10 +69,12 @@ def state_applies(rule: MockRule, context: mock_state.CallContext) -> bool:
 
 
 class MockSession:
-    """The mocks as one trial sees them: the state and the use counts that successive calls change."""
+    """The mocks as one trial sees them: the state and the use counts that successive calls change;
+    ``defined`` the names of the tools the agent was given (a call to another is an unknown tool)."""
 
-    def __init__(self, mocks: Mocks, state: Any = None):
+    def __init__(self, mocks: Mocks, defined: Collection[str], state: Any = None):
         self.mocks = mocks
+        self.defined = frozenset(defined)
         self.state = state
         self.calls = 0
         self.tool_calls: dict[str, int] = {}
@@ -77,6 +88,8 @@ class MockSession:
         for rule in self.mocks.tools.get(tool, ()):
             if rule_applies(rule, arguments) and state_applies(rule, context):
                 return self._use(rule, context)
+        if tool not in self.defined:
+            return unknown_tool_outcome(tool, self.defined)
         return unmocked_outcome(self.mocks, tool)
 
     def _use(self, rule: MockRule, context: mock_state.CallContext) -> MockOutcome:

@@ -92,3 +92,18 @@ def test_illegal_xml_characters_and_cdata_end_are_handled():
     out = root.find(".//system-out").text
     assert "]]> <x> & " in out and "ok" in out and "\x00" not in out
     assert root.find("testsuite").get("name") == "s"
+
+
+def test_the_transcript_shows_an_unknown_tools_error_as_what_it_is():
+    import dataclasses
+
+    from gate.reports.junit import transcript
+    from tests.results_factory import call
+
+    error = "Error: unknown tool 'list_forecasts': the available tools are get_forecast, get_weather."
+    invented = dataclasses.replace(
+        call("list_forecasts", {"city": "Oslo"}, result=error, mock="unknown_tool"), is_error=True
+    )
+    text = transcript(case("c", "failed", rec=record(calls=[invented])))
+    assert f'[call] list_forecasts({{"city": "Oslo"}})\n  -> {error}\n' in text
+    assert "unmocked" not in text

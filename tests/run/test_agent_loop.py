@@ -263,3 +263,35 @@ def test_stop_reasons_are_one_closed_set_shared_with_the_results_schema():
         assert RunRecord.from_dict({**plain, "stop_reason": reason}).stop_reason == reason
     with pytest.raises(ValueError, match="unknown stop_reason 'gave_up'"):
         RunRecord.from_dict({**plain, "stop_reason": "gave_up"})
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_hallucinated_tool_is_answered_unknown_tool_not_the_unmocked_default(
+    provider, model_server, monkeypatch
+):
+    server = model_server(
+        {
+            "rules": [
+                {"when": {"after_tool": "list_forecasts"}, "text": "The tool said: {result}"},
+                {
+                    "when": {"turn": 1},
+                    "tool_calls": [{"name": "list_forecasts", "arguments": {"city": "Oslo"}}],
+                },
+            ]
+        }
+    )
+    case = builders.case(input="Forecasts for Oslo?")
+    suite = _suite(provider, case)
+    suite = dataclasses.replace(
+        suite, mocks=dataclasses.replace(suite.mocks, unmocked=MockRule(None, {"status": "queued"}))
+    )
+    record = _run(server, monkeypatch, suite, case)
+    (call,) = record.calls
+    assert (call.mock, call.is_error) == ("unknown_tool", True)
+    assert call.result.startswith(
+        "Error: unknown tool 'list_forecasts': the available tools are get_forecast"
+    )
+    tool_message = next(m for m in record.messages if m["role"] == "tool")
+    assert tool_message["is_error"] and "unknown tool 'list_forecasts'" in tool_message["content"]
+    assert "unknown tool 'list_forecasts'" in record.output  # what the model was sent back
+    assert "queued" not in record.output

@@ -153,7 +153,9 @@ def test_set_remove_and_sequence_over_successive_calls():
             ),
         }
     )
-    session = MockSession(mocks, {"bookings": {"B1": {"to": "NYC"}}, "log": ["created B1"]})
+    session = MockSession(
+        mocks, ["cancel", "status"], {"bookings": {"B1": {"to": "NYC"}}, "log": ["created B1"]}
+    )
     assert session.call("cancel", {"id": "B1"}).result == {"cancelled": "B1"}
     assert session.state == {"bookings": {}, "log": ["cancelled B1"]}
     again = session.call("cancel", {"id": "B1"})
@@ -169,7 +171,7 @@ def test_set_remove_and_sequence_over_successive_calls():
 
 def test_a_change_the_state_cannot_take_is_a_tool_error_naming_the_rule():
     rule = MockRule(when=None, append=(("count", 1),), returns="ok")
-    session = MockSession(Mocks(tools={"t": (rule,)}), {"count": 3})
+    session = MockSession(Mocks(tools={"t": (rule,)}), ["t"], {"count": 3})
     outcome = session.call("t", {})
     assert outcome.is_error and "is not a list" in outcome.result
     assert session.state == {"count": 3}

@@ -73,4 +73,23 @@ def test_merged_tries_case_rules_first():
 
 
 def _once(mocks: Mocks, tool: str, arguments: dict[str, object] | None) -> MockOutcome:
-    return MockSession(mocks).call(tool, arguments)
+    return MockSession(mocks, defined=[tool]).call(tool, arguments)
+
+
+def test_a_tool_that_is_not_defined_gets_an_unknown_tool_error_not_the_unmocked_default():
+    mocks = Mocks(
+        tools={"get_weather": (MockRule(when=None, returns={"temp_c": 18}),)},
+        unmocked=MockRule(when=None, returns={"status": "queued"}),
+    )
+    session = MockSession(mocks, defined=["get_weather", "get_forecast"])
+    invented = session.call("list_forecasts", {"city": "Oslo"})
+    assert (invented.kind, invented.is_error) == ("unknown_tool", True)
+    assert (
+        invented.result
+        == "Error: unknown tool 'list_forecasts': the available tools are get_forecast, get_weather."
+    )
+    # A defined tool without a rule still gets the configured default.
+    assert session.call("get_forecast", {"city": "Oslo"}) == MockOutcome(
+        "unmocked", {"status": "queued"}, False
+    )
+    assert session.call("get_weather", {"city": "Oslo"}).result == {"temp_c": 18}
