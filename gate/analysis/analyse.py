@@ -50,7 +50,7 @@ def analyse(results: RunResults) -> Analysis:
     failed = failed_cases(results)
     confusion = confusion_table(failed)
     arguments = argument_table(failed, calls_per_tool(results))
-    defined = {suite.name: [t.name for t in suite.tools] for suite in results.suites}
+    defined = {suite.name: suite.tools for suite in results.suites}
     hallucinated = hallucinations(failed, defined)
     recommendations = recommend(results, failed, confusion, arguments, hallucinated)
     return Analysis(reason_counts(failed), confusion, arguments, hallucinated, recommendations, len(failed))

@@ -156,6 +156,49 @@ def words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
+# How a description says when to use its tool, and when not to.
+_SAYS_WHEN = re.compile(
+    r"\b(use (it|this|me)|call (it|this)|use \w+ (for|when|to)|for questions|when(ever)? the user)\b",
+    re.IGNORECASE,
+)
+_SAYS_WHEN_NOT = re.compile(r"\b(not for|do not|don't|never|only (for|when|if))\b", re.IGNORECASE)
+
+
+def says_when(description: str) -> bool:
+    """Whether a tool's description already says when to use it ("use it for", "when the user")."""
+    return _SAYS_WHEN.search(description) is not None
+
+
+def says_when_not(description: str) -> bool:
+    """Whether a tool's description already says when not to use it ("not for", "only when")."""
+    return _SAYS_WHEN_NOT.search(description) is not None
+
+
+_NAME_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _stem(word: str) -> str:
+    """A plural read as its singular, so "lists" is "list" and "appointments" "appointment"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def name_words(name: str) -> set[str]:
+    """The content words of a tool name: ``list_appointments`` and ``listAppointments`` are {list,
+    appointment}."""
+    return {_stem(w.lower()) for w in _NAME_PART.findall(name) if len(w) > 1} - _STOP
+
+
+def purpose_words(name: str, description: str) -> set[str]:
+    """What a tool's definition says it is about: the words of its name and of its description."""
+    return name_words(name) | {_stem(w) for w in words(description) if len(w) > 1}
+
+
 @dataclass(frozen=True)
 class Overlap:
     """The content words two descriptions share, out of the distinct content words of both."""

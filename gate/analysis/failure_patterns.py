@@ -5,7 +5,8 @@
   trial, a missing call of A next to an extra (or hallucinated) call of B; a missing call with no
   counterpart is (A, None), an extra call with none is (None, B);
 * the arguments that fail most per tool: failures of (tool, argument) out of all calls of that tool;
-* hallucinated tool names, with the closest defined name.
+* hallucinated tool names, with the defined tool most likely meant (expected there, else the closest by
+  what its definition says it does, else by spelling).
 
 Only failed trials of failed cases count, and each of their failures once: a call's argument that
 both the case's expectation and the tool's own schema reject is one failure, counted under the
@@ -16,10 +17,12 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from gate.results.outcomes import REASON_TITLES, CaseResult, Failure, RunResults
+from gate.analysis.definition_facts import name_words, purpose_words
+from gate.results.outcomes import REASON_TITLES, CaseResult, Failure, RunResults, ToolInfo
 from gate.util.escape import json_text
 
 ARGUMENT_REASONS = (
@@ -31,6 +34,7 @@ ARGUMENT_REASONS = (
 )
 _EXPECTATION_REASONS = ("missing_argument", "unexpected_argument", "type_error", "value_error")
 _SENT_SHOWN = 5  # distinct values the model sent, kept per argument for the advice
+_TYPO = 0.8  # a hallucinated name at least this similar to a defined one is a misspelling of it
 
 
 @dataclass(frozen=True)
@@ -62,12 +66,20 @@ class ArgumentFailure:
     sent: tuple[object, ...] = ()  # distinct values the model sent that failed (absent ones left out)
 
 
+# Why a hallucinated name's closest tool is the one: the failed trials expected it where the name was
+# called; its name and description speak of what the name says (``shared`` holds those words); or
+# only its name is spelled alike.
+ClosestBy = Literal["expected", "purpose", "spelling"]
+
+
 @dataclass(frozen=True)
 class Hallucination:
     name: str
     cases: int
     case_refs: tuple[str, ...]
-    closest: str | None  # the closest defined tool name
+    closest: str | None  # the defined tool most likely meant
+    closest_by: ClosestBy | None = None
+    shared: tuple[str, ...] = ()  # for "purpose": the name's words the tool's definition holds
 
 
 @dataclass(frozen=True)
@@ -265,26 +277,53 @@ def _argument_failure(
 
 
 def hallucinations(
-    failed: Sequence[FailedCase], defined: Mapping[str, Iterable[str]]
+    failed: Sequence[FailedCase], defined: Mapping[str, Sequence[ToolInfo]]
 ) -> tuple[Hallucination, ...]:
-    """Hallucinated tool names, each with the closest tool defined in the suites of its cases
-    (``defined``: suite name -> its tool names; another suite's tool is not one the agent had)."""
+    """Hallucinated tool names, each with the tool of the suites of its cases most likely meant
+    (``defined``: suite name -> its tools; another suite's tool is not one the agent had): the tool
+    its failed trials expected where it was called, else the one it misspells (``get_wether``), else
+    the one whose name and description hold the most of the name's words (``list_appointments``: a
+    ``get_patient`` that "lists upcoming appointments"), else the closest by spelling."""
     refs: dict[str, list[str]] = defaultdict(list)
+    expected: dict[str, Counter[str]] = defaultdict(Counter)
     for case in failed:
-        for f in (f for trial in case.trials for f in trial):
-            if f.reason == "hallucinated_tool" and f.tool and case.ref not in refs[f.tool]:
-                refs[f.tool].append(case.ref)
+        for trial in case.trials:
+            for f in trial:
+                if f.reason == "hallucinated_tool" and f.tool and case.ref not in refs[f.tool]:
+                    refs[f.tool].append(case.ref)
+            for meant, called in trial_confusions(trial):
+                if meant and called:
+                    expected[called][meant] += 1
+    found = []
+    for name, cases in refs.items():
+        tools = {t.name: t for ref in cases for t in defined.get(ref.split("/", 1)[0], ())}
+        found.append(Hallucination(name, len(cases), tuple(cases), *_meant(name, expected[name], tools)))
+    return tuple(sorted(found, key=lambda h: (-h.cases, h.name)))
 
-    def closest(name: str, cases: list[str]) -> str | None:
-        names = sorted({t for ref in cases for t in defined.get(ref.split("/", 1)[0], ())})
-        return next(iter(difflib.get_close_matches(name, names, n=1, cutoff=0.5)), None)
 
-    return tuple(
-        sorted(
-            (Hallucination(name, len(r), tuple(r), closest(name, r)) for name, r in refs.items()),
-            key=lambda h: (-h.cases, h.name),
+def _meant(
+    name: str, expected: Counter[str], tools: Mapping[str, ToolInfo]
+) -> tuple[str | None, ClosestBy | None, tuple[str, ...]]:
+    """The defined tool ``name`` most likely stands for, why, and the words its definition shares."""
+    if expected:
+        best = max(sorted(expected), key=lambda tool: expected[tool])
+        return best, "expected", ()
+    typo = difflib.get_close_matches(name, sorted(tools), n=1, cutoff=_TYPO)
+    if typo:  # get_wether: a misspelling, whatever the definitions say
+        return typo[0], "spelling", ()
+    wanted = name_words(name)
+    scored = []
+    for tool in tools.values():
+        shared = wanted & purpose_words(tool.name, tool.description)
+        scored.append(
+            (len(shared), difflib.SequenceMatcher(None, name, tool.name).ratio(), tool.name, shared)
         )
-    )
+    if scored:
+        count, _, best_name, shared = max(scored, key=lambda s: (s[0], s[1], s[2]))
+        if count:
+            return best_name, "purpose", tuple(sorted(shared))
+    spelled = difflib.get_close_matches(name, sorted(tools), n=1, cutoff=0.5)
+    return (spelled[0], "spelling", ()) if spelled else (None, None, ())
 
 
 def pattern_refs(failed: Sequence[FailedCase]) -> dict[tuple[str, str | None], list[str]]:

@@ -12,12 +12,19 @@ instead of claiming what is there. Messages are Markdown with every name escaped
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from gate.analysis.definition_facts import ParameterFacts, closed_object, mentions, overlap, parameter_facts
+from gate.analysis.definition_facts import (
+    ParameterFacts,
+    closed_object,
+    mentions,
+    overlap,
+    parameter_facts,
+    says_when,
+    says_when_not,
+)
 from gate.analysis.failure_patterns import ArgumentFailure, Confusion, FailedCase, Hallucination, pattern_refs
 from gate.results.outcomes import REASON_TITLES, RunResults, SuiteResult, ToolInfo
 from gate.util.escape import md_inline_code, show
@@ -150,28 +157,47 @@ def _rec(
 def _confusion_advice(
     expected: str, called: str, expected_desc: str, called_desc: str, request: str
 ) -> tuple[str, str]:
-    """What to write, and in which tool's description (the tool the edit belongs to)."""
+    """What to write, and in which tool's description (the tool the edit belongs to). What a
+    description already says (the other tool's name, when to use it, when not to) is never asked for
+    again: the cases' requests go into it as examples instead."""
     if not expected_desc:
         return (
             f"{_c(expected)} has no description: write one that says when to use it instead of {_c(called)}",
             expected,
         )
-    names_called = mentions(expected_desc, called)
-    names_expected = mentions(called_desc, expected)
-    if names_called and names_expected:
+    examples = request or "the requests of these cases"
+    if mentions(expected_desc, called) and mentions(called_desc, expected):
         return (
             "both descriptions already name the other tool, so the rule is written but not followed: "
             f"put it first in the description of {_c(expected)} with example requests for each tool "
-            f"(such as {request or 'the requests of these cases'}), or state it in the system prompt",
+            f"(such as {examples}), or state it in the system prompt",
             expected,
         )
-    if names_called:
+    if mentions(expected_desc, called):
+        if says_when_not(called_desc):
+            return (
+                f"the description of {_c(expected)} already names {_c(called)}, and {_c(called)}'s already "
+                f"says when not to use it: add requests like {examples} to {_c(called)}'s description as "
+                "examples of when it must not be called",
+                called,
+            )
         return (
             f"the description of {_c(expected)} already names {_c(called)}; say in {_c(called)}'s when not "
             f'to use it, e.g. "Not for …: use {expected}."',
             called,
         )
-    if names_expected:
+    if says_when(expected_desc):
+        other = (
+            f"{_c(called)}'s already says when not to use it"
+            if says_when_not(called_desc)
+            else f'say in {_c(called)}\'s when not to use it, e.g. "Not for …: use {expected}."'
+        )
+        return (
+            f"the description of {_c(expected)} already says when to use it: add requests like {examples} "
+            f"to it as examples of when it must be called, and name {_c(called)} in it; {other}",
+            expected,
+        )
+    if mentions(called_desc, expected):
         return (
             f"the description of {_c(called)} already names {_c(expected)}; say in {_c(expected)}'s when to "
             f'use it instead, e.g. "Use {expected} for …; for … use {called}."',
@@ -456,9 +482,24 @@ def argument_recommendations(loc: Locator, arguments: Sequence[ArgumentFailure])
 # --- hallucinated tools --------------------------------------------------------------------------
 
 
+def _closest_text(h: Hallucination) -> str:
+    """Which defined tool was most likely meant, and why (empty when none is close)."""
+    if h.closest is None:
+        return ""
+    if h.closest_by == "expected":
+        return f" The cases expected {_c(h.closest)} where it was called."
+    if h.closest_by == "purpose":
+        said = ", ".join(_c(w) for w in h.shared)
+        return (
+            f" The defined tool closest to it by what it does is {_c(h.closest)} "
+            f"(its definition speaks of {said})."
+        )
+    return f" The defined tool closest to it by name is {_c(h.closest)}."
+
+
 def _hallucination_advice(loc: Locator, h: Hallucination) -> tuple[str, tuple[str, int]]:
     """What to change so the model calls a real tool, from what the system prompt says, and where."""
-    closest = f" The closest defined tool is {_c(h.closest)}." if h.closest else ""
+    closest = _closest_text(h)
     prompt = loc.system_prompt(h.case_refs)
     if not prompt:
         return (
@@ -478,13 +519,21 @@ def _hallucination_advice(loc: Locator, h: Hallucination) -> tuple[str, tuple[st
             f"available tools by their exact names in it.{closest}"
         ), loc.prompt(h.case_refs)
     request = loc.request(h.case_refs)
-    target = f"{_c(h.closest)}'s description" if h.closest else "the description of the tool it needed"
     example = f" (e.g. {request})" if request else ""
-    advice = (
-        f"The system prompt does not mention it and already names every defined tool: say in {target} "
-        f"that it is the tool for such requests{example}.{closest}"
+    examples = request or "these cases' requests"
+    if h.closest is None:
+        advice = "say in the description of the tool it needed that it is the tool for such requests"
+    elif says_when(loc.description(h.closest, h.case_refs)):
+        advice = (
+            f"{_c(h.closest)}'s description already says when to use it: add requests like "
+            f"{examples} to it as examples of when it must be called"
+        )
+    else:
+        advice = f"say in {_c(h.closest)}'s description that it is the tool for such requests{example}"
+    return (
+        f"The system prompt does not mention it and already names every defined tool: {advice}.{closest}",
+        loc.tool_or_prompt(h.closest, h.case_refs),
     )
-    return advice, loc.tool_or_prompt(h.closest, h.case_refs)
 
 
 def hallucination_recommendations(
@@ -524,12 +573,6 @@ _UNDESCRIBED_WHAT = {
     "forbidden_call": "was called although the case forbids it",
     "wrong_count": "was called the wrong number of times",
 }
-# How a description says when to use its tool, and when not to.
-_SAYS_WHEN = re.compile(
-    r"\b(use (it|this|me)|call (it|this)|use \w+ (for|when|to)|for questions|when(ever)? the user)\b",
-    re.IGNORECASE,
-)
-_SAYS_WHEN_NOT = re.compile(r"\b(not for|do not|don't|never|only (for|when|if))\b", re.IGNORECASE)
 _PROMPT_PATTERNS = {
     "order_violation": "The calls came in the wrong order in {n}: state the required order of steps "
     "in the system prompt.",
@@ -554,16 +597,16 @@ def _tool_pattern_message(loc: Locator, reason: str, tool: str, refs: Sequence[s
     description = loc.description(tool, refs)
     if reason in _UNDESCRIBED_WHAT and tool in loc.tools and not description.strip():
         return _UNDESCRIBED.format(tool=_c(tool), what=_UNDESCRIBED_WHAT[reason], n=cases)
-    request = loc.request(refs)
-    told = {"missing_call": _SAYS_WHEN, "extra_call": _SAYS_WHEN_NOT, "forbidden_call": _SAYS_WHEN_NOT}.get(
+    told = {"missing_call": says_when, "extra_call": says_when_not, "forbidden_call": says_when_not}.get(
         reason
     )
-    if told is not None and told.search(description) and request:
+    if told is not None and told(description):
         when = "when to use it" if reason == "missing_call" else "when not to use it"
         must = "must" if reason == "missing_call" else "must not"
+        examples = loc.request(refs) or "these cases' requests"
         return (
             f"{_c(tool)} {_UNDESCRIBED_WHAT[reason]} in {cases}, although its description already says "
-            f"{when}: add requests like {request} to it as examples of when it {must} be called."
+            f"{when}: add requests like {examples} to it as examples of when it {must} be called."
         )
     return _TOOL_PATTERNS[reason].format(tool=_c(tool), n=cases)
 

@@ -421,3 +421,80 @@ def test_a_schema_violation_of_the_whole_arguments_object_points_at_the_tool_des
     rec = advice([weather()], [schema_case(None, "minProperties: 3")], "argument_schema_violation")
     assert "state that rule in the description of `get_weather`, with an example call" in rec.message
     assert (rec.file, rec.line, rec.argument) == ("tools/weather.json", 5, None)
+
+
+# --- advice that agrees with itself ------------------------------------------------------------------
+
+CLINIC = [
+    tool("find_slots", "Find free appointment slots. Use it when the user asks when they can come in."),
+    tool("book_slot", "Book an appointment slot by its id."),
+    tool("get_patient", "Get a patient's record, which lists their upcoming appointments."),
+    tool("cancel_appointment", "Cancel an appointment by its id."),
+]
+
+
+def clinic_results() -> Any:
+    confused = case(
+        "confused",
+        "failed",
+        line=10,
+        failures=[failure("wrong_tool", tool="book_slot", expected_tool="find_slots")],
+        rec=record("When can I come in next week?", [call("book_slot", {"id": "s1"})]),
+    )
+    silent = case(
+        "silent",
+        "failed",
+        line=20,
+        failures=[failure("missing_call", tool="find_slots")],
+        rec=record("Any free slot on Monday?"),
+    )
+    invented = case(
+        "invented",
+        "failed",
+        line=30,
+        failures=[failure("hallucinated_tool", tool="list_appointments")],
+        rec=record("What appointments do I have?", [call("list_appointments", {})]),
+    )
+    return run(
+        suite("clinic", [confused, silent, invented], tools=CLINIC, prompt=SourceRef("prompts/p.md", 1))
+    )
+
+
+def test_no_recommendation_asks_for_what_another_says_the_description_already_has():
+    recs = analyse(clinic_results()).recommendations
+    about = [r.message for r in recs if "find_slots" in r.message]
+    assert len(about) == 2  # the confusion and the missing call
+    assert not any("say in the description of `find_slots` when to use it" in m for m in about)
+    assert all("already says when to use it" in m for m in about)
+    assert any("`When can I come in next week?` to it as examples" in m for m in about)
+
+
+def test_a_hallucinated_name_is_matched_to_the_tool_that_does_what_it_says_not_the_one_spelled_alike():
+    (h,) = analyse(clinic_results()).hallucinated
+    assert (h.closest, h.closest_by, h.shared) == ("get_patient", "purpose", ("appointment", "list"))
+    rec = next(r for r in analyse(clinic_results()).recommendations if r.pattern == "hallucinated_tool")
+    assert (
+        "closest to it by what it does is `get_patient` (its definition speaks of `appointment`, `list`)"
+        in rec.message
+    )
+    assert "cancel_appointment" not in rec.message
+
+
+def test_the_tool_the_case_expected_is_the_one_meant_by_a_hallucinated_call():
+    meant = case(
+        "meant",
+        "failed",
+        failures=[
+            failure("missing_call", tool="find_slots"),
+            failure("hallucinated_tool", tool="list_appointments"),
+        ],
+        rec=record("Show my options", [call("list_appointments", {})]),
+    )
+    (h,) = analyse(run(suite("clinic", [meant], tools=CLINIC))).hallucinated
+    assert (h.closest, h.closest_by) == ("find_slots", "expected")
+
+
+def test_a_misspelt_name_is_matched_by_its_spelling():
+    typo = case("typo", "failed", failures=[failure("hallucinated_tool", tool="find_slot")])
+    (h,) = analyse(run(suite("clinic", [typo], tools=CLINIC))).hallucinated
+    assert (h.closest, h.closest_by) == ("find_slots", "spelling")
