@@ -433,31 +433,19 @@ CLINIC = [
 ]
 
 
+def asked(case_id: str, line: int, why: Any, request: str, *calls: Any) -> Any:
+    """A failed case with one failure, the user's request and the calls made."""
+    return case(case_id, "failed", line=line, failures=[why], rec=record(request, list(calls)))
+
+
 def clinic_results() -> Any:
-    confused = case(
-        "confused",
-        "failed",
-        line=10,
-        failures=[failure("wrong_tool", tool="book_slot", expected_tool="find_slots")],
-        rec=record("When can I come in next week?", [call("book_slot", {"id": "s1"})]),
-    )
-    silent = case(
-        "silent",
-        "failed",
-        line=20,
-        failures=[failure("missing_call", tool="find_slots")],
-        rec=record("Any free slot on Monday?"),
-    )
-    invented = case(
-        "invented",
-        "failed",
-        line=30,
-        failures=[failure("hallucinated_tool", tool="list_appointments")],
-        rec=record("What appointments do I have?", [call("list_appointments", {})]),
-    )
-    return run(
-        suite("clinic", [confused, silent, invented], tools=CLINIC, prompt=SourceRef("prompts/p.md", 1))
-    )
+    wrong = failure("wrong_tool", tool="book_slot", expected_tool="find_slots")
+    confused = asked("confused", 10, wrong, "When can I come in next week?", call("book_slot", {"id": "s1"}))
+    silent = asked("silent", 20, failure("missing_call", tool="find_slots"), "Any free slot on Monday?")
+    invented = failure("hallucinated_tool", tool="list_appointments")
+    ghost = asked("invented", 30, invented, "What appointments do I have?", call("list_appointments", {}))
+    cases = [confused, silent, ghost]
+    return run(suite("clinic", cases, tools=CLINIC, prompt=SourceRef("prompts/p.md", 1)))
 
 
 def test_no_recommendation_asks_for_what_another_says_the_description_already_has():
