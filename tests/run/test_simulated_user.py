@@ -168,3 +168,34 @@ def test_the_agents_max_turns_bounds_the_whole_episode(tmp_path, model_server, m
     assert server.request_count == 3  # agent 2 + simulator 1: no message the agent could not answer
     assert record.stop_reason == "final_answer"
     assert case.status == "passed", case.failures
+
+
+def test_a_simulated_users_message_cut_at_its_token_limit_is_the_trials_error(
+    tmp_path, model_server, monkeypatch
+):
+    """A cut message is not the user's whole message: the trial is an error saying which limit to raise,
+    not a conversation that goes on with half a sentence."""
+    text = SUITE.replace(
+        "user_simulator: {provider: openai, model: user-model}",
+        "user_simulator: {provider: openai, model: user-model, max_tokens: 3}",
+    )
+    rambling = {
+        "rules": [
+            {"when": {"model": "user-model"}, "text": "Well, let me think about my size " * 5},
+            *SCRIPT["rules"],
+        ]
+    }
+    server = model_server(rambling, cut_at_limit=True)
+    (tmp_path / "shop.suite.yaml").write_text(text, encoding="utf-8")
+    loaded = load_suites([tmp_path], root=tmp_path)
+    assert loaded.problems == ()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    results = asyncio.run(
+        run_suites(loaded.suites, RunOptions(), lambda name: make_provider(name, timeout=10))
+    )
+    case = results.suites[0].cases[0]
+    record = case.trials[0].record
+    assert case.status == "error" and record.stop_reason == "max_tokens"
+    why = "user simulator: the reply was cut at max_tokens=3: raise it (user_simulator.max_tokens)"
+    assert record.error == why and [f.reason for f in case.failures] == ["reply_cut"]
+    assert server.request_count == 2  # the agent's question, the cut message: nothing sent after it
