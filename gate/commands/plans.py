@@ -68,6 +68,8 @@ class RunPlan:
     trials_policy: TrialsPolicy = "curtailed"
     concurrency: int = 8
     timeout: float = 60.0
+    model: str | None = None  # [PROVIDER:]NAME instead of each suite's own model
+    judge_model: str | None = None
     junit: str | None = None
     json: str | None = None
     markdown: str | None = None
@@ -114,6 +116,8 @@ class RunPlan:
                     ),
                     ("--concurrency", None if self.concurrency == defaults.concurrency else self.concurrency),
                     ("--timeout", None if self.timeout == defaults.timeout else self.timeout),
+                    ("--model", self.model),
+                    ("--judge-model", self.judge_model),
                     ("--shard", self.shard),
                     ("--max-requests", self.max_requests),
                     ("--max-cost", self.max_cost),

@@ -142,6 +142,17 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
         help="time limit of one model request (default 60)",
     )
     parser.add_argument(
+        "--model",
+        metavar="[PROVIDER:]NAME",
+        help="run every suite with this model instead of its own (its provider, or openai: / anthropic: "
+        "to switch); compare with the suites' own model's results through --baseline FILE",
+    )
+    parser.add_argument(
+        "--judge-model",
+        metavar="[PROVIDER:]NAME",
+        help="grade the judged checks with this model instead of each suite's judge",
+    )
+    parser.add_argument(
         "--allow-commands",
         action="store_true",
         help="run the programs the suites name (an agent program, an MCP server); without it such a "
@@ -459,7 +470,7 @@ def _suites_to_run(plan: RunPlan, root: Path) -> tuple[list[Suite], dict[str, di
             f"tool-eval-gate run: {len(problems)} problem(s) in the suites; nothing was run", file=sys.stderr
         )
         return Outcome(EXIT_INVALID_INPUT, problems=tuple(problems))
-    suites = list(loaded.suites)
+    suites = _chosen_models(plan, loaded.suites)
     if not suites and plan.skip_unreferenced:
         print("tool-eval-gate run: no suite uses these files; nothing to run")
         return Outcome(EXIT_PASSED)
@@ -482,6 +493,21 @@ def _suites_to_run(plan: RunPlan, root: Path) -> tuple[list[Suite], dict[str, di
 
         selected = list(shard_suites(selected, shard[0], shard[1]))
     return selected, triggered
+
+
+def _chosen_models(plan: RunPlan, suites: Sequence[Suite]) -> list[Suite]:
+    """The suites with the models of ``--model`` / ``--judge-model`` (as loaded without them); the
+    parameters a new provider has no place for are refused (exit 2) before any request."""
+    if plan.model is None and plan.judge_model is None:
+        return list(suites)
+    from gate.suite.model_choice import ModelChoice, with_models
+
+    model = ModelChoice.parse(plan.model) if plan.model else None
+    judge = ModelChoice.parse(plan.judge_model) if plan.judge_model else None
+    chosen, problems = with_models(suites, model, judge)
+    if problems:
+        raise InputError("\n".join(problems))
+    return chosen
 
 
 def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
@@ -539,6 +565,10 @@ def _run_options(
         settings["threshold"] = plan.threshold
     if plan.changed_since:
         settings["changed_since"] = plan.changed_since
+    if plan.model:
+        settings["model"] = plan.model
+    if plan.judge_model:
+        settings["judge_model"] = plan.judge_model
     settings["prices"] = prices_used(suites, prices)
     return RunOptions(
         concurrency=plan.concurrency,
@@ -651,7 +681,7 @@ def _load_base_side(
     side = load_base_side(plan.changed_since, root, suites, triggered)
     for problem in side.problems:
         print(f"warning: {problem} (this suite has no base side)", file=sys.stderr)
-    return side
+    return dataclasses.replace(side, suites=tuple(_chosen_models(plan, side.suites)))
 
 
 def _base_not_run() -> RunResults:

@@ -210,6 +210,8 @@ def run_plan(
         trials_policy="full" if inputs.trials_policy == "full" else "curtailed",
         concurrency=_optional(positive_int, inputs.concurrency) or RunPlan.concurrency,
         timeout=_optional(positive_float, inputs.timeout) or RunPlan.timeout,
+        model=inputs.model or None,
+        judge_model=inputs.judge_model or None,
         shard=inputs.shard or None,
         max_requests=_optional(positive_int, inputs.max_requests),
         max_cost=_optional(positive_float, inputs.max_cost),

@@ -35,6 +35,8 @@ class ActionInputs:
     concurrency: str = ""
     trials: str = ""
     trials_policy: str = "curtailed"
+    model: str = ""  # [PROVIDER:]NAME instead of each suite's own model
+    judge_model: str = ""
     shard: str = ""
     baseline: str = "auto"  # auto (compare with the merge base on pull requests), off, or a results file
     cache: str = ""
@@ -149,6 +151,8 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         concurrency=get("concurrency"),
         trials=get("trials"),
         trials_policy=get("trials_policy", defaults.trials_policy),
+        model=get("model"),
+        judge_model=get("judge_model"),
         shard=get("shard"),
         baseline=get("baseline", defaults.baseline),
         cache=get("cache"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate.reports.requests_text import request_lines
+from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import truncate
@@ -116,6 +117,26 @@ def _request_lines(results: RunResults) -> list[str]:
     return out
 
 
+def _run_facts(conclusion: Conclusion) -> list[str]:
+    """What chose the suites and models, when the run was told: the files changed since
+    ``--changed-since`` that made each suite run, the models ``--model`` / ``--judge-model`` chose (or
+    the baseline's, when they differ from the head's)."""
+    results = conclusion.results
+    settings = results.settings
+    lines = []
+    triggers = trigger_lines(results)
+    if triggers:
+        lines += [f"changed since {settings.get('changed_since')}:", *(f"  {line}" for line in triggers)]
+    models = model_lines(results, conclusion.baseline)
+    if (
+        settings.get("model")
+        or settings.get("judge_model")
+        or any(m.startswith("the baseline") for m in models)
+    ):
+        lines += models
+    return lines
+
+
 def _curtailed(results: RunResults) -> list[str]:
     line = curtailed_line([c for suite in results.suites for c in suite.cases])
     return [line] if line else []
@@ -130,6 +151,7 @@ def closing_lines(
     verdict = conclusion.verdict
     return [
         *suite_lines(verdict),
+        *_run_facts(conclusion),
         *_request_lines(conclusion.results),
         *cache_lines,
         *_curtailed(conclusion.results),

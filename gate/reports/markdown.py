@@ -23,6 +23,7 @@ from typing import Any
 from gate.analysis.analyse import Analysis
 from gate.reports.junit import final_answer_text, transcript
 from gate.reports.requests_text import cost_text, request_lines, timeout_advice
+from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.scoring.pass_hat_k import suite_pass_hat_k
@@ -253,7 +254,19 @@ def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
     )
 
 
-def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
+def _run_facts(results: RunResults, baseline: RunResults | None) -> list[str]:
+    """Which model ran (and the baseline's when it differs), and what made each suite run under
+    ``--changed-since``."""
+    out = [f"{md_text(line[0].upper() + line[1:])}." for line in model_lines(results, baseline)]
+    triggers = trigger_lines(results)
+    if triggers:
+        since = md_inline_code(str(results.settings.get("changed_since", "")))
+        out += ["", f"Suites run for the files changed since {since}:", ""]
+        out += [f"- {md_text(line)}" for line in triggers]
+    return [*out, ""] if out else []
+
+
+def _suites_section(results: RunResults, verdict: Verdict, baseline: RunResults | None = None) -> list[str]:
     if not results.suites:
         return []
     out = [
@@ -270,6 +283,7 @@ def _suites_section(results: RunResults, verdict: Verdict) -> list[str]:
     if curtailed:
         out += [curtailed[0].upper() + curtailed[1:] + ".", ""]
     out += _pass_hat_k_section(results)
+    out += _run_facts(results, baseline)
     prices = _prices_line(results.settings.get("prices"))
     if prices:
         out += [prices, ""]
@@ -656,7 +670,9 @@ def render(
     head = _join(
         [marker_line(marker)] + _pr_section(results, comparison) + _verdict_section(results, verdict)
     )
-    head += _join(_baseline_section(comparison)) + _join(_suites_section(results, verdict))
+    head += _join(_baseline_section(comparison)) + _join(
+        _suites_section(results, verdict, conclusion.baseline)
+    )
     hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
     layout = _Layout(head, conclusion.analysis, _CaseBlocks(results), limit, hint)
     body = layout.body(None)

@@ -404,3 +404,16 @@ def test_the_trials_policy_input_reaches_the_run_and_a_bad_one_is_named() -> Non
     assert full.trials_policy == "full" and full.argv()[full.argv().index("--trials-policy") + 1] == "full"
     _, problems = read_inputs({"INPUT_TRIALS_POLICY": "some"})
     assert problems == ("input trials_policy: choose from curtailed, full (got 'some')",)
+
+
+def test_the_model_inputs_reach_the_run() -> None:
+    push = read_event("push", {"after": "b" * 40})
+    inputs, problems = read_inputs(
+        {"INPUT_MODEL": "anthropic:claude-sonnet-4-5", "INPUT_JUDGE_MODEL": "gpt-4.1"}
+    )
+    assert problems == ()
+    chosen = run_plan(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert (chosen.model, chosen.judge_model) == ("anthropic:claude-sonnet-4-5", "gpt-4.1")
+    argv = chosen.argv()
+    assert argv[argv.index("--model") + 1] == "anthropic:claude-sonnet-4-5"
+    assert argv[argv.index("--judge-model") + 1] == "gpt-4.1"

@@ -1,0 +1,78 @@
+"""``run --model`` and ``--judge-model``: the suites run with another model than the one they name,
+for "would switching models break us?".
+
+``[PROVIDER:]NAME``: a model of each suite's own provider (``gpt-4.1-mini``), or of another
+(``anthropic:claude-sonnet-4-5``; only the prefixes ``openai:`` and ``anthropic:`` are providers, so
+served names such as ``llama3.1:8b`` or ``openai/gpt-4o`` stay names). The suites' parameters come
+along as written; those the new provider has no place for are refused before any request, per
+suite, as ``validate`` would refuse them in the suite. Switching to Anthropic uses the Messages API
+(``api: responses`` is OpenAI's). Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from gate.suite.model import Agent, Api, Judge, ModelParams, Provider, Suite
+from gate.suite.model_family import provider_problems
+
+PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A model asked for on the command line: its name, and its provider when one was named."""
+
+    text: str  # as given, for messages
+    name: str
+    provider: Provider | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ModelChoice:
+        head, colon, rest = text.partition(":")
+        for provider in PROVIDERS:
+            if colon and head == provider and rest:
+                return cls(text, rest, provider)
+        return cls(text, text)
+
+    def applied(self, provider: Provider, api: Api) -> tuple[Provider, Api]:
+        """The provider and API a suite's model runs with under this choice."""
+        chosen = self.provider or provider
+        return chosen, api if chosen == "openai" else "chat"
+
+
+def _agent(agent: Agent, choice: ModelChoice) -> Agent:
+    provider, api = choice.applied(agent.provider, agent.api)
+    return replace(agent, provider=provider, model=choice.name, api=api)
+
+
+def _judge(judge: Judge, choice: ModelChoice) -> Judge:
+    provider, api = choice.applied(judge.provider, judge.api)
+    return replace(judge, provider=provider, model=choice.name, api=api)
+
+
+def with_models(
+    suites: Sequence[Suite], model: ModelChoice | None, judge: ModelChoice | None
+) -> tuple[list[Suite], list[str]]:
+    """The suites with their agent's model (``model``) and their judge's (``judge``, for suites that
+    have a judge) replaced, and what each suite's parameters make impossible under the choice."""
+    chosen: list[Suite] = []
+    problems: list[str] = []
+    for suite in suites:
+        agent, judge_model = suite.agent, suite.judge
+        if model is not None:
+            agent = _agent(agent, model)
+            problems += [
+                f"--model {model.text}: suite {suite.name} ({suite.path}): agent.params.{name}: {message}"
+                for name, message in provider_problems(agent.provider, agent.api, agent.params)
+            ]
+        if judge is not None and judge_model is not None:
+            judge_model = _judge(judge_model, judge)
+            params = ModelParams(reasoning_effort=judge_model.reasoning_effort)
+            problems += [
+                f"--judge-model {judge.text}: suite {suite.name} ({suite.path}): judge.{name}: {message}"
+                for name, message in provider_problems(judge_model.provider, judge_model.api, params)
+            ]
+        chosen.append(replace(suite, agent=agent, judge=judge_model))
+    return chosen, problems

@@ -1,0 +1,54 @@
+"""``--model`` / ``--judge-model``: which provider a choice names, and the suites it makes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gate.suite.model import Judge, ModelParams
+from gate.suite.model_choice import ModelChoice, with_models
+from tests.builders import case, suite
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "provider"),
+    [
+        ("gpt-4.1-mini", "gpt-4.1-mini", None),
+        ("anthropic:claude-sonnet-4-5", "claude-sonnet-4-5", "anthropic"),
+        ("openai:gpt-4o", "gpt-4o", "openai"),
+        ("llama3.1:8b", "llama3.1:8b", None),  # an Ollama tag is part of the name
+        ("openai/gpt-4o", "openai/gpt-4o", None),  # a served name (vLLM, LiteLLM) stays a name
+        ("anthropic:", "anthropic:", None),
+    ],
+)
+def test_a_provider_prefix_is_one_of_the_providers(text, name, provider):
+    assert ModelChoice.parse(text) == ModelChoice(text, name, provider)
+
+
+def test_the_agent_and_judge_models_are_replaced_and_nothing_else():
+    base = suite(case(), judge=Judge("openai", "gpt-4o-mini", reasoning_effort="low"))
+    base = dataclasses.replace(base, agent=dataclasses.replace(base.agent, api="responses"))
+    [chosen], problems = with_models([base], ModelChoice.parse("gpt-4.1"), ModelChoice.parse("o4-mini"))
+    assert problems == []
+    assert (chosen.agent.provider, chosen.agent.model, chosen.agent.api) == ("openai", "gpt-4.1", "responses")
+    assert chosen.agent.tools == base.agent.tools and chosen.agent.params == base.agent.params
+    assert (chosen.judge.model, chosen.judge.reasoning_effort) == ("o4-mini", "low")
+    assert chosen.cases == base.cases
+
+
+def test_switching_provider_refuses_the_parameters_the_new_one_has_no_place_for():
+    base = suite(case(), judge=None)
+    base = dataclasses.replace(
+        base,
+        agent=dataclasses.replace(base.agent, api="responses", params=ModelParams(reasoning_effort="low")),
+    )
+    [chosen], problems = with_models([base], ModelChoice.parse("anthropic:claude-sonnet-4-5"), None)
+    assert (chosen.agent.provider, chosen.agent.api, chosen.judge) == ("anthropic", "chat", None)
+    assert problems == [
+        f"--model anthropic:claude-sonnet-4-5: suite {base.name} ({base.path}): "
+        "agent.params.reasoning_effort: reasoning_effort is an OpenAI parameter; "
+        "Anthropic has no such setting"
+    ]
+    _, judged = with_models([base], None, ModelChoice.parse("anthropic:claude-haiku-4-5"))
+    assert judged == []  # a suite without a judge has nothing to replace
