@@ -25,6 +25,7 @@ from gate.results.outcomes import (
     TrialResult,
 )
 from gate.results.run_record import RecordedCall, RunRecord, Usage
+from gate.results.settings import RunSettings
 
 
 def call(
@@ -237,7 +238,7 @@ def run(
         complete=complete,
         incomplete_reason=incomplete_reason,
         shard=shard,
-        settings=dict(settings or {}),
+        settings=RunSettings.from_dict(settings or {}),
     )
 
 
@@ -279,9 +280,11 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
     (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``planned_trials`` of
     cases that ran every trial, ``parameters`` of tools whose schema was not recorded), with each case's
-    ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include: the reference
+    ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
+    settings in their file form: the reference
     ``gate.reports.json_codec.to_json`` is held to."""
     data = asdict(results)
+    data["settings"] = results.settings.to_dict()  # the keys the file always had (RunSettings.to_dict)
     for s_i, s in enumerate(results.suites):
         if s.requests == RequestStats():  # only suites that sent a request store the field
             data["suites"][s_i].pop("requests")

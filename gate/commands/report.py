@@ -90,12 +90,12 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
     parts = [load_results(path) for path in plan.results]
     results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts)
     baseline = load_results(plan.baseline) if plan.baseline else None
-    overrides = {
-        "threshold": plan.threshold,
-        "errors_count": None if plan.errors is None else plan.errors == "count",
-        "fail_on": plan.fail_on,
-    }
-    policy = GatePolicy.from_settings(results.settings, **overrides)
+    policy = GatePolicy.from_settings(
+        results.settings,
+        threshold=plan.threshold,
+        errors_count=None if plan.errors is None else plan.errors == "count",
+        fail_on=plan.fail_on,
+    )
     with gc_paused():
         conclusion = conclude(results, baseline, policy)
     write_outputs(

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from gate.commands.arguments import Parser, fail_on, positive_float, positive_int, rate, trial_count
 from gate.commands.plans import Outcome, RunPlan
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
-from gate.util.json_types import JsonObject
 from gate.verdict.curtailment import TRIALS_POLICIES
 
 if TYPE_CHECKING:
@@ -557,19 +556,19 @@ def _run_options(
     fail_on_rule: FailOn,
 ) -> RunOptions:
     from gate.providers.concurrency import RetryPolicy
+    from gate.results.settings import RunSettings
     from gate.run.runner import RunControl, RunOptions
     from gate.suite.pricing import prices_used
 
-    settings: JsonObject = {"errors": plan.errors, "fail_on": fail_on_rule}
-    if plan.threshold is not None:
-        settings["threshold"] = plan.threshold
-    if plan.changed_since:
-        settings["changed_since"] = plan.changed_since
-    if plan.model:
-        settings["model"] = plan.model
-    if plan.judge_model:
-        settings["judge_model"] = plan.judge_model
-    settings["prices"] = prices_used(suites, prices)
+    settings = RunSettings(
+        errors=plan.errors,
+        fail_on=fail_on_rule,
+        threshold=plan.threshold,
+        changed_since=plan.changed_since or None,
+        model=plan.model or None,
+        judge_model=plan.judge_model or None,
+        prices=prices_used(suites, prices),
+    )
     return RunOptions(
         concurrency=plan.concurrency,
         trials=plan.trials,

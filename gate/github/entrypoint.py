@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gate.commands.plans import Outcome as CommandOutcome
 from gate.commands.plans import ReportPlan, RunPlan
@@ -51,7 +51,9 @@ from gate.run.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
 from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:
+    from gate.analysis.analyse import Recommendation
     from gate.verdict.conclusion import Conclusion
+    from gate.verdict.policy import Verdict
 
 # Every output action.yml documents, written on every exit path ("" when it does not apply).
 OUTPUT_NAMES = (
@@ -238,7 +240,7 @@ def _command_line(the_plan: Plan, workspace: Path) -> str:
 
 
 def _publish(
-    settings: ActionSettings, body: str, recommendations: Sequence[Any], *, create_comment: bool
+    settings: ActionSettings, body: str, recommendations: Sequence[Recommendation], *, create_comment: bool
 ) -> dict[str, str]:
     """Post the review, then the sticky comment (which lists what the review could not place)."""
     from gate.github.publisher import Publisher, ReviewOutcome, fit_comment, skipped_section
@@ -459,7 +461,7 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
     }
 
 
-def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequence[Any]]:
+def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequence[Recommendation]]:
     from gate.reports.markdown import marker_line
 
     marker = settings.inputs.marker
@@ -476,7 +478,7 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
     return body, outcome.conclusion.advice
 
 
-def _verdict_word(code: int, verdict: Any) -> str:
+def _verdict_word(code: int, verdict: Verdict | None) -> str:
     if code == EXIT_INVALID_INPUT:
         return "invalid"
     if code == EXIT_INCOMPLETE or verdict is None:

@@ -30,12 +30,18 @@ ACTIONS_BOT_LOGIN = "github-actions[bot]"
 class RecommendationLike(Protocol):
     """What the publisher reads of ``gate.analysis.analyse.Recommendation``."""
 
-    pattern: str
-    message: str
-    file: str | None
-    line: int | None
-    tool: str | None
-    argument: str | None
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def file(self) -> str | None: ...
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def argument(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

@@ -104,16 +104,16 @@ def _request_lines(results: RunResults) -> list[str]:
     with a base side the requests of each side; nothing when no request was sent."""
     settings = results.settings
     stats = results.requests
-    prices = settings.get("prices") or {}
+    prices = settings.prices or {}
     out = request_lines(stats)  # none when nothing was sent (replay, every case skipped)
     if out and stats.unpriced:
-        unknown = [name for name, p in prices.items() if "input" not in p]
+        unknown = [name for name, p in prices.items() if not p.known]
         out[0] += f" (no price for {', '.join(unknown) or 'some models'}: give it with --prices FILE)"
-    sources = sorted({str(p.get("source")) for p in prices.values() if "input" in p})
+    sources = sorted({p.source for p in prices.values() if p.known})
     if sources and out:
         out.append("prices from: " + ", ".join(sources))
-    if isinstance(settings.get("baseline"), dict):
-        out.append(requests_line(dict(settings)))
+    if settings.baseline is not None:
+        out.append(requests_line(settings))
     return out
 
 
@@ -126,13 +126,9 @@ def _run_facts(conclusion: Conclusion) -> list[str]:
     lines = []
     triggers = trigger_lines(results)
     if triggers:
-        lines += [f"changed since {settings.get('changed_since')}:", *(f"  {line}" for line in triggers)]
+        lines += [f"changed since {settings.changed_since}:", *(f"  {line}" for line in triggers)]
     models = model_lines(results, conclusion.baseline)
-    if (
-        settings.get("model")
-        or settings.get("judge_model")
-        or any(m.startswith("the baseline") for m in models)
-    ):
+    if settings.model or settings.judge_model or any(m.startswith("the baseline") for m in models):
         lines += models
     return lines
 

@@ -31,6 +31,7 @@ from gate.results.outcomes import (
     TrialResult,
 )
 from gate.results.run_record import RecordedCall, RunRecord
+from gate.results.settings import RunSettings
 from gate.util import schema_check
 from gate.util.json_types import JsonObject
 from gate.verdict.baseline import Comparison, headline
@@ -240,7 +241,7 @@ def _document(results: RunResults) -> JsonObject:
         "complete": results.complete,
         "finished_at": results.finished_at,
         "incomplete_reason": results.incomplete_reason,
-        "settings": results.settings,
+        "settings": results.settings.to_dict(),
         "shard": results.shard,
         "started_at": results.started_at,
         "suites": [_suite(s) for s in results.suites],
@@ -459,7 +460,7 @@ def merge(parts: Sequence[RunResults]) -> RunResults:
                 reasons.append(f"missing shard(s) {', '.join(f'{i}/{count}' for i in missing)}")
     settings: JsonObject = {}
     for part in parts:
-        for key, value in part.settings.items():
+        for key, value in part.settings.to_dict().items():
             settings.setdefault(key, value)
     started = sorted(p.started_at for p in parts if p.started_at)
     finished = sorted(p.finished_at for p in parts if p.finished_at)
@@ -470,6 +471,6 @@ def merge(parts: Sequence[RunResults]) -> RunResults:
         complete=not reasons,
         incomplete_reason="; ".join(reasons),
         shard="",
-        settings=settings,
+        settings=RunSettings.from_dict(settings),
         version=RESULTS_VERSION,
     )

@@ -16,7 +16,7 @@ model made up, error messages) goes through ``gate.util.escape``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from gate.reports.requests_text import cost_text, request_lines, timeout_advice
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
+from gate.results.settings import PriceRecord
 from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.util.json_types import JsonObject
@@ -260,7 +261,7 @@ def _run_facts(results: RunResults, baseline: RunResults | None) -> list[str]:
     out = [f"{md_text(line[0].upper() + line[1:])}." for line in model_lines(results, baseline)]
     triggers = trigger_lines(results)
     if triggers:
-        since = md_inline_code(str(results.settings.get("changed_since", "")))
+        since = md_inline_code(results.settings.changed_since or "")
         out += ["", f"Suites run for the files changed since {since}:", ""]
         out += [f"- {md_text(line)}" for line in triggers]
     return [*out, ""] if out else []
@@ -284,7 +285,7 @@ def _suites_section(results: RunResults, verdict: Verdict, baseline: RunResults 
         out += [curtailed[0].upper() + curtailed[1:] + ".", ""]
     out += _pass_hat_k_section(results)
     out += _run_facts(results, baseline)
-    prices = _prices_line(results.settings.get("prices"))
+    prices = _prices_line(results.settings.prices)
     if prices:
         out += [prices, ""]
     return out
@@ -334,19 +335,17 @@ def _pass_hat_k_section(results: RunResults) -> list[str]:
     return ["pass^k (all of k trials pass; C(c,k)/C(n,k) per case, mean over cases):", "", *rows, ""]
 
 
-def _prices_line(prices: Any) -> str:
+def _prices_line(prices: Mapping[str, PriceRecord] | None) -> str:
     """Which price each model's cost was estimated with, and where it came from (``--prices``)."""
-    if not isinstance(prices, dict) or not prices:
+    if not prices:
         return ""
     parts = []
     for name, price in sorted(prices.items()):
-        if not isinstance(price, dict):
-            continue
-        if isinstance(price.get("input"), int | float) and isinstance(price.get("output"), int | float):
-            figure = f"{price['input']:.2f} / {price['output']:.2f}"
-            parts.append(f"{_code(str(name))} {figure} ({_code(str(price.get('source', '')))})")
+        if price.input is not None and price.output is not None:
+            figure = f"{price.input:.2f} / {price.output:.2f}"
+            parts.append(f"{_code(name)} {figure} ({_code(price.source)})")
         else:
-            parts.append(f"{_code(str(name))} no price (give it with `--prices`)")
+            parts.append(f"{_code(name)} no price (give it with `--prices`)")
     return (
         "<sub>Cost estimated with prices in USD per million input / output tokens: "
         + "; ".join(parts)

@@ -31,10 +31,10 @@ def model_lines(results: RunResults, baseline: RunResults | None = None) -> list
     models = _models(results)
     lines = []
     if models:
-        chosen = results.settings.get("model")
+        chosen = results.settings.model
         by_flag = f" (--model {chosen}, instead of the suites' own)" if chosen else ""
         lines.append(f"{'model' if len(set(models.values())) == 1 else 'models'}: {_said(models)}{by_flag}")
-    judge = results.settings.get("judge_model")
+    judge = results.settings.judge_model
     if judge:
         lines.append(f"judge model: {judge} (--judge-model, instead of the suites' judges)")
     if baseline is not None:
@@ -52,6 +52,6 @@ def trigger_line(suite: str, triggered_by: Mapping[str, str]) -> str:
 
 def trigger_lines(results: RunResults) -> list[str]:
     """Under ``--changed-since``: for each suite that ran, the changed files that made it run."""
-    if not results.settings.get("changed_since"):
+    if not results.settings.changed_since:
         return []
     return [trigger_line(s.name, s.triggered_by) for s in results.suites if s.triggered_by]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from gate.results.run_record import RunRecord
+from gate.results.settings import RunSettings
 from gate.util.json_types import JsonObject
 
 MAX_QUOTED_CHARS = 300  # how much of an answer, a provider error or raw arguments a failure quotes
@@ -278,7 +279,7 @@ class RunResults:
     complete: bool = True  # False when interrupted or a budget stopped the run
     incomplete_reason: str = ""
     shard: str = ""  # "INDEX/COUNT" when this is a shard
-    settings: JsonObject = field(default_factory=dict)  # threshold override, errors policy, fail_on
+    settings: RunSettings = field(default_factory=RunSettings)  # the policy asked for, what it spent
     version: int = RESULTS_VERSION
 
     @property
@@ -347,7 +348,7 @@ class RunResults:
             complete=data.get("complete", True),
             incomplete_reason=data.get("incomplete_reason", ""),
             shard=data.get("shard", ""),
-            settings=dict(data.get("settings", {})),
+            settings=RunSettings.from_dict(data.get("settings", {})),
             version=RESULTS_VERSION,  # read from any version it supports, written as the current one
         )
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from gate.git.base_tree import changed_lines, materialize, merge_base
 from gate.results.outcomes import RunResults
+from gate.results.settings import BaseSideRecord, RunSettings
 from gate.run.cache import ResponseCache
 from gate.run.runner import RunOptions, run_suites
 from gate.suite.model import Suite
@@ -88,9 +89,9 @@ async def run_base_side(
     """Run the base suites with ``options`` minus what the head side spent; its own cache counters;
     with curtailed trials, each base case stops once its verdict and its comparison with the head's
     are decided."""
-    requests_left = _left(options.max_requests, float(head.settings.get("requests", 0)))
+    requests_left = _left(options.max_requests, head.settings.requests or 0)
     max_requests = None if requests_left is None else max(0, int(requests_left))
-    cost_left = _left(options.max_cost_usd, float(head.settings.get("estimated_cost_usd", 0.0)))
+    cost_left = _left(options.max_cost_usd, head.settings.estimated_cost_usd or 0.0)
     cache = options.cache
     base_options = dataclasses.replace(
         options,
@@ -100,7 +101,7 @@ async def run_base_side(
         if max_requests is None
         else f"--max-requests {options.max_requests}, {max_requests} left for the base side",
         max_cost_usd=None if cost_left is None else max(0.0, cost_left),
-        settings={},
+        settings=RunSettings(),
         reserve_base_for=frozenset(),
         refused=budget_refused(head),
         curtailer=None
@@ -124,17 +125,18 @@ def budget_refused(head: RunResults) -> frozenset[tuple[str, str]]:
 def record(side: BaseSide, head: RunResults, base: RunResults) -> RunResults:
     """``head`` with what the base side did in its settings (``baseline``), and incomplete when the
     base side is (the comparison would be wrong)."""
-    settings = dict(head.settings)
-    settings["baseline"] = {
-        "mode": "auto",
-        "ref": side.ref,
-        "merge_base": side.commit,
-        "changed_lines": {path: list(lines) for path, lines in side.changed_lines.items()},
-        "suites_without_base": list(side.without_base),
-        "requests": base.settings.get("requests", 0),
-        "estimated_cost_usd": base.settings.get("estimated_cost_usd", 0.0),
-        **({"cache": base.settings["cache"]} if "cache" in base.settings else {}),
-    }
+    settings = dataclasses.replace(
+        head.settings,
+        baseline=BaseSideRecord(
+            ref=side.ref,
+            merge_base=side.commit,
+            changed_lines=side.changed_lines,
+            suites_without_base=side.without_base,
+            requests=base.settings.requests or 0,
+            estimated_cost_usd=base.settings.estimated_cost_usd or 0.0,
+            cache=base.settings.cache,
+        ),
+    )
     if base.complete:
         return dataclasses.replace(head, settings=settings)
     reason = f"base side: {base.incomplete_reason}"

@@ -48,6 +48,7 @@ from gate.results.outcomes import (
     TrialResult,
 )
 from gate.results.run_record import RunRecord, StopReason
+from gate.results.settings import CacheCounts, RunSettings
 from gate.run.agent_loop import BUDGET_MESSAGE, run_trial
 from gate.run.cache import ResponseCache
 from gate.run.curtailing import Curtailer
@@ -118,7 +119,7 @@ class RunOptions:
     # Suite path -> {file: reason} from change detection, copied into the results.
     triggered_by: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     shard: str = ""
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)  # recorded in the results
     control: RunControl | None = None
     # --baseline auto, head side: the suites (paths) whose cases reserve budget for their base side too.
     reserve_base_for: frozenset[str] = frozenset()
@@ -455,17 +456,17 @@ class _Run:
     def _results(self, suites: tuple[SuiteResult, ...], started_at: str) -> RunResults:
         reasons = [f"stopped {scope}: {exc}" for scope, exc in self.fatal.items()]
         reasons += [r for r in (self.control.reason, self.budget_reason, self.cost_reason) if r]
-        settings = dict(self.options.settings)
-        settings.setdefault("requests", self.requests)
-        settings.setdefault("estimated_cost_usd", round(self.cost, 6))
-        if isinstance(settings.get("prices"), dict):
-            settings["prices"] = served_prices(settings["prices"], self.served, self.options.prices)
-        if self.unpriced:
-            settings.setdefault("cost_incomplete", True)  # some model has no known price
-        if self.options.cache is not None:
-            settings.setdefault(
-                "cache", {"hits": self.options.cache.hits, "misses": self.options.cache.misses}
-            )
+        cache = self.options.cache
+        settings = self.options.settings.counted(
+            requests=self.requests,
+            estimated_cost_usd=round(self.cost, 6),
+            cost_incomplete=bool(self.unpriced),  # some model has no known price
+        )
+        if settings.prices is not None:
+            prices = served_prices(settings.prices, self.served, self.options.prices)
+            settings = dataclasses.replace(settings, prices=prices)
+        if cache is not None and settings.cache is None:
+            settings = dataclasses.replace(settings, cache=CacheCounts(cache.hits, cache.misses))
         return RunResults(
             suites=suites,
             started_at=started_at,

@@ -9,14 +9,14 @@ Unknown models cost ``None`` (unknown), never a guess. Pure: the file is read by
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from gate.errors import Problem
 from gate.results.run_record import Usage
+from gate.results.settings import PriceRecord
 from gate.suite.model import Suite
-from gate.util.json_types import JsonObject
 
 PathKey = tuple[Any, ...]
 
@@ -254,29 +254,24 @@ def unpriced_models(suites: Sequence[Suite], table: PriceTable) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def prices_used(suites: Sequence[Suite], table: PriceTable) -> dict[str, JsonObject]:
-    """``provider/model`` -> its price and where it came from (null price: unknown), for reports."""
-    used: dict[str, JsonObject] = {}
+def prices_used(suites: Sequence[Suite], table: PriceTable) -> dict[str, PriceRecord]:
+    """``provider/model`` -> its price and where it came from (no price: unknown), for reports."""
+    used: dict[str, PriceRecord] = {}
     for suite in suites:
         for _role, provider, model in suite_models(suite):
             used[f"{provider}/{model}"] = _price_entry(table.lookup(provider, model))
     return used
 
 
-def _price_entry(found: Price | None) -> dict[str, Any]:
+def _price_entry(found: Price | None) -> PriceRecord:
     if found is None:
-        return {"source": "unknown: no price (give it with --prices)"}
-    return {
-        "input": found.input,
-        "output": found.output,
-        "cached_input": found.cached_input,
-        "source": found.source,
-    }
+        return PriceRecord("unknown: no price (give it with --prices)")
+    return PriceRecord(found.source, found.input, found.output, found.cached_input)
 
 
 def served_prices(
-    used: Mapping[str, dict[str, Any]], served: Mapping[tuple[str, str], Set[str]], table: PriceTable
-) -> dict[str, dict[str, Any]]:
+    used: Mapping[str, PriceRecord], served: Mapping[tuple[str, str], Set[str]], table: PriceTable
+) -> dict[str, PriceRecord]:
     """``prices_used`` after the run, by the models that answered: ``served`` maps (provider, asked
     model) to the models the server named in its replies. An answering model of another name is
     listed with the price its replies got (``answered_for`` the asked one); an asked model that
@@ -285,10 +280,9 @@ def served_prices(
     for (provider, asked), answered in sorted(served.items()):
         others = sorted(name for name in answered if name and name != asked)
         for name in others:
-            out[f"{provider}/{name}"] = {
-                **_price_entry(table.served(provider, asked, name)),
-                "answered_for": asked,
-            }
+            out[f"{provider}/{name}"] = replace(
+                _price_entry(table.served(provider, asked, name)), answered_for=asked
+            )
         if others and all(name in others for name in answered):
             out.pop(f"{provider}/{asked}", None)
     return out

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
 
 from gate.analysis.analyse import Recommendation
 from gate.results.outcomes import CaseResult, Failure, RunResults, SuiteResult
+from gate.results.settings import CacheCounts, RunSettings
 from gate.util.escape import truncate
-from gate.util.json_types import JsonObject
 from gate.util.stats import fisher_one_sided_p, regression_significant
 
 ChangeStatus = Literal["new", "fixed", "regressed", "still_failing", "unchanged", "removed"]
@@ -287,19 +287,6 @@ def _explained(
     )
 
 
-def changed_lines_of(results: RunResults) -> dict[str, tuple[int, ...]]:
-    """The changed lines recorded by ``run --baseline auto`` (settings.baseline.changed_lines)."""
-    recorded = results.settings.get("baseline")
-    lines = recorded.get("changed_lines") if isinstance(recorded, Mapping) else None
-    if not isinstance(lines, Mapping):
-        return {}
-    return {
-        str(path): tuple(n for n in numbers if isinstance(n, int))
-        for path, numbers in lines.items()
-        if isinstance(numbers, list | tuple)
-    }
-
-
 def compare(head: RunResults, base: RunResults) -> Comparison:
     """Compare every case of ``head`` with ``base``, keyed by (suite name, case id).
 
@@ -310,7 +297,7 @@ def compare(head: RunResults, base: RunResults) -> Comparison:
     for s in base.suites:
         for c in s.cases:
             base_cases.setdefault((s.name, c.case_id), c)
-    changed = changed_lines_of(head)
+    changed = head.settings.baseline.changed_lines if head.settings.baseline is not None else {}
     changes: list[CaseChange] = []
     seen: set[tuple[str, str]] = set()
     head_compared: list[CaseResult] = []
@@ -430,20 +417,20 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
     return tuple(out)
 
 
-def requests_line(settings: JsonObject) -> str:
+def requests_line(settings: RunSettings) -> str:
     """How many model requests each side of a ``--baseline auto`` run needed, and how many answers
     came from the cache; empty without a base side."""
-    base = settings.get("baseline")
-    if not isinstance(base, dict):
+    base = settings.baseline
+    if base is None:
         return ""
 
-    def side(requests: Any, cache: Any) -> str:
-        hits = f", {cache.get('hits', 0)} from the cache" if isinstance(cache, dict) else ""
+    def side(requests: int, cache: CacheCounts | None) -> str:
+        hits = f", {cache.hits} from the cache" if cache is not None else ""
         return f"{requests} model request(s){hits}"
 
     return (
-        f"head: {side(settings.get('requests', 0), settings.get('cache'))}; "
-        f"base ({str(base.get('merge_base', ''))[:12]}): {side(base.get('requests', 0), base.get('cache'))}"
+        f"head: {side(settings.requests or 0, settings.cache)}; "
+        f"base ({base.merge_base[:12]}): {side(base.requests, base.cache)}"
     )
 
 

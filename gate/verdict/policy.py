@@ -28,19 +28,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING
 
 from gate.errors import EXIT_GATE_FAILED, EXIT_INCOMPLETE, EXIT_PASSED
 from gate.results.outcomes import RunResults, SuiteResult
+from gate.results.settings import FAIL_ON_VALUES, FailOn, RunSettings
 from gate.suite.model import DEFAULT_THRESHOLD
-from gate.util.json_types import JsonObject
 from gate.util.stats import wilson_interval
 
 if TYPE_CHECKING:
     from gate.verdict.baseline import Comparison
 
-FailOn = Literal["threshold", "regression", "regression_or_threshold", "any_failure"]
-FAIL_ON_VALUES: tuple[FailOn, ...] = get_args(FailOn)
+__all__ = ["FAIL_ON_VALUES", "FailOn", "GatePolicy", "SuiteVerdict", "Verdict", "decide", "pct"]
 
 
 @dataclass(frozen=True)
@@ -50,22 +49,26 @@ class GatePolicy:
     fail_on: FailOn = "threshold"
 
     @classmethod
-    def from_settings(cls, settings: JsonObject, **overrides: Any) -> GatePolicy:
-        """The policy recorded in ``RunResults.settings`` (keys ``threshold``, ``errors``
-        ("count" | "ignore") and ``fail_on``), with non-None ``overrides`` applied on top."""
-        threshold = settings.get("threshold")
-        errors = settings.get("errors", settings.get("errors_count", "count"))
-        errors_count = errors if isinstance(errors, bool) else errors != "ignore"
-        fail_on = str(settings.get("fail_on", "threshold")).replace("-", "_")
-        if fail_on not in FAIL_ON_VALUES:
-            fail_on = "threshold"
-        values: JsonObject = {
-            "threshold": float(threshold) if isinstance(threshold, (int, float)) else None,
-            "errors_count": errors_count,
-            "fail_on": fail_on,
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+    def from_settings(
+        cls,
+        settings: RunSettings,
+        *,
+        threshold: float | None = None,
+        errors_count: bool | None = None,
+        fail_on: FailOn | None = None,
+    ) -> GatePolicy:
+        """The policy recorded in the results' settings, with the arguments that are not None on
+        top (the ``report`` command's flags)."""
+        recorded = cls(
+            threshold=settings.threshold,
+            errors_count=settings.errors != "ignore",
+            fail_on=settings.fail_on or "threshold",
+        )
+        return cls(
+            threshold=recorded.threshold if threshold is None else threshold,
+            errors_count=recorded.errors_count if errors_count is None else errors_count,
+            fail_on=recorded.fail_on if fail_on is None else fail_on,
+        )
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,7 @@ def _totals(suites: Sequence[SuiteVerdict]) -> _Totals:
 
 def _rule(policy: GatePolicy, comparison: Comparison | None) -> tuple[str, list[str]]:
     """The ``fail_on`` rule that applies, and a note when the policy's could not."""
-    fail_on = str(policy.fail_on).replace("-", "_")  # tolerate the CLI spelling "any-failure"
+    fail_on = policy.fail_on
     if comparison is None and fail_on == "regression":
         return "threshold", ["fail_on=regression without a baseline: the threshold rule applies"]
     if comparison is None and fail_on == "regression_or_threshold":

@@ -73,7 +73,12 @@ def test_to_json_equals_dumping_the_contract_dictionary():
         odd_results(),
     ):
         expected = (
-            json.dumps(file_form(plain_results(results)), sort_keys=True, ensure_ascii=False, allow_nan=False)
+            json.dumps(
+                file_form(plain_results(results)),
+                sort_keys=True,
+                ensure_ascii=False,
+                allow_nan=False,
+            )
             + "\n"
         )
         assert to_json(results) == expected

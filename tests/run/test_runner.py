@@ -189,7 +189,7 @@ def test_max_requests_finishes_the_cases_it_starts_under_high_concurrency(model_
     assert all(c.trials[0].record.turns == 2 for c in results.suites[0].cases[:3])  # complete episodes
     budget_errors(results, results.suites[0].cases[3:])
     assert server.request_count == 6 <= 7
-    assert results.settings["requests"] == 6
+    assert results.settings.requests == 6
     assert not results.complete and "request budget ran out" in results.incomplete_reason
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from gate.results.settings import RunSettings
 from gate.verdict.baseline import compare
 from gate.verdict.policy import GatePolicy, decide
 from tests.results_factory import run, simple, suite, trials_case
@@ -89,6 +90,10 @@ def test_flaky_cases_are_counted():
 
 
 def test_policy_from_settings():
-    policy = GatePolicy.from_settings({"threshold": 0.5, "errors": "ignore", "fail_on": "any-failure"})
+    recorded = RunSettings.from_dict({"threshold": 0.5, "errors": "ignore", "fail_on": "any-failure"})
+    policy = GatePolicy.from_settings(recorded)
     assert policy == GatePolicy(threshold=0.5, errors_count=False, fail_on="any_failure")
-    assert GatePolicy.from_settings({}, threshold=0.8) == GatePolicy(threshold=0.8)
+    assert GatePolicy.from_settings(RunSettings(), threshold=0.8) == GatePolicy(threshold=0.8)
+    # what older results files wrote: errors_count, and no fail_on
+    old = GatePolicy.from_settings(RunSettings.from_dict({"errors_count": False}))
+    assert old == GatePolicy(errors_count=False, fail_on="threshold")
