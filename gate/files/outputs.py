@@ -108,11 +108,6 @@ def _replace(target: Path, data: bytes) -> None:
         raise
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to the regular file ``path`` atomically, creating parent directories."""
-    _replace(Path(path), text.encode("utf-8", "backslashreplace"))
-
-
 def _open_stream(path: str, what: str) -> int:
     """Open a device, FIFO or /dev, /proc path for writing now (a FIFO without a reader is refused
     instead of blocking the run)."""

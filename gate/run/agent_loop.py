@@ -14,9 +14,11 @@ Provider failures (after retries) and cut replies become the trial's ``error`` (
 *error*, not a failure); only fatal provider errors (authentication, unknown model) propagate,
 because they stop the run.
 
-Latency is the wall time of the trial, with the time spent waiting for a concurrency slot or in
-retry back-off replaced by the provider's own answer time, so that a busy run (or a replay from the
-cache, which keeps the original answer time) does not make cases miss their latency budget.
+Latency is the wall time of the trial with the wall time of each model call replaced by the
+provider's own answer time: waiting for a concurrency slot or in retry back-off never makes a case
+miss its latency budget, and an answer from the cache counts the time it took when it was recorded
+(a budget that fails live fails under ``--replay`` of the same answers, and comparisons show real
+latencies, not the cache's).
 """
 
 from __future__ import annotations
@@ -178,8 +180,8 @@ class _Episode:
         if reply is None:
             return None
         call_wall = (self.clock() - call_started) * 1000.0
-        if reply.latency_ms is not None:
-            self.waited += max(0.0, call_wall - reply.latency_ms)
+        if reply.latency_ms is not None:  # negative for a cache hit: the recorded answer time counts
+            self.waited += call_wall - reply.latency_ms
         self.turns += 1
         self.usage = self.usage + reply.usage
         if self.cost is not None:

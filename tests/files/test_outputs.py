@@ -254,11 +254,11 @@ def test_a_cache_that_cannot_store_never_costs_the_answers(repo, model_server, m
     answers are still used, the run completes, and the summary says what was not stored."""
     from gate.run import cache as cache_module
 
-    def failing(path, text):
+    def failing(directory_fd, name, data):
         raise OSError(28, "No space left on device")
 
     point(monkeypatch, model_server(SCRIPT))
-    monkeypatch.setattr(cache_module, "write_text_atomic", failing)
+    monkeypatch.setattr(cache_module, "_replace_in", failing)
     assert run(repo, "--cache", str(repo / "cache"), "--json", str(repo / "r.json")) == 0
     out = capsys.readouterr().out
     assert "4 answer(s) could not be stored" in out and "No space left on device" in out

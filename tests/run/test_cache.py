@@ -100,6 +100,37 @@ def test_corrupt_entry_is_a_miss(tmp_path):
     assert cache.load(key) is None
 
 
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        '{"reply": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"reply": {"text": "", "usage": ' + "9" * 100_000 + "}}",
+    ],
+    ids=["nested beyond recursion", "an integer of 100,000 digits"],
+)
+def test_an_entry_that_would_cost_more_than_its_answer_is_a_miss(tmp_path, hostile):
+    cache = ResponseCache(tmp_path, "use")
+    key = cache_key(BASE, 0)
+    cache.path_for(key).parent.mkdir(parents=True)
+    cache.path_for(key).write_text(hostile)
+    assert cache.load(key) is None
+
+
+def test_an_entry_too_big_to_read_back_keeps_the_answer_without_the_request(tmp_path, monkeypatch):
+    from gate import limits
+
+    cache = ResponseCache(tmp_path, "use")
+    key = cache_key(BASE, 0)
+    big = dataclasses.replace(BASE, system="x" * 5000)
+    monkeypatch.setattr(limits, "MAX_CACHE_ENTRY_BYTES", 4000)
+    cache.store(key, big, 0, REPLY)
+    assert cache.load(key) == REPLY and "request" not in json.loads(cache.path_for(key).read_text())
+    monkeypatch.setattr(limits, "MAX_CACHE_ENTRY_BYTES", 100)
+    cache.store(cache_key(BASE, 1), big, 1, REPLY)
+    assert cache.load(cache_key(BASE, 1)) is None
+    assert cache.store_errors == [f"{cache.path_for(cache_key(BASE, 1))}: larger than 100 bytes"]
+
+
 class Counter:
     def __init__(self, reply=REPLY, delay=0.0):
         self.calls = 0
