@@ -23,6 +23,16 @@ from tests.support.model_server import ScriptedModelServer  # noqa: E402
 SCRIPTS = ROOT / "tests" / "support" / "scripts"
 
 
+@pytest.fixture(autouse=True)
+def _outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts outside CI, wherever the suite runs (CI=true changes what the response cache
+    trusts): a test about CI sets the variable itself."""
+    from gate.run.cache import CI_VARIABLES
+
+    for name in CI_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def model_server() -> Iterator[Callable[..., ScriptedModelServer]]:
     """A factory: ``model_server(script, latency=0.0, faults=())`` returns a started server; every

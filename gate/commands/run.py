@@ -540,11 +540,15 @@ def _cache(plan: RunPlan, root: Path, base_side: bool) -> ResponseCache | None:
     if not (plan.cache or plan.record or plan.replay or base_side):
         return None
     from gate.files.outputs import check_directory
-    from gate.run.cache import DEFAULT_DIRECTORY, ResponseCache
+    from gate.run.cache import DEFAULT_DIRECTORY, CacheMode, open_cache
 
     directory = Path(plan.cache) if plan.cache else root / DEFAULT_DIRECTORY
     check_directory(directory, "--cache", writable=not plan.replay)
-    return ResponseCache(directory, "record" if plan.record else "replay" if plan.replay else "use")
+    mode: CacheMode = "record" if plan.record else "replay" if plan.replay else "use"
+    cache = open_cache(directory, mode, root, os.environ)  # in CI, never answers a PR can write
+    if cache.note:
+        print(cache.note, file=sys.stderr)
+    return cache
 
 
 def _run_options(

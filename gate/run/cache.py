@@ -13,6 +13,13 @@ replaced, never written through.
 
 Modes: ``use`` (hit: return it; miss: call and store), ``record`` (always call and store, refreshing
 the recording), ``replay`` (a miss is an error for that trial, never a model call).
+
+Answers a pull request can write never decide a verdict in CI (``open_cache``): there, a cache
+directory reached through a symlink below the repository root, or holding files git tracks, is not
+read. A replay-only run then has no answers at all and is *not verified* (``NotVerified``, exit 3);
+a run that can call the model asks it and keeps the answers in a temporary cache of its own. Outside
+CI such a directory is used (committed cassettes serve demos and offline runs), and the run says
+that its answers are recorded ones.
 """
 
 from __future__ import annotations
@@ -22,18 +29,24 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import stat
-from collections.abc import Awaitable, Callable
+import tempfile
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from gate import limits
+from gate import CACHE_DIRECTORY, limits
+from gate.errors import GateError
+from gate.files.links import first_link
+from gate.git.tracked import GitUnavailable, tracked_under
 from gate.providers.base import REPLAY_MISS_MESSAGE, ModelReply, ModelRequest, ProviderError
 from gate.util.redact import Redactor
 
 CacheMode = Literal["use", "record", "replay"]
 CACHE_FORMAT = 1
-DEFAULT_DIRECTORY = ".tool-eval-gate/cache"  # under the root, when a run uses a cache without --cache
+DEFAULT_DIRECTORY = CACHE_DIRECTORY  # under the root, when a run uses a cache without --cache
 
 
 def canonical_json(value: Any) -> str:
@@ -49,11 +62,12 @@ class ResponseCache:
     """A directory of recorded replies. Safe to share between concurrent tasks and threads:
     files are replaced atomically, and concurrent identical requests share one model call."""
 
-    def __init__(self, directory: str | os.PathLike[str], mode: CacheMode = "use"):
+    def __init__(self, directory: str | os.PathLike[str], mode: CacheMode = "use", note: str = ""):
         if mode not in ("use", "record", "replay"):
             raise ValueError(f"unknown cache mode {mode!r}")
         self.directory = Path(directory)
         self.mode: CacheMode = mode
+        self.note = note  # where the answers come from, when the run should say it (open_cache)
         self.hits = 0
         self.misses = 0
         self.store_errors: list[str] = []  # entries that could not be written (the run goes on)
@@ -137,6 +151,103 @@ class ResponseCache:
             raise
         finally:
             del self._pending[key]
+
+
+# The variables by which CI systems say a run is theirs: GitHub Actions, GitLab, CircleCI, Travis,
+# Buildkite and most others set CI; Azure Pipelines sets TF_BUILD and Jenkins JENKINS_URL.
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "TF_BUILD", "JENKINS_URL")
+_NOT_SET = ("", "0", "false", "no", "off")
+
+
+def ci_variable(environ: Mapping[str, str]) -> str:
+    """The variable that says this run is in CI; "" outside CI."""
+    return next((n for n in CI_VARIABLES if environ.get(n, "").strip().lower() not in _NOT_SET), "")
+
+
+class NotVerified(GateError):
+    """A replay-only run in CI whose only answers are ones a pull request can write (exit 3)."""
+
+
+WHERE_ONLY_THE_GATE_WRITES = (
+    "keep the cache where only the gate writes it: restored by actions/cache into an untracked path "
+    "(the default .tool-eval-gate/cache), or outside the checkout"
+)
+
+
+def distrust(directory: Path, root: Path) -> str:
+    """Why the answers in ``directory`` may not all be the gate's own: it is reached through a
+    symlink below the repository root, or it holds files git tracks (a pull request can have written
+    either); "" when only the gate can have written them."""
+    link = _linked_component(directory, root)
+    if link:
+        return f"is reached through the symlink {link}"
+    try:
+        tracked = tracked_under(directory, root)
+    except GitUnavailable as exc:
+        return f"cannot be checked for files tracked by git ({exc})"
+    return f"holds files tracked by git (e.g. {tracked[0]})" if tracked else ""
+
+
+def _linked_component(directory: Path, root: Path) -> str:
+    """The first symlink on the way from ``root`` down to ``directory``, or ``directory`` itself when
+    it lies outside the repository but a link leads it in; "" when there is none."""
+    link = first_link(directory, root)
+    if link is not None:
+        return str(link)
+    lexical, top = Path(os.path.abspath(directory)), Path(os.path.abspath(root))
+    if lexical == top or top in lexical.parents:
+        return ""
+    real, real_top = Path(os.path.realpath(lexical)), Path(os.path.realpath(top))
+    return str(lexical) if real == real_top or real_top in real.parents else ""
+
+
+def _make_own_directory(directory: Path, root: Path) -> None:
+    """When the cache is the default one and its ``.tool-eval-gate/`` does not exist yet: create it
+    with a ``.gitignore`` that ignores it whole, so that a ``git add -A`` never commits the cache (a
+    committed cache is not trusted in CI). Never through a link; a failure is left to the writes."""
+    own = Path(os.path.abspath(root)) / Path(CACHE_DIRECTORY).parts[0]
+    if Path(os.path.abspath(directory)) != own / Path(*Path(CACHE_DIRECTORY).parts[1:]):
+        return
+    try:
+        os.mkdir(own)
+    except OSError:  # it exists (or cannot be made): as it is
+        return
+    try:
+        fd = os.open(own / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("# Created by tool-eval-gate: its response cache is never committed.\n*\n")
+    except OSError:
+        pass
+
+
+def open_cache(directory: Path, mode: CacheMode, root: Path, environ: Mapping[str, str]) -> ResponseCache:
+    """The response cache of one run over ``root`` (see the module doc). Raises ``NotVerified``."""
+    ci = ci_variable(environ)
+    reason = distrust(directory, root) if ci or mode == "replay" or directory.exists() else ""
+    if not reason:
+        if mode != "replay":
+            _make_own_directory(directory, root)
+        return ResponseCache(directory, mode)
+    if not ci:
+        recorded = reason.startswith("holds files tracked")
+        note = f"note: the answers taken from {directory} are recorded ones ({directory} {reason})"
+        return ResponseCache(directory, mode, note if recorded else "")
+    if mode == "replay":
+        raise NotVerified(
+            f"not verified: the response cache {directory} {reason}. In CI ({ci} is set) the gate never "
+            "takes answers a pull request can write, and --replay has no others, so nothing can be "
+            f"verified (fix: {WHERE_ONLY_THE_GATE_WRITES}; or run with a key)"
+        )
+    private = tempfile.mkdtemp(prefix="tool-eval-gate-cache-")
+    cache = ResponseCache(
+        private,
+        mode,
+        f"warning: the response cache {directory} {reason}: in CI ({ci} is set) answers a pull request "
+        "can write are not trusted, so none is read from it; this run asks the model and keeps its "
+        f"answers in a temporary cache (fix: {WHERE_ONLY_THE_GATE_WRITES})",
+    )
+    weakref.finalize(cache, shutil.rmtree, private, True)
+    return cache
 
 
 def _encode(entry: dict[str, Any]) -> bytes:

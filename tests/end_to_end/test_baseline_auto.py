@@ -101,6 +101,11 @@ def git(repo: Path, *args: str) -> str:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path)
+
+
+def make_repo(tmp_path: Path) -> Path:
+    """A repository whose main holds the weather suite, on a new branch "pr"."""
     repo = tmp_path / "repo"
     (repo / "tools").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")

@@ -80,18 +80,9 @@ def test_linked_device_fifo_and_giant_entries_are_misses_never_read(
     os.mkfifo(fifo)
     with open(sparse, "r+b") as handle:
         handle.truncate(64 * 1024**3)
+    cache = str(zero.parents[1])
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "gate",
-            "run",
-            "--root",
-            str(repo),
-            "--replay",
-            "--cache",
-            str(zero.parents[1]),
-        ],
+        [sys.executable, "-m", "gate", "run", "--replay", "--cache", cache, "--root", str(repo)],
         cwd=tmp_path,
         env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
         capture_output=True,
