@@ -1,5 +1,5 @@
-"""What one action run will do, decided before anything is done: run, re-render saved results, skip
-or refuse; replay-only or live; which notices to give; whether to post to the pull request. Pure: the
+"""What one action run will do, decided before anything is done: run, re-render saved results or
+refuse; replay-only or live; which notices to give; whether to post to the pull request. Pure: the
 settings and the facts gathered from the workspace in, a ``Plan`` out (``plan``), and after the run
 how to treat the sticky comment (``comment_mode``).
 """
@@ -13,13 +13,15 @@ from typing import Literal, TypeVar
 
 from gate.commands.arguments import fail_on, positive_float, positive_int, rate, trial_count
 from gate.commands.plans import ReportPlan, RunPlan
-from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
-from gate.github.action_settings import ActionInputs, ActionSettings, EventContext
+from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED
+from gate.github.action_settings import ActionInputs, ActionSettings, EventContext, cache_directory
 
 T = TypeVar("T")
-Mode = Literal["run", "report", "skip", "refuse"]
-# What the action says it did (the ``verdict`` output) when it did not evaluate anything.
-RefusalVerdict = Literal["invalid", "refused"]
+Mode = Literal["run", "report", "refuse"]
+# What the action says it did (the ``verdict`` output) when it did not evaluate anything: invalid
+# input, a set-up that cannot give a true verdict, or a pull request without keys whose only answers
+# are ones it can write itself.
+RefusalVerdict = Literal["invalid", "refused", "unverified"]
 CommentMode = Literal["upsert", "update-only", "none"]
 
 FORK_TARGET_REFUSAL = (
@@ -38,6 +40,27 @@ SHARD_NOTICE = (
     "an incomplete evaluation); the job that merges the shards' results gives the verdict."
 )
 NOTHING_AFFECTED = "No suite is affected by the changes in this pull request: nothing to evaluate."
+REPLAY_ONLY_NOTICE = (
+    "This is {who}: GitHub gives it no secrets and a read-only token, so no model can be called and the "
+    "gate runs replay-only from the response cache, which holds answers recorded by runs of the gate "
+    "with a key, never answers the pull request can write. A case whose requests are all in the cache "
+    "is verified; any other is an error (not evaluated), counted as not passed."
+)
+NOT_VERIFIED = (
+    "Not verified: this is {who}, which gets no secrets, so only cached answers could be replayed, and "
+    "the response cache {cache} {reason}: answers the pull request can write never decide its verdict. "
+    "Keep the cache where only the gate writes it (actions/cache on an untracked path such as the "
+    "default .tool-eval-gate/cache), or have a maintainer approve a live evaluation."
+)
+UNTRUSTED_CACHE_NOTICE = (
+    "The response cache {cache} {reason}: answers the pull request can write are not trusted, so none "
+    "is read from it and this run asks the model. Keep the cache where only the gate writes it "
+    "(actions/cache on an untracked path such as the default .tool-eval-gate/cache)."
+)
+LINK_REFUSAL = (
+    "input {name}: {link} is a symlink; the action writes only inside the workspace and never "
+    "through a link (remove the link from the repository, or choose another {name})"
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +72,10 @@ class WorkspaceFacts:
     holds_head: bool | None = None
     # The saved results files the ``results`` input's patterns match (in order, globs expanded).
     results_files: tuple[str, ...] = ()
+    # (input name, the symlink) for the output and cache directories reached through a symlink.
+    links: tuple[tuple[str, str], ...] = ()
+    # Why the response cache's answers may be ones the pull request wrote ("" when only the gate's).
+    cache_distrust: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,7 +156,9 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         return Plan(
             "refuse", errors=settings.input_problems, exit_code=EXIT_INVALID_INPUT, refusal_verdict="invalid"
         )
-    refusal = _refusal(settings, facts)
+    refusal = _refusal(settings, facts) or tuple(
+        LINK_REFUSAL.format(name=name, link=link) for name, link in facts.links
+    )
     if refusal:
         return Plan("refuse", errors=refusal, exit_code=EXIT_INVALID_INPUT, refusal_verdict="refused")
     restricted = (event.is_fork and event.event_name == "pull_request") or event.is_dependabot
@@ -140,24 +169,21 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         return Plan("report", command=report, publish=publish)
     notices: tuple[str, ...] = ()
     replay = inputs.replay
+    cache = cache_directory(inputs, settings.workspace).relative_to(settings.workspace).as_posix()
     if restricted and not settings.has_key:
-        if not inputs.cache:
+        if facts.cache_distrust:
+            text = NOT_VERIFIED.format(who=_who(event), cache=cache, reason=facts.cache_distrust)
             return Plan(
-                "skip",
-                notices=(
-                    f"This is {_who(event)}: GitHub gives it no secrets and a read-only token, so no model "
-                    "can "
-                    "be called and nothing can be posted. The evaluation was skipped. Use the two-workflow "
-                    "(`workflow_run`) pattern of docs/github-action.md, or commit a response cache and set "
-                    "the `cache` input to replay it.",
-                ),
+                "refuse",
+                errors=(text,),
+                exit_code=EXIT_INCOMPLETE,
+                refusal_verdict="unverified",
                 read_only_notice=read_only,
             )
         replay = True
-        notices = (
-            f"This is {_who(event)}: GitHub gives it no secrets and a read-only token, so the gate runs "
-            "replay-only from the response cache (cases not in the cache are errors).",
-        )
+        notices = (REPLAY_ONLY_NOTICE.format(who=_who(event)),)
+    elif facts.cache_distrust and not replay:
+        notices = (UNTRUSTED_CACHE_NOTICE.format(cache=cache, reason=facts.cache_distrust),)
     run = run_plan(inputs, event, settings.workspace, settings.output_dir, replay=replay)
     if inputs.shard:
         notices += (SHARD_NOTICE.format(shard=inputs.shard),)
@@ -218,7 +244,7 @@ def run_plan(
         prices=str(workspace / inputs.prices) if inputs.prices else None,
         baseline="auto" if auto else str(workspace / inputs.baseline) if baseline else None,
         baseline_json=str(output_dir / BASE_RESULTS) if auto else None,
-        cache=str(workspace / inputs.cache) if inputs.cache else None,
+        cache=str(cache_directory(inputs, workspace)),
         replay=replay or inputs.replay,
         allow_commands=inputs.commands == "allow",
         errors="ignore" if inputs.errors == "ignore" else "count",

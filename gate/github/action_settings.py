@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from gate import CACHE_DIRECTORY
 from gate.commands.arguments import fail_on, positive_float, positive_int, rate, trial_count
 from gate.verdict.curtailment import TRIALS_POLICIES
 
@@ -99,6 +100,16 @@ class ActionSettings:
     @property
     def output_dir(self) -> Path:
         return self.workspace / self.inputs.output_dir
+
+    @property
+    def cache_dir(self) -> Path:
+        return cache_directory(self.inputs, self.workspace)
+
+
+def cache_directory(inputs: ActionInputs, workspace: Path) -> Path:
+    """The response cache of every run: the ``cache`` input, else the gate's own directory. Always
+    on, so that runs on the base branch warm it for pull requests (the workflows persist it). Pure."""
+    return workspace / (inputs.cache or CACHE_DIRECTORY)
 
 
 def _flag(value: str, name: str, default: bool, problems: list[str]) -> bool:
@@ -193,6 +204,9 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
     if Path(inputs.output_dir).is_absolute() or ".." in Path(inputs.output_dir).parts:
         problems.append(f"input output_dir: a directory inside the repository, got {inputs.output_dir!r}")
         inputs = replace(inputs, output_dir=defaults.output_dir)
+    if Path(inputs.cache).is_absolute() or ".." in Path(inputs.cache).parts:
+        problems.append(f"input cache: a directory inside the repository, got {inputs.cache!r}")
+        inputs = replace(inputs, cache=defaults.cache)
     return inputs, tuple(problems)
 
 

@@ -18,10 +18,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gate import CACHE_DIRECTORY
 from gate.commands.plans import Outcome as CommandOutcome
 from gate.commands.plans import ReportPlan, RunPlan
 from gate.errors import (
@@ -33,6 +34,7 @@ from gate.errors import (
     InputError,
     Problem,
 )
+from gate.files.links import first_link
 from gate.github import actions_env
 from gate.github.action_plan import (
     JUNIT_FILE,
@@ -47,7 +49,6 @@ from gate.github.action_plan import (
 )
 from gate.github.action_settings import ActionInputs, ActionSettings, read_settings
 from gate.reports.markdown import COMMENT_LIMIT
-from gate.run.cache import DEFAULT_DIRECTORY as DEFAULT_CACHE_DIR
 from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ def _run_environment(inputs: ActionInputs, workspace: Path) -> Iterator[None]:
     ownership"). Everything is restored afterwards."""
     index = int(os.environ.get("GIT_CONFIG_COUNT", "0") or 0)
     values = {
+        "CI": "true",  # an action run is a CI run: answers a pull request can write are not trusted
         "OPENAI_API_KEY": inputs.openai_api_key,
         "ANTHROPIC_API_KEY": inputs.anthropic_api_key,
         "OPENAI_BASE_URL": inputs.openai_base_url,
@@ -137,15 +139,30 @@ def _holds_commit(workspace: Path, commit: str) -> bool:
 
 def _facts(settings: ActionSettings) -> WorkspaceFacts:
     event = settings.event
+    links = _links(settings)
     if settings.inputs.results:
         return WorkspaceFacts(
-            results_files=tuple(_resolve_results(settings.inputs.results, settings.workspace))
+            results_files=tuple(_resolve_results(settings.inputs.results, settings.workspace)), links=links
         )
-    if not event.head_sha or event.workflow_run_head_sha:
-        return WorkspaceFacts()
-    if event.pr_number is None:
-        return WorkspaceFacts()
-    return WorkspaceFacts(holds_head=_holds_commit(settings.workspace, event.head_sha))
+    from gate.run.cache import distrust
+
+    with _run_environment(settings.inputs, settings.workspace):  # git trusts the workspace
+        cache_distrust = "" if links else distrust(settings.cache_dir, settings.workspace)
+    facts = WorkspaceFacts(links=links, cache_distrust=cache_distrust)
+    if not event.head_sha or event.workflow_run_head_sha or event.pr_number is None:
+        return facts
+    return replace(facts, holds_head=_holds_commit(settings.workspace, event.head_sha))
+
+
+def _links(settings: ActionSettings) -> tuple[tuple[str, str], ...]:
+    """The output and cache directories reached through a symlink (a pull request can commit one):
+    (input name, the link, workspace-relative)."""
+    found = []
+    for name, directory in (("output_dir", settings.output_dir), ("cache", settings.cache_dir)):
+        link = first_link(directory, settings.workspace)
+        if link is not None:
+            found.append((name, link.relative_to(settings.workspace).as_posix()))
+    return tuple(found)
 
 
 def _trust_workspace_for_later_steps(workspace: Path, env: Mapping[str, str]) -> None:
@@ -172,7 +189,10 @@ def _trust_workspace_for_later_steps(workspace: Path, env: Mapping[str, str]) ->
 
 
 def _chown_back(workspace: Path, paths: Sequence[Path]) -> None:
-    """Give files written into the workspace back to the workspace's owner (we may be root)."""
+    """Give what the run wrote into the workspace back to the workspace's owner (we may be root):
+    each of ``paths`` with everything below it, and the directories on the way down to it (a run
+    creates ``.tool-eval-gate/`` for its cache). Links are never followed: a path reached through
+    one is left alone, and links found below are handed back themselves, never their targets."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return
     try:
@@ -180,16 +200,29 @@ def _chown_back(workspace: Path, paths: Sequence[Path]) -> None:
     except OSError:
         return
     for top in paths:
-        if not top.exists():
+        if first_link(top, workspace) is not None:
             continue
-        walk = [top] if top.is_file() else [top, *top.rglob("*")]
-        for path in walk:
+        relative = top.relative_to(workspace).parts if workspace in top.parents else ()
+        on_the_way = [workspace.joinpath(*relative[:depth]) for depth in range(1, len(relative))]
+        for path in (*on_the_way, *_tree(top)):
             try:
                 stat = path.lstat()
                 if (stat.st_uid, stat.st_gid) != (owner.st_uid, owner.st_gid):
                     os.lchown(path, owner.st_uid, owner.st_gid)
             except OSError:
                 pass
+
+
+def _tree(top: Path) -> Iterator[Path]:
+    """``top`` and, when it is a real directory, everything below it (links not followed)."""
+    if not top.exists() and not top.is_symlink():
+        return
+    yield top
+    if top.is_symlink() or not top.is_dir():
+        return
+    for directory, subdirectories, files in os.walk(top, followlinks=False):
+        for name in (*subdirectories, *files):
+            yield Path(directory, name)
 
 
 def _relative(path: Path, workspace: Path) -> str:
@@ -342,8 +375,12 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
             outputs["verdict"] = "incomplete"
         if settings.output_path:
             actions_env.set_outputs(outputs, settings.output_path)
-        cache = [settings.workspace / (settings.inputs.cache or DEFAULT_CACHE_DIR)]
-        _chown_back(settings.workspace, [settings.output_dir, settings.workspace / ".git" / "index", *cache])
+        own = settings.workspace / Path(CACHE_DIRECTORY).parts[0]  # .tool-eval-gate/, with its .gitignore
+        written = [settings.output_dir, settings.cache_dir, own, settings.workspace / ".git" / "index"]
+        rescued = settings.workspace.glob(
+            "tool-eval-gate-results-*.json"
+        )  # outputs that could not be written
+        _chown_back(settings.workspace, [*written, *rescued])
     return code
 
 
@@ -371,19 +408,20 @@ def _mask_secrets(settings: ActionSettings, env: Mapping[str, str]) -> None:
 
 
 def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str, object]) -> int:
-    settings.output_dir.mkdir(parents=True, exist_ok=True)
-    _trust_workspace_for_later_steps(settings.workspace, env)
     facts = _facts(settings)
+    if not facts.links:  # never created through a link
+        settings.output_dir.mkdir(parents=True, exist_ok=True)
+    _trust_workspace_for_later_steps(settings.workspace, env)
     the_plan = plan(settings, facts)
     for notice in the_plan.notices:
         _say(actions_env.annotation("notice", notice, title="tool-eval-gate"))
     if the_plan.read_only_notice:
         _say(actions_env.annotation("notice", READ_ONLY_NOTICE, title="tool-eval-gate"))
-    if the_plan.mode in ("refuse", "skip"):
+    if the_plan.mode == "refuse":
         for error in the_plan.errors:
             _say(actions_env.annotation("error", error, title="tool-eval-gate"))
         _summarise(settings, Outcome(the_plan.exit_code, notices=the_plan.notices + the_plan.errors))
-        outputs["verdict"] = the_plan.refusal_verdict if the_plan.mode == "refuse" else "skipped"
+        outputs["verdict"] = the_plan.refusal_verdict
         return the_plan.exit_code
     outcome = _evaluate(settings, the_plan)
     conclusion = outcome.conclusion

@@ -146,15 +146,15 @@ TABLE = [
         "fork's commits",
     ),
     (
-        "fork PR without keys, no cache",
+        "fork PR without keys: replay-only from the gate's own cache",
         settings(payload=pull_payload(fork=True), openai_api_key=""),
         HELD,
-        "skip",
-        False,
+        "run",
+        True,
         False,
         True,
         None,
-        "skipped",
+        "never answers the pull request can write",
     ),
     (
         "fork PR with only a (non-secret) base URL is secret-less",
@@ -162,12 +162,56 @@ TABLE = [
             payload=pull_payload(fork=True), openai_api_key="", openai_base_url="http://llm.internal/v1"
         ),
         HELD,
-        "skip",
-        False,
+        "run",
+        True,
         False,
         True,
         None,
         "no secrets",
+    ),
+    (
+        "fork PR without keys whose cache holds committed answers: not verified",
+        settings(payload=pull_payload(fork=True), openai_api_key=""),
+        WorkspaceFacts(holds_head=True, cache_distrust="holds files tracked by git (e.g. c/ab/x.json)"),
+        "refuse",
+        False,
+        False,
+        True,
+        "unverified",
+        "Not verified: this is a pull request from a fork",
+    ),
+    (
+        "PR with a key whose cache holds committed answers: asks the model",
+        settings(),
+        WorkspaceFacts(holds_head=True, cache_distrust="holds files tracked by git (e.g. c/ab/x.json)"),
+        "run",
+        False,
+        True,
+        False,
+        None,
+        "none is read from it and this run asks the model",
+    ),
+    (
+        "an output directory reached through a symlink",
+        settings(output_dir="out/gate"),
+        WorkspaceFacts(holds_head=True, links=(("output_dir", "out"),)),
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "input output_dir: out is a symlink",
+    ),
+    (
+        "a cache directory that is a symlink, also for saved results",
+        settings("workflow_run", {"workflow_run": {"head_sha": HEAD}}, results="r.json", pr_number="7"),
+        WorkspaceFacts(results_files=("/ws/r.json",), links=(("cache", ".tool-eval-gate"),)),
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "input cache: .tool-eval-gate is a symlink",
     ),
     (
         "fork PR without keys, with a cache: replay-only",
@@ -265,7 +309,8 @@ def test_plan(
         read_only,
     )
     if verdict is not None:
-        assert result.refusal_verdict == verdict and result.exit_code == 2
+        assert result.refusal_verdict == verdict
+        assert result.exit_code == (3 if verdict == "unverified" else 2)
     if text is not None:
         assert text in " ".join(result.errors + result.notices)
     if mode == "run":

@@ -307,20 +307,71 @@ def test_nothing_affected_passes_with_zero_model_calls(workspace, github, model_
     assert github.comments_on(7) == []
 
 
-def test_fork_pull_request_without_secrets_is_skipped_with_a_notice(
+def fork_run(workspace: dict[str, Any], github: FakeGitHub, server: Any) -> int:
+    env = actions_env(workspace, github, server, fork=True)
+    env["INPUT_OPENAI_BASE_URL"] = ""
+    return entrypoint([], env)
+
+
+def test_a_fork_without_secrets_replays_only_and_is_never_passed_unverified(
     workspace, github, model_server, capsys
 ) -> None:
     server = model_server(SCRIPT)
-    env = actions_env(workspace, github, server, fork=True)
-    env["INPUT_OPENAI_BASE_URL"] = ""
-
-    assert entrypoint([], env) == 0
+    assert fork_run(workspace, github, server) == 3  # nothing recorded yet: no case could be verified
     out = capsys.readouterr().out
     assert "::notice title=tool-eval-gate::This is a pull request from a fork" in out
+    assert "never answers the pull request can write" in out
     assert server.request_count == 0
     assert github.issue_comments == [] and not any(m == "POST" for m, _ in github.requests)
-    assert "workflow_run" in (workspace["tmp"] / "summary.md").read_text()
-    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "skipped"
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "incomplete"
+
+
+def test_a_fork_replaying_the_gates_own_answers_gets_the_same_verdict(
+    workspace, github, model_server, capsys
+) -> None:
+    """The answers a run with a key recorded in the gate's own (untracked) cache, as actions/cache
+    restores it: the fork's replay is verified, with no request."""
+    server = model_server(SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, server, comment="false")) == 1
+    server.reset_stats()
+    assert fork_run(workspace, github, server) == 1
+    assert server.request_count == 0
+    assert read_outputs(workspace["tmp"] / "output.txt")["failed"] == "2"
+
+
+def test_a_fork_whose_only_answers_are_committed_ones_is_not_verified(
+    workspace, github, model_server, capsys
+) -> None:
+    root = workspace["root"]
+    server = model_server(SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, server, comment="false")) == 1
+    git(root, "add", "-f", ".tool-eval-gate/cache")  # the answers, committed by the pull request
+    git(root, "commit", "-q", "-m", "answers")
+    capsys.readouterr()
+    server.reset_stats()
+
+    assert fork_run(workspace, github, server) == 3
+    out = capsys.readouterr().out
+    assert "::error title=tool-eval-gate::Not verified: this is a pull request from a fork" in out
+    assert "holds files tracked by git" in out
+    assert server.request_count == 0
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "unverified"
+    assert "Not verified" in (workspace["tmp"] / "summary.md").read_text()
+
+
+def test_committed_answers_are_not_read_when_the_model_can_be_asked(
+    workspace, github, model_server, capsys
+) -> None:
+    root = workspace["root"]
+    forged = model_server({"rules": [], "default": {"text": "I cannot help."}})
+    entrypoint([], actions_env(workspace, github, forged, comment="false", baseline="off"))
+    git(root, "add", "-f", ".tool-eval-gate/cache")
+    git(root, "commit", "-q", "-m", "answers")
+    capsys.readouterr()
+    server = model_server(SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, server, comment="false", baseline="off")) == 1
+    assert server.request_count == 6  # every request of the 3 cases went to the real model
+    assert "none is read from it and this run asks the model" in capsys.readouterr().out
 
 
 def test_read_only_token_does_not_change_the_exit_code(workspace, github, model_server, capsys) -> None:
@@ -561,9 +612,50 @@ def test_early_exits_and_runs_hand_the_workspace_back_to_its_owner(
     for inputs in ({"pr_number": "seven"}, {}):  # the refusal, then a full run with change detection
         entrypoint([], actions_env(workspace, github, server, **inputs))
         out_dir = root / "gate-out"
-        owned = [out_dir, *out_dir.rglob("*"), root / ".git/index"]
+        created = root / ".tool-eval-gate"  # the cache's directory, made by the run
+        owned = [
+            out_dir,
+            *out_dir.rglob("*"),
+            root / ".git/index",
+            *([created, *created.rglob("*")] if created.exists() else []),
+        ]
         assert {(os.lstat(p).st_uid, os.lstat(p).st_gid) for p in owned} == {(1001, 1001)}, inputs
     assert server.request_count > 0
+    assert (root / ".tool-eval-gate/cache").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("inputs", "link", "name"),
+    [
+        ({}, "gate-out", "output_dir"),
+        ({"output_dir": "out/gate"}, "out", "output_dir"),
+        ({}, ".tool-eval-gate", "cache"),
+    ],
+)
+def test_output_and_cache_directories_that_are_symlinks_are_refused(
+    workspace, github, model_server, capsys, inputs, link, name
+) -> None:
+    """A pull request commits a symlink where the action writes: the container (root) would write
+    outside the workspace and hand the link's target over to the runner user."""
+    import os
+
+    root, outside = workspace["root"], workspace["tmp"] / "outside"
+    outside.mkdir()
+    (outside / "owned-by-root").write_text("x")
+    os.symlink(outside, root / link)
+    git(root, "add", link)
+    git(root, "commit", "-q", "-m", "a link")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    subprocess.run(["chown", "-R", "1001:1001", str(root)], check=True)
+    server = model_server(SCRIPT)
+
+    assert entrypoint([], actions_env(workspace, github, server, **inputs)) == 2
+    out = capsys.readouterr().out
+    assert f"::error title=tool-eval-gate::input {name}: {link} is a symlink" in out
+    assert server.request_count == 0
+    assert sorted(p.name for p in outside.iterdir()) == ["owned-by-root"]
+    assert os.lstat(outside / "owned-by-root").st_uid == 0  # never handed over through the link
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "refused"
 
 
 # The model calls get_forecast only while its description says what it is for (the base's wording).
@@ -652,3 +744,24 @@ def test_the_logged_command_line_reruns_the_same_evaluation(
     report = (workspace["root"] / "gate-out/report.md").read_text()
     for line in ("**Pass rate 33.3%** (1/3 cases", "- no significant regression and no fix in the 3 cases"):
         assert line in report and line in action_summary
+
+
+def test_a_push_to_the_base_branch_warms_the_cache_for_pull_requests(workspace, github, model_server) -> None:
+    """The example workflow runs on pushes to main and persists .tool-eval-gate/cache: the push's run
+    stores its answers there, so a pull request's base side sends nothing."""
+    root = workspace["root"]
+    server = model_server(DESCRIPTION_SCRIPT)
+    git(root, "checkout", "-q", "main")
+    env = actions_env(workspace, github, server, trials="2")
+    push = {"before": "0" * 40, "after": workspace["base"], "repository": {"full_name": "acme/agents"}}
+    (workspace["tmp"] / "event.json").write_text(json.dumps(push))
+    env["GITHUB_EVENT_NAME"] = "push"
+    assert entrypoint([], env) == 0
+    assert server.request_count > 0 and any((root / ".tool-eval-gate/cache").rglob("*.json"))
+
+    git(root, "checkout", "-q", "feature")
+    server.reset_stats()
+    assert entrypoint([], actions_env(workspace, github, server, trials="2", comment="false")) == 1
+    results = json.loads((root / "gate-out/results.json").read_text())
+    assert results["settings"]["baseline"]["requests"] == 0  # the base side came from the push's run
+    assert results["settings"]["requests"] == server.request_count > 0
