@@ -30,6 +30,47 @@ def test_readme_opens_with_the_run_and_test_commands() -> None:
     commands = [line for line in first_block.splitlines() if line and not line.startswith("#")]
     assert len(commands) == 2
     assert "tool-eval-gate run examples --replay" in commands[0]
-    assert "pytest" in commands[1]
+    assert "pytest" in commands[1] and "-c constraints.txt" in commands[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[1] in ci.splitlines(), ".ci/run must run exactly README's test command"
+
+
+def _name(text: str) -> str:
+    return re.sub(r"[-_.]+", "-", text).lower()
+
+
+def test_the_constraints_pin_everything_the_test_install_takes() -> None:
+    """README's test command installs exactly what CI tested: every distribution that
+    ``.[test]`` pulls in on this Python (dependencies of dependencies included) is pinned."""
+    from importlib import metadata
+
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+
+    pins: dict[str, list[Requirement]] = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        text = line.split("#")[0].strip()
+        if text:
+            requirement = Requirement(text)
+            pins.setdefault(_name(requirement.name), []).append(requirement)
+    environment = default_environment()
+    seen: set[str] = set()
+    todo = [("tool-eval-gate", frozenset({"test", "all", "openai", "anthropic", "github"}))]
+    while todo:
+        name, extras = todo.pop()
+        for raw in metadata.requires(name) or ():
+            requirement = Requirement(raw)
+            wanted = requirement.marker is None or any(
+                requirement.marker.evaluate({**environment, "extra": extra}) for extra in (*extras, "")
+            )
+            key = _name(requirement.name)
+            if not wanted or key in seen or key == "tool-eval-gate":
+                continue
+            seen.add(key)
+            applicable = [p for p in pins.get(key, []) if p.marker is None or p.marker.evaluate(environment)]
+            assert len(applicable) == 1, (
+                f"constraints.txt pins {requirement.name} {len(applicable)} times here"
+            )
+            assert str(applicable[0].specifier).startswith("=="), applicable[0]
+            todo.append((requirement.name, frozenset(requirement.extras)))
+    assert len(seen) > 30

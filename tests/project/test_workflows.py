@@ -72,3 +72,40 @@ def test_the_approved_fork_run_never_executes_pull_request_code() -> None:
             assert step["run"].startswith("gh pr edit"), step["run"]
     (gate,) = gate_steps(job)
     assert gate["with"]["fork_approval_label"] == "eval-approved" and float(gate["with"]["max_cost"]) > 0
+
+
+def test_ci_installs_the_tested_versions_and_runs_the_oldest_patch_levels() -> None:
+    """Python 3.11.2 and 3.10 before 3.10.12 lack tarfile's extraction filter (and more): CI proves
+    the gate on them, and on the newest, with the versions in constraints.txt."""
+    (job,) = [load(ROOT / ".github/workflows/ci.yml")["jobs"]["test"]]
+    matrix = job["strategy"]["matrix"]
+    pythons = [*matrix["python"], *(entry["python"] for entry in matrix["include"])]
+    assert "3.11.2" in pythons
+    assert any(p.startswith("3.10.") and int(p.split(".")[2]) < 12 for p in pythons)
+    installs = [s["run"] for s in job["steps"] if "pip install" in s.get("run", "")]
+    assert installs == ["python -m pip install -e '.[test]' -c constraints.txt"]
+
+
+def test_a_scheduled_job_runs_the_suite_against_the_newest_releases() -> None:
+    data = load(ROOT / ".github/workflows/newest.yml")
+    assert data["on"]["schedule"][0]["cron"]
+    (job,) = data["jobs"].values()
+    install = next(s["run"] for s in job["steps"] if "pip install" in s.get("run", ""))
+    assert "--upgrade" in install and "constraints" not in install
+    assert any(s.get("run") == "python -m pytest" for s in job["steps"])
+
+
+def test_the_workflows_that_evaluate_pull_requests_persist_and_warm_the_gates_cache() -> None:
+    """The action uses its cache on every run (push included); the workflows restore and save that
+    directory, and run on pushes to the base branch, so a pull request's base side starts warm."""
+    from gate import CACHE_DIRECTORY
+
+    for name in ("tool-eval-gate.yml", "tool-eval-gate-fork-safe.yml"):
+        data = load(ROOT / "examples/workflows" / name)
+        assert data["on"]["push"]["branches"] == ["main"], name
+        (job,) = data["jobs"].values()
+        steps = job["steps"]
+        (cache,) = [i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("actions/cache@")]
+        (gate,) = [i for i, s in enumerate(steps) if "tool-eval-gate@" in str(s.get("uses", ""))]
+        assert cache < gate and steps[cache]["with"]["path"].split("#")[0].strip() == CACHE_DIRECTORY, name
+        assert steps[gate]["with"].get("cache", CACHE_DIRECTORY) == CACHE_DIRECTORY, name
