@@ -29,6 +29,7 @@ from gate.build.conversation_builder import ConversationReader
 from gate.build.expectation_builder import ExpectationReader, least_calls
 from gate.build.mock_builder import MockReader, merge_mocks, state_keys
 from gate.build.tool_formats import NAME_PATTERN, parse_tool
+from gate.build.tool_server_builder import read_server
 from gate.errors import Problem
 from gate.suite import mock_state, templating
 from gate.suite.model import (
@@ -48,6 +49,7 @@ from gate.suite.model import (
     Source,
     Suite,
     ToolDef,
+    ToolServer,
 )
 from gate.suite.model_family import provider_problems
 from gate.util.json_types import JsonObject
@@ -82,6 +84,11 @@ class ReferencedFiles(Protocol):
     def prompt_file(self, ref: str, at: PathKey) -> tuple[Prompt | None, list[Problem]]: ...
 
     def mock_file(self, ref: str, at: PathKey) -> tuple[SuiteDocument | None, list[Problem]]: ...
+
+    def tool_server(self, server: ToolServer, at: PathKey) -> tuple[ToolServer, ToolFile]:
+        """The server as it will be started (its directory) and the tools it lists: none, with
+        ``names`` None, when servers are not started (``validate``)."""
+        ...
 
 
 def build_suite(
@@ -128,6 +135,7 @@ class _SuiteBuilder:
         self.expectations = ExpectationReader(self.context)
         # Whether the agent uses Anthropic extended thinking (a conversation cannot end with tool results)
         self.thinking = False
+        self.servers: list[ToolServer] = []
 
     def damaged(self, path: PathKey) -> bool:
         return self.context.damaged(path)
@@ -276,6 +284,7 @@ class _SuiteBuilder:
             system_prompt=prompt,
             tools=tools,
             api=api,
+            tool_servers=tuple(self.servers),
         )
 
     def prompt(self, agent: JsonObject) -> Prompt | None:
@@ -305,6 +314,9 @@ class _SuiteBuilder:
                 context.problems.extend(found.problems)
                 self.know_names(found.names)
                 tools.extend(self.unique(found.tools or (), seen, at, in_file=True))
+            elif "mcp" in item:
+                listed = self.server_tools(item["mcp"], (*at, "mcp"))
+                tools.extend(self.unique(listed, seen, at, in_file=True))
             else:
                 parsed, tool_problems = parse_tool(item, context.doc, at)
                 context.problems.extend(tool_problems)
@@ -315,6 +327,14 @@ class _SuiteBuilder:
         context.tool_names.update(t.name for t in tools)
         context.tools = {t.name: t for t in tools}
         return tuple(tools)
+
+    def server_tools(self, raw: dict[str, Any], at: PathKey) -> tuple[ToolDef, ...]:
+        """The tools an MCP server lists (none until it is started); the server is kept for the run."""
+        server, found = self.files.tool_server(read_server(self.context, raw, at), at)
+        self.context.problems.extend(found.problems)
+        self.know_names(found.names)
+        self.servers.append(server)
+        return found.tools or ()
 
     def know_names(self, names: frozenset[str] | None) -> None:
         if names is None:

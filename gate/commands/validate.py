@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(problem.render(), file=out)
     if not args.quiet:
+        for note in result.notes:  # e.g. tools that come from an MCP server validate does not start
+            print(note)
+    if not args.quiet:
         if problems:
             files = len({p.path for p in problems})
             print(f"{_plural(len(problems), 'problem')} in {_plural(files, 'file')}", file=out)

@@ -6,7 +6,7 @@ Reads the file system (directory listings, ``.git`` and ``pyvenv.cfg`` markers);
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from gate.errors import Problem
@@ -32,16 +32,26 @@ def find_suite_files(root: Path, problems: list[Problem] | None = None) -> list[
 
     if problems is not None and is_suite_file(root.name):
         problems.append(_named_like_a_suite(root))
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
+    for dirpath, subdirectories, filenames in walk_repository(root, unreadable):
         if problems is not None:
-            problems.extend(_named_like_a_suite(Path(dirpath, d)) for d in dirnames if is_suite_file(d))
+            problems.extend(_named_like_a_suite(Path(dirpath, d)) for d in subdirectories if is_suite_file(d))
+        found.extend(Path(dirpath, name) for name in filenames if is_suite_file(name))
+    return sorted(found)
+
+
+def walk_repository(
+    root: Path, onerror: Callable[[OSError], None] | None = None
+) -> Iterator[tuple[str, list[str], list[str]]]:
+    """Each directory under ``root`` with all its subdirectories' names and its file names (sorted);
+    the walk skips hidden directories, ``node_modules``, virtualenvs and build output."""
+    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror):
+        subdirectories = list(dirnames)
         dirnames[:] = sorted(
             name
             for name in dirnames
             if not name.startswith(".") and name not in SKIP_DIRS and not _is_virtualenv(Path(dirpath, name))
         )
-        found.extend(Path(dirpath, name) for name in filenames if is_suite_file(name))
-    return sorted(found)
+        yield dirpath, subdirectories, sorted(filenames)
 
 
 def _named_like_a_suite(directory: Path) -> Problem:

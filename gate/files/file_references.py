@@ -26,9 +26,17 @@ from gate.build.tool_formats import parse_tools, tool_file_items
 from gate.errors import Problem
 from gate.files.case_files import CASE_FILE_KINDS, CaseFile, case_file_kind, parse_case_file
 from gate.files.discovery import inside
+from gate.files.server_tools import (
+    ToolLister,
+    argv_files,
+    listed_tools,
+    no_listing,
+    offline_note,
+    server_sources,
+)
 from gate.files.suite_schema import schema_findings
 from gate.files.yaml_source import YamlDocument, YamlError, load_file, read_text
-from gate.suite.model import Prompt, Source
+from gate.suite.model import Prompt, Source, ToolServer
 from gate.util.escape import truncate
 from gate.util.json_types import JsonObject
 
@@ -46,6 +54,9 @@ class Repository:
     real_root: Path
     read: JsonObject = field(default_factory=dict)  # kind:rel path -> parsed result and problems
     checked: dict[str, None] = field(default_factory=dict)
+    # Starts MCP servers and lists their tools (None: servers are not started, as in validate).
+    lister: ToolLister | None = None
+    notes: dict[str, None] = field(default_factory=dict)  # what the loader says besides problems
 
     def rel(self, path: Path) -> str | None:
         """Root-relative POSIX path of ``path`` (None when outside the repository)."""
@@ -100,6 +111,27 @@ class SuiteFiles:
                 self.repo.read[key] = (None, exc.problems)
         text, problems = self.repo.read[key]
         return (Prompt(text, Source(rel, 1, 1), from_file=True) if text is not None else None), problems
+
+    def tool_server(self, server: ToolServer, at: PathKey) -> tuple[ToolServer, ToolFile]:
+        """The server, to be started in the repository root, and the tools it lists (unknown, with a
+        note, when servers are not started); the files its argv names are dependencies."""
+        repo = self.repo
+        server = replace(server, directory=str(repo.root))
+        for rel in argv_files(repo.root, repo.real_root, server.command):
+            if rel not in self.dependencies:
+                self.dependencies.append(rel)
+        if repo.lister is None:
+            repo.notes[offline_note(server)] = None
+            return server, ToolFile((), (), None)
+        items = repo.lister(server)
+        if not items:
+            return server, ToolFile((), (no_listing(server),), None)
+        key = "sources:" + "\0".join([*server.watch, "", *server.command])
+        if key not in repo.read:
+            repo.read[key] = server_sources(repo.root, repo.real_root, server)
+        found = listed_tools(server, items, repo.read[key])
+        listed = tuple(t.name for t in found.tools or ())
+        return replace(server, tools=listed), found
 
     def mock_file(self, ref: str, at: PathKey) -> tuple[YamlDocument | None, list[Problem]]:
         """The referenced mock file (None when it cannot be read) and its problems; with schema

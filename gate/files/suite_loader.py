@@ -36,6 +36,7 @@ from gate.files.file_references import (
     declared_refs,
     stat_trouble,
 )
+from gate.files.server_tools import ToolLister
 from gate.files.suite_schema import schema_findings
 from gate.files.yaml_source import YamlError, load_file
 from gate.suite.model import Suite
@@ -45,11 +46,13 @@ __all__ = ["LoadResult", "default_root", "find_suite_files", "is_suite_file", "l
 
 @dataclass(frozen=True)
 class LoadResult:
-    """What :func:`load_suites` found: the valid suites, every problem, and every file it read."""
+    """What :func:`load_suites` found: the valid suites, every problem, every file it read, and the
+    notes it has besides problems (e.g. tools that come from a server it did not start)."""
 
     suites: tuple[Suite, ...]
     problems: tuple[Problem, ...]
     checked_files: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -68,14 +71,20 @@ class _Loaded:
 
 
 def load_suites(
-    paths: Sequence[str | Path], root: Path | None = None, *, skip_unreferenced: bool = False
+    paths: Sequence[str | Path],
+    root: Path | None = None,
+    *,
+    skip_unreferenced: bool = False,
+    lister: ToolLister | None = None,
 ) -> LoadResult:
     """Load and check the suites named by ``paths`` (suite files, directories searched for suites, or
     prompt / tool / mock files: then the suites under ``root`` that use them). A file that no suite
     references is checked on its own, or, with ``skip_unreferenced`` (the pre-commit hook, which is
-    handed every staged file), passed over silently. See the module doc."""
+    handed every staged file), passed over silently. ``lister`` starts the MCP servers suites take
+    tools from (without it their tools are unknown, see :mod:`gate.files.server_tools`). See the
+    module doc."""
     root = Path(os.path.abspath(root if root is not None else default_root(paths)))
-    repo = Repository(root, root.resolve())
+    repo = Repository(root, root.resolve(), lister=lister)
     problems: list[Problem] = []
     suite_files, others = _sort_paths(repo, paths, problems)
     loaded = {file: _load_suite_file(repo, file) for file in suite_files}
@@ -98,7 +107,7 @@ def load_suites(
     positions = {one.suite.path: one.name_position for one in loaded.values() if one.suite is not None}
     problems.extend(_duplicate_names(suites, positions))
     unique = sorted(dict.fromkeys(problems), key=lambda p: (p.path, p.line, p.column, p.message))
-    return LoadResult(tuple(suites), tuple(unique), tuple(sorted(repo.checked)))
+    return LoadResult(tuple(suites), tuple(unique), tuple(sorted(repo.checked)), tuple(repo.notes))
 
 
 def _sort_paths(

@@ -15,8 +15,9 @@ from gate.util.json_types import JsonObject
 
 # How a call was answered: by a matched rule, a tool's fallback rule, an error rule, the suite's
 # ``unmocked`` default (a defined tool without a rule), the unknown-tool error (a tool the definitions
-# do not have); "none": not answered (the call of a reply cut at its token limit).
-MockKind = Literal["matched", "fallback", "error", "unmocked", "unknown_tool", "none"]
+# do not have), the tool's own MCP server (``live``, ``calls: live``); "none": not answered (the call
+# of a reply cut at its token limit).
+MockKind = Literal["matched", "fallback", "error", "unmocked", "unknown_tool", "live", "none"]
 # Why a trial's episode ended: the agent's final answer; the simulated user said it was done; the
 # agent's turn or tool-call budget; a reply (the agent's or the simulated user's) cut at its
 # output-token limit; the provider failed (or the trial was not run, see ``error``); the run's

@@ -26,9 +26,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gate import limits
+from gate.errors import GateError
 from gate.providers.base import (
     BudgetReached,
     ModelReply,
@@ -37,13 +39,14 @@ from gate.providers.base import (
     ToolCall,
     reasoning_text,
 )
-from gate.results.run_record import ANSWERED, RecordedCall, RunRecord, StopReason, Usage, copy_value
+from gate.results.run_record import ANSWERED, MockKind, RecordedCall, RunRecord, StopReason, Usage, copy_value
 from gate.run.simulated_user import next_message, simulator_request
 from gate.suite import conversation
 from gate.suite.mocks import MockSession, merged
 from gate.suite.model import Case, ModelParams, Suite
 from gate.suite.model_family import cut_reason
 from gate.suite.pricing import BUILT_IN, PriceTable
+from gate.tool_servers.live import LiveTools
 from gate.util.json_types import JsonObject
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
@@ -83,10 +86,13 @@ async def run_trial(
     *,
     clock: Callable[[], float] = time.perf_counter,
     prices: PriceTable = BUILT_IN,
+    live: LiveTools | None = None,
 ) -> RunRecord:
     """Run trial ``index`` of ``case``; the record's ``extra`` keeps the prepared facts judged checks
-    need (e.g. the multiple-choice order shown)."""
+    need (e.g. the multiple-choice order shown). ``live`` answers the calls to the tools of
+    ``calls: live`` servers (the mocks answer the rest)."""
     episode = _Episode(suite, case, index, call_model, clock, prices)
+    episode.live = live
     while True:
         reply = await episode.agent_reply()
         if reply is None:
@@ -99,7 +105,9 @@ async def run_trial(
             if not await episode.simulated_user_speaks():
                 break
             continue
-        episode.answer_calls(reply)
+        await episode.answer_calls(reply)
+        if episode.error is not None:  # a live server that could not answer
+            break
         stop = episode.over_budget()
         if stop is not None:
             episode.stop_reason = stop
@@ -149,6 +157,7 @@ class _Episode:
         self.stop_reason: StopReason = "final_answer"
         self.user_turns = 0  # messages the simulated user wrote
         self.waited = 0.0  # time inside call_model beyond the provider's own answer time
+        self.live: LiveTools | None = None
 
     async def _ask(self, request: ModelRequest, who: str) -> ModelReply | None:
         """``request``'s reply, or None with ``error`` and ``stop_reason`` set when there is none
@@ -245,8 +254,9 @@ class _Episode:
         agent = self.suite.agent
         self.error, self.stop_reason = cut_reason(agent.provider, agent.params, "agent.params"), "max_tokens"
 
-    def answer_calls(self, reply: ModelReply) -> None:
-        """Record the reply's calls and answer each from the mocks."""
+    async def answer_calls(self, reply: ModelReply) -> None:
+        """Record the reply's calls and answer each from the mocks or its live server; a live server
+        that cannot answer ends the trial as an error."""
         shown, kept = _reasoning_fields(reply)
         # The record keeps what the model sent; what goes back to it must be encodable (UTF-8).
         call_dicts = [
@@ -260,12 +270,27 @@ class _Episode:
             {"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls], **shown}
         )
         for call in reply.tool_calls:
-            self._answer_call(call)
+            try:
+                await self._answer_call(call)
+            except GateError as exc:
+                self.error, self.stop_reason = str(exc), "provider_error"
+                return
 
-    def _answer_call(self, call: ToolCall) -> None:
+    async def _answer(self, name: str, arguments: dict[str, Any] | None, error: str | None) -> _Answer:
+        """The answer to one call: from its live server, else from the mocks."""
+        if self.live is None or name not in self.live.names:
+            outcome = self.mocks.call(name, arguments)
+            return _Answer(outcome.kind, outcome.result, outcome.result, outcome.is_error)
+        if arguments is None:  # never sent: the server would only refuse it
+            text = f"the call was not sent to the server: {error}"
+            return _Answer("live", text, text, True)
+        answer = await self.live.call(name, arguments)
+        return _Answer("live", answer.value, answer.text, answer.is_error)
+
+    async def _answer_call(self, call: ToolCall) -> None:
         stateful = self.case.state is not None
         arguments, arguments_error = parse_arguments(call.arguments)
-        outcome = self.mocks.call(call.name, arguments)
+        outcome = await self._answer(call.name, arguments, arguments_error)
         self.calls.append(
             RecordedCall(
                 id=call.id,
@@ -285,7 +310,7 @@ class _Episode:
                 "role": "tool",
                 "call_id": sendable(call.id),
                 "name": sendable(call.name),
-                "content": sendable(outcome.result),
+                "content": sendable(outcome.sent),
                 "is_error": outcome.is_error,
             }
         )
@@ -294,7 +319,7 @@ class _Episode:
                 "role": "tool",
                 "call_id": call.id,
                 "name": call.name,
-                "content": _as_text(outcome.result),
+                "content": _as_text(outcome.sent),
                 "is_error": outcome.is_error,
                 **({"state": _as_text(self.mocks.state)} if stateful else {}),
             }
@@ -339,6 +364,16 @@ def _given(message: JsonObject) -> JsonObject:
     if message["role"] != "user":
         shown["given"] = True
     return shown
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One call's answer: how it was answered, the value recorded on the call, what the model reads."""
+
+    kind: MockKind
+    result: Any
+    sent: Any
+    is_error: bool
 
 
 def _reasoning_fields(reply: ModelReply) -> tuple[JsonObject, JsonObject]:

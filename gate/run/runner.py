@@ -62,6 +62,7 @@ from gate.scoring.trial import score_trial
 from gate.suite.judging import JudgeVerdict
 from gate.suite.model import Case, Suite
 from gate.suite.pricing import BUILT_IN, PRICES_HINT, PriceTable, served_prices
+from gate.tool_servers.live import LiveTools
 from gate.util.json_types import JsonObject
 
 # The started case a request is for (set in each trial's task; judge tasks inherit it).
@@ -317,12 +318,21 @@ class _Run:
             return result
 
     async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
+        live = LiveTools(suite) if any(s.calls == "live" for s in suite.agent.tool_servers) else None
         try:
             record = await run_trial(
-                suite, case, index, lambda req: self.call_model(req, index), prices=self.options.prices
+                suite,
+                case,
+                index,
+                lambda req: self.call_model(req, index),
+                prices=self.options.prices,
+                live=live,
             )
         except ProviderError as exc:  # fatal for its provider or model: other suites run on
             record = not_run_record(suite, case, f"not run: {exc}")
+        finally:
+            if live is not None:  # the trial's own servers end with it
+                await live.close()
         answers: JsonObject = {}
         if record.error is None:
             requests = collect_requests(suite, case, record, index)

@@ -27,6 +27,7 @@ Reducer = Literal["all", "any", "at_least", "majority", "mean"]
 ScoringMode = Literal["all", "weighted"]
 Aggregate = Literal["all", "any", "mean", "min", "max"]
 Role = Literal["user", "assistant", "tool"]
+McpCalls = Literal["mock", "live"]  # who answers the calls to an MCP server's tools: the mocks or the server
 
 # Each default of the suite language is written once, here: as a named constant below or as the default
 # of a dataclass field (the loader reads it from the class, e.g. ``CallExpectation.order``). The JSON
@@ -131,6 +132,34 @@ class Command:
 
 
 @dataclass(frozen=True)
+class ToolServer:
+    """An MCP server whose ``tools/list`` gives agent tools (``tools: [{mcp: ...}]``): started with
+    ``command`` (stdio, no shell) in ``directory``, or reached at ``url`` (on loopback). ``tools`` are the
+    names it listed, once listed (a suite read offline by ``validate`` has none)."""
+
+    command: tuple[str, ...] = ()
+    url: str = ""
+    watch: tuple[str, ...] = ()
+    calls: McpCalls = "mock"
+    timeout_s: float = 30.0
+    source: Source = Source("")
+    directory: str = ""  # the repository root the suite was read from (the base tree for the base side)
+    tools: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How reports name the server: its argv (quoted as a shell would) or its URL."""
+        if self.url:
+            return self.url
+        return " ".join(_shell_word(word) for word in self.command)
+
+
+def _shell_word(word: str) -> str:
+    safe = word and all(c.isalnum() or c in "@%+=:,./-_" for c in word)
+    return word if safe else "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+@dataclass(frozen=True)
 class Agent:
     provider: Provider
     model: str
@@ -138,6 +167,7 @@ class Agent:
     system_prompt: Prompt | None
     tools: tuple[ToolDef, ...]
     api: Api = "chat"
+    tool_servers: tuple[ToolServer, ...] = ()  # the MCP servers some of ``tools`` come from
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from gate.suite.model import (
     Ranking,
     Scoring,
     SimulatedUser,
+    ToolServer,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +57,8 @@ MODEL_DEFAULTS: dict[tuple[str, ...], Any] = {
     ("$defs", "defaults", "properties", "mean_pass_score"): Defaults.mean_pass_score,
     ("$defs", "defaults", "properties", "max_tool_calls"): Defaults.max_tool_calls,
     ("$defs", "defaults", "properties", "max_turns"): Defaults.max_turns,
+    ("$defs", "mcpServer", "properties", "calls"): ToolServer.calls,
+    ("$defs", "mcpServer", "properties", "timeout_s"): ToolServer.timeout_s,
 }
 
 

@@ -1,0 +1,66 @@
+"""``tools: [{mcp: ...}]``: an MCP server entry of the agent's tools -> :class:`gate.suite.model.ToolServer`,
+with the checks the schema cannot express.
+
+A server is either started (``command``, an argv run without a shell from the repository root) or
+reached (``url``, a server the workflow started). A suite may never choose where the gate sends
+anything, so a URL must name a loopback address. ``watch`` globs stay inside the repository.
+
+Pure: the tools the server lists come later, from whoever starts it
+(:class:`gate.build.suite_builder.ReferencedFiles`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+from urllib.parse import urlsplit
+
+from gate.build.context import BuildContext, PathKey
+from gate.suite.model import ToolServer
+
+LOOPBACK_HINT = "start the server in the workflow on 127.0.0.1 (or localhost, [::1]) and give that URL"
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url`` (http or https) names a loopback host: localhost, 127.0.0.0/8 or ::1."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def read_server(context: BuildContext, raw: dict[str, Any], at: PathKey) -> ToolServer:
+    """The server of one ``mcp`` entry (schema-valid), each problem at its line."""
+    url = raw.get("url", "")
+    if url and not context.damaged((*at, "url")) and not is_loopback_url(url):
+        context.err(
+            (*at, "url"),
+            f"the MCP server URL {url!r} is not on loopback: a suite never chooses where the gate sends "
+            "requests",
+            LOOPBACK_HINT,
+        )
+    watch = tuple(raw.get("watch", ()))
+    for index, glob in enumerate(watch):
+        parts = glob.replace("\\", "/").split("/")
+        if glob.startswith(("/", "~")) or ".." in parts or (len(glob) > 1 and glob[1] == ":"):
+            context.err(
+                (*at, "watch", index),
+                f"watch glob {glob!r} leaves the repository",
+                "write globs relative to the repository root (src/server/**/*.py)",
+            )
+    return ToolServer(
+        command=tuple(raw.get("command", ())),
+        url=url,
+        watch=watch,
+        calls=raw.get("calls", ToolServer.calls),
+        timeout_s=float(raw.get("timeout_s", ToolServer.timeout_s)),
+        source=context.source(at),
+    )

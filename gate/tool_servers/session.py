@@ -1,0 +1,262 @@
+"""One MCP session with one server: started over stdio from its argv (no shell, in the repository root
+it was read from) or opened over Streamable HTTP at its loopback URL, initialised, then asked for its
+tools (every page of ``tools/list``) or to run a call (``tools/call``).
+
+A server that cannot be started, exits, does not speak MCP or does not answer within its
+``timeout_s`` is a :class:`ServerFailed` (exit 3) naming the server, what went wrong and the tail of
+its standard error, every secret masked. The server's process (and its children) ends with the session.
+Its environment is the gate's without the gate's own credentials (the model keys and base URLs, the
+GitHub tokens, the action's inputs): a server never holds what it does not need to list or run its
+tools.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import IO, Any, TextIO
+
+from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
+from gate.suite.model import ToolServer
+from gate.util.escape import truncate
+from gate.util.redact import Redactor
+
+MAX_PAGES = 100  # tools/list pages read at most
+STDERR_TAIL_CHARS = 2000
+# What the gate holds for itself: never handed to a server it starts.
+_GATE_CREDENTIALS = frozenset(
+    {
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    }
+)
+
+
+class ServerFailed(GateError):
+    """An MCP server that could not be used: the evaluation cannot be completed (exit 3)."""
+
+    exit_code = EXIT_INCOMPLETE
+
+
+def listing_refused(server: ToolServer, exc: BaseException) -> InputError:
+    """A ``tools/list`` answer the SDK refused (not a valid list of tools): invalid input, exit 2, as a
+    tool file that fails validation, at the suite's ``mcp`` entry."""
+    where = server.source
+    message = f"the MCP server {server.label} lists an invalid tool: {_reason(exc)}"
+    return InputError([Problem(where.path, where.line, where.column, message, "fix the tool's definition")])
+
+
+def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a started server gets: the gate's, without the gate's own credentials."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if name not in _GATE_CREDENTIALS and not name.startswith("INPUT_")
+    }
+
+
+@dataclass(frozen=True)
+class CallAnswer:
+    """What one ``tools/call`` returned: the text the model reads, the value recorded on the call (the
+    structured content when there is some, else that text), and whether the tool reported an error."""
+
+    text: str
+    value: Any
+    is_error: bool
+
+
+class _SdkComplaints(logging.Handler):
+    """What the SDK logs while a session is open (e.g. lines on the server's standard output that are
+    not JSON-RPC): kept for the failure message, never printed (the gate's output stays its own)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.messages) < 5:
+            self.messages.append(record.getMessage())
+
+
+class Session:
+    """An initialised MCP client session with one server (see :func:`open_session`)."""
+
+    def __init__(self, server: ToolServer, client: Any, stderr: IO[str] | None):
+        self.server, self.client, self.stderr = server, client, stderr
+        self.complaints = _SdkComplaints()
+
+    def failed(self, what: str, exc: BaseException | None = None) -> ServerFailed:
+        """``ServerFailed`` saying what went wrong, why, what the SDK made of the server's output and
+        the server's standard error tail, every secret masked."""
+        where = f"{self.server.source.path}:{self.server.source.line}"
+        text = f"the MCP server {self.server.label} ({where}) {what}"
+        text += f": {_reason(exc)}" if exc is not None else ""
+        if self.complaints.messages:
+            text += f" (the MCP client said: {'; '.join(dict.fromkeys(self.complaints.messages))})"
+        tail = stderr_tail(self.stderr)
+        text += (
+            f"; its standard error ends with:\n{tail}" if tail else " (it wrote nothing to standard error)"
+        )
+        return ServerFailed(Redactor.from_env(os.environ).redact(text))
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool of every page of ``tools/list``, as the JSON objects the server sent."""
+        from mcp import types
+
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        from pydantic import ValidationError
+
+        for _ in range(MAX_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+            try:
+                page = await self.client.list_tools(params=params)
+            except ValidationError as exc:
+                raise listing_refused(self.server, exc) from None
+            tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
+            cursor = page.next_cursor
+            if cursor is None:
+                return tools
+            if cursor in seen:
+                raise self.failed(f"repeats the tools/list cursor {truncate(cursor, 40, brief=True)!r}")
+            seen.add(cursor)
+        raise self.failed(f"lists more than {MAX_PAGES} pages of tools")
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> CallAnswer:
+        """Run one call; a protocol error (unknown tool, invalid parameters) is an error result."""
+        from mcp import MCPError, types
+
+        try:
+            result = await self.client.call_tool(name, arguments, read_timeout_seconds=self.server.timeout_s)
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                raise self.failed("stopped while answering tools/call", exc) from None
+            return CallAnswer(f"MCP error {exc.code}: {exc.error.message}", None, True)
+        except Exception as exc:  # an answer the SDK refused (e.g. against the tool's outputSchema)
+            return CallAnswer(f"the server's answer was refused: {_reason(exc)}", None, True)
+        if not isinstance(result, types.CallToolResult):
+            return CallAnswer("the server asked for input the gate cannot give", None, True)
+        texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
+        if len(texts) == len(result.content):
+            text = "\n".join(texts)
+        else:
+            text = _json(
+                [b.model_dump(by_alias=True, exclude_none=True, mode="json") for b in result.content]
+            )
+        value = result.structured_content if result.structured_content is not None else text
+        return CallAnswer(text, value, bool(result.is_error))
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def stderr_tail(stderr: IO[str] | None) -> str:
+    """The last lines the server wrote to its standard error (bounded; empty when none)."""
+    if stderr is None:
+        return ""
+    try:
+        stderr.flush()
+        size = stderr.seek(0, os.SEEK_END)
+        stderr.seek(max(0, size - STDERR_TAIL_CHARS * 4))
+        text = stderr.read()
+    except (OSError, ValueError):
+        return ""
+    lines = [line.rstrip() for line in text[-STDERR_TAIL_CHARS:].splitlines() if line.strip()]
+    return "\n".join("  " + line for line in lines[-20:])
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """``exc`` without the exception groups around it (the first of each; duck-typed: Python 3.10 has
+    groups only through anyio's backport)."""
+    inner = getattr(exc, "exceptions", None)
+    while isinstance(inner, (list, tuple)) and inner and isinstance(inner[0], BaseException):
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    return exc
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost message of ``exc``, on one line, bounded."""
+    exc = innermost(exc)
+    text = str(exc) or type(exc).__name__
+    return truncate(" ".join(text.split()), 300, brief=True)
+
+
+@asynccontextmanager
+async def open_session(server: ToolServer) -> AsyncIterator[Session]:
+    """An initialised session with ``server`` (started here when it has a command), closed after. A
+    ``GateError`` comes out as itself, not inside the exception groups of the SDK's task groups."""
+    try:
+        async with AsyncExitStack() as stack:
+            yield await _open(stack, server)
+    except BaseException as exc:  # noqa: B036 - unwrapped, then raised again
+        inner = innermost(exc)
+        if isinstance(inner, GateError) and inner is not exc:
+            raise inner from None
+        raise
+
+
+async def _open(stack: AsyncExitStack, server: ToolServer) -> Session:
+    stderr: TextIO = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+    session = Session(server, None, stderr if server.command else None)
+    sdk_log = logging.getLogger("mcp")
+    sdk_log.propagate = False  # the SDK's log lines are not the gate's output
+    sdk_log.addHandler(session.complaints)
+    stack.callback(sdk_log.removeHandler, session.complaints)
+    try:
+        session.client = await _connect(stack, server, stderr)
+    except TimeoutError:
+        raise session.failed(f"did not answer the MCP initialisation within {server.timeout_s:g} s") from None
+    except GateError:
+        raise
+    except Exception as exc:  # the SDK's and the transport's errors, whatever their kind
+        raise session.failed(_start_failure(server, exc), exc) from None
+    return session
+
+
+def _start_failure(server: ToolServer, exc: BaseException) -> str:
+    exc = innermost(exc)
+    if isinstance(exc, FileNotFoundError) and server.command:
+        return "could not be started (no such program)"
+    if isinstance(exc, OSError) and server.command:
+        return "could not be started"
+    return "did not complete the MCP initialisation (it stopped, or does not speak MCP)"
+
+
+async def _connect(stack: AsyncExitStack, server: ToolServer, stderr: TextIO) -> Any:
+    """The initialised client session; the transport and the session close with ``stack``."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    if server.command:
+        parameters = StdioServerParameters(
+            command=server.command[0],
+            args=list(server.command[1:]),
+            env=server_environment(os.environ),
+            cwd=server.directory or None,
+        )
+        read, write = await stack.enter_async_context(stdio_client(parameters, errlog=stderr))
+    else:
+        from mcp.client.streamable_http import streamable_http_client
+
+        read, write = await stack.enter_async_context(streamable_http_client(server.url))
+    client = await stack.enter_async_context(
+        ClientSession(read, write, read_timeout_seconds=server.timeout_s)
+    )
+    with anyio.fail_after(server.timeout_s):
+        await client.initialize()
+    return client
