@@ -29,7 +29,7 @@ from gate.build.conversation_builder import ConversationReader
 from gate.build.expectation_builder import ExpectationReader, least_calls
 from gate.build.mock_builder import MockReader, merge_mocks, state_keys
 from gate.build.tool_formats import NAME_PATTERN, parse_tool
-from gate.build.tool_server_builder import read_server
+from gate.build.tool_server_builder import read_server, server_command
 from gate.errors import Problem
 from gate.suite import mock_state, templating
 from gate.suite.model import (
@@ -183,6 +183,7 @@ class _SuiteBuilder:
             dependencies=tuple(self.files.dependencies),
             source=Source(context.doc.path, 1, 1),
             user_simulator=simulator,
+            commands=tuple(c for c in map(server_command, agent.tool_servers) if c is not None),
         )
 
     def cases(

@@ -3,7 +3,8 @@ with the checks the schema cannot express.
 
 A server is either started (``command``, an argv run without a shell from the repository root) or
 reached (``url``, a server the workflow started). A suite may never choose where the gate sends
-anything, so a URL must name a loopback address. ``watch`` globs stay inside the repository.
+anything, so a URL must name a loopback address. ``watch`` globs stay inside the repository
+(:func:`gate.util.globs.glob_problem`).
 
 Pure: the tools the server lists come later, from whoever starts it
 (:class:`gate.build.suite_builder.ReferencedFiles`).
@@ -16,7 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gate.build.context import BuildContext, PathKey
-from gate.suite.model import ToolServer
+from gate.suite.model import Command, ToolServer
+from gate.util.globs import glob_problem
 
 LOOPBACK_HINT = "start the server in the workflow on 127.0.0.1 (or localhost, [::1]) and give that URL"
 
@@ -49,13 +51,9 @@ def read_server(context: BuildContext, raw: dict[str, Any], at: PathKey) -> Tool
         )
     watch = tuple(raw.get("watch", ()))
     for index, glob in enumerate(watch):
-        parts = glob.replace("\\", "/").split("/")
-        if glob.startswith(("/", "~")) or ".." in parts or (len(glob) > 1 and glob[1] == ":"):
-            context.err(
-                (*at, "watch", index),
-                f"watch glob {glob!r} leaves the repository",
-                "write globs relative to the repository root (src/server/**/*.py)",
-            )
+        problem = glob_problem(glob)
+        if problem is not None:
+            context.err((*at, "watch", index), f"watch glob {glob!r}: {problem}", "src/server/**/*.py")
     return ToolServer(
         command=tuple(raw.get("command", ())),
         url=url,
@@ -63,4 +61,18 @@ def read_server(context: BuildContext, raw: dict[str, Any], at: PathKey) -> Tool
         calls=raw.get("calls", ToolServer.calls),
         timeout_s=float(raw.get("timeout_s", ToolServer.timeout_s)),
         source=context.source(at),
+    )
+
+
+def server_command(server: ToolServer) -> Command | None:
+    """The command the suite makes the gate run for ``server`` (None for a server at a URL): what the
+    trust rule and change detection read (``Suite.commands``)."""
+    if not server.command:
+        return None
+    return Command(
+        argv=server.command,
+        purpose="MCP server",
+        watch=server.watch,
+        timeout_s=server.timeout_s,
+        source=server.source,
     )

@@ -430,6 +430,7 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
 
         baseline = load_results(plan.baseline)
     _check_commands(plan, [*suites, *(base_side.suites if base_side is not None else ())])
+    suites, base_side = _with_listed_tools(root, suites, base_side)
     fail_on_rule: FailOn = plan.fail_on or ("regression_or_threshold" if plan.baseline else "threshold")
     prices = _load_prices(plan.prices)
     if plan.max_cost is not None and not plan.replay and _unpriced(suites, prices):
@@ -519,6 +520,22 @@ def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
     )
     if refusals:
         raise InputError(refusals)
+
+
+def _with_listed_tools(root: Path, suites: list[Any], base_side: Any) -> tuple[list[Any], Any]:
+    """The suites (and base suites) whose tools come from MCP servers, with the tools the servers
+    list: started only now, once the trust rule allowed it (gate.run.tool_listing)."""
+    if not any(s.agent.tool_servers for s in [*suites, *(base_side.suites if base_side is not None else ())]):
+        return suites, base_side
+    from gate.run.tool_listing import base_with_listed_tools, with_listed_tools
+
+    suites = with_listed_tools(suites, root)
+    if base_side is not None:
+        before = len(base_side.problems)
+        base_side = base_with_listed_tools(base_side)
+        for problem in base_side.problems[before:]:
+            print(f"warning: {problem} (this suite has no base side)", file=sys.stderr)
+    return suites, base_side
 
 
 def _unpriced(suites: Sequence[Suite], prices: PriceTable) -> bool:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from gate.files.discovery import inside, walk_repository
 from gate.limits import MAX_FILE_BYTES
+from gate.util.globs import matches_any
 
 MAX_SOURCE_FILES = 20_000
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
@@ -50,17 +51,18 @@ def read_source(path: Path) -> str | None:
         return None
 
 
-def glob_files(root: Path, real_root: Path, globs: Iterable[str]) -> list[str]:
-    """The regular files inside the repository that the globs (relative to ``root``) match, sorted."""
-    found: dict[str, None] = {}
-    for pattern in globs:
-        try:
-            matches = sorted(root.glob(pattern))
-        except (ValueError, NotImplementedError, OSError):
-            continue
-        for path in matches:
-            if path.is_file() and inside(path.resolve(), real_root):
-                found[path.relative_to(root).as_posix()] = None
+def glob_files(root: Path, real_root: Path, globs: Sequence[str]) -> list[str]:
+    """The regular files inside the repository that the globs (:mod:`gate.util.globs`, as change
+    detection reads them) match, sorted."""
+    if not globs:
+        return []
+    found: list[str] = []
+    for dirpath, filenames in walk_repository(root):
+        for name in filenames:
+            path = Path(dirpath, name)
+            rel = path.relative_to(root).as_posix()
+            if matches_any(globs, rel) and path.is_file() and inside(path.resolve(), real_root):
+                found.append(rel)
     return sorted(found)
 
 

@@ -140,10 +140,12 @@ def _watched(suite: Suite, changed: set[str]) -> dict[str, str]:
     """The ``changed`` files a ``watch`` glob of one of the suite's commands matches: the code of its
     agent program or MCP server ("agent program (watch)")."""
     hits: dict[str, str] = {}
-    for command in suite.commands:
+    watching = [(command.watch, command.purpose) for command in suite.commands]
+    watching += [(s.watch, "MCP server") for s in suite.agent.tool_servers if not s.command]  # at a URL
+    for watch, purpose in watching:
         for path in sorted(changed):
-            if path not in hits and matches_any(command.watch, path):
-                hits[path] = f"{command.purpose} (watch)"
+            if path not in hits and matches_any(watch, path):
+                hits[path] = f"{purpose} (watch)"
     return hits
 
 
