@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.model_server import Script, ScriptedModelServer  # noqa: E402
 
-EXAMPLES = ("weather", "banking", "airline")
+EXAMPLES = ("weather", "banking", "airline", "mcp_weather")
 CASSETTES = ROOT / "examples" / "cassettes"
 
 
@@ -50,6 +50,7 @@ def main() -> int:
                 "--cache",
                 str(CASSETTES.relative_to(ROOT)),
                 "--quiet",
+                "--allow-commands",  # the MCP example starts its server (python3 on PATH needs the mcp extra)
             ]
             code = subprocess.call(command, cwd=ROOT, env=env)
             print(f"{name}: exit {code}, {server.request_count} model requests recorded")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -19,9 +20,11 @@ def _closed_port() -> int:
 
 def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     # Point both providers at a port nobody listens on and give no keys: any model call would fail.
+    # The MCP example's server runs with python3 from PATH: the one the gate was installed into, as
+    # after README's `python3 -m pip install -e '.[all]'`.
     port = _closed_port()
     env = {
-        "PATH": "/usr/bin:/bin",
+        "PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin",
         "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
         "HOME": str(tmp_path),
@@ -37,6 +40,7 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
             "--replay",
             "--cache",
             "examples/cassettes",
+            "--allow-commands",
             "--json",
             str(out / "results.json"),
             "--junit",
@@ -58,7 +62,7 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     assert f"cache (replay): {cassettes} hits, 0 misses" in proc.stdout
     results = json.loads((out / "results.json").read_text())
     suites = {s["name"]: s for s in results["suites"]}
-    assert set(suites) == {"weather-agent", "banking-support", "airline-agent"}
+    assert set(suites) == {"weather-agent", "banking-support", "airline-agent", "mcp-weather-agent"}
     statuses = [c["status"] for s in suites.values() for c in s["cases"]]
     airline = {c["case_id"]: c for c in suites["airline-agent"]["cases"]}
     # A simulated-user episode with three trials, the stateful backend, the trajectory judged.
@@ -70,6 +74,12 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     ]
     assert airline["change-to-full-flight"]["non_gating"]
     assert "pass^k" in (out / "report.md").read_text()
+    # The MCP example's tools are the ones its server lists, placed at their docstrings.
+    mcp = suites["mcp-weather-agent"]
+    assert {t["name"]: (t["file"], t["description_line"] > 0) for t in mcp["tools"]} == {
+        "get_weather": ("examples/mcp_weather/server.py", True),
+        "get_forecast": ("examples/mcp_weather/server.py", True),
+    }
     assert len(statuses) >= 20 and set(statuses) == {"passed"}
     assert (out / "junit.xml").read_text().count("<testcase ") == len(statuses)
     assert (out / "report.md").read_text().startswith("<!-- tool-eval-gate:")

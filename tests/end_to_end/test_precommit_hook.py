@@ -113,8 +113,8 @@ def test_the_validate_hook_environment_has_no_sdk_and_no_pygithub():
     block = re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M)
     assert block, "pyproject.toml lost its dependencies"
     base = {re.split(r"[<>=\[ ]", d)[0].lower() for d in re.findall(r'"([^"]+)"', block.group(1))}
-    assert base and base.isdisjoint({"openai", "anthropic", "pygithub"}), base
-    assert re.search(r'^all = \["tool-eval-gate\[openai,anthropic,github\]"\]', text, re.M)
+    assert base and base.isdisjoint({"openai", "anthropic", "pygithub", "mcp"}), base
+    assert re.search(r'^all = \["tool-eval-gate\[openai,anthropic,github,mcp\]"\]', text, re.M)
 
 
 def test_hook_decides_by_the_reference_graph(scratch_repo, hook_repo, pre_commit_home):
