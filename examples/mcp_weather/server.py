@@ -6,11 +6,13 @@ FastMCP to ``MCPServer``). The docstrings are the tool descriptions the model re
 the tools under test: tool-eval-gate starts this server, reads its ``tools/list``, and points its
 review comments at these lines.
 
-    python3 examples/mcp_weather/server.py     # speaks MCP on stdin/stdout
+    python3 examples/mcp_weather/server.py              # speaks MCP on stdin/stdout
+    python3 examples/mcp_weather/server.py --http 8000  # Streamable HTTP at http://127.0.0.1:8000/mcp
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -61,4 +63,7 @@ def get_forecast(
 
 
 if __name__ == "__main__":
-    app.run()
+    if sys.argv[1:2] == ["--http"]:
+        app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        app.run()

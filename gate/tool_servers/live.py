@@ -13,6 +13,7 @@ from typing import Any
 from gate import limits
 from gate.suite.model import Suite, ToolServer
 from gate.tool_servers.session import CallAnswer, Session, open_session
+from gate.util.escape import truncate
 
 MAX_RESULT_CHARS = 256 * 1024  # a live result's text, bounded like everything the gate keeps
 
@@ -46,9 +47,7 @@ class LiveTools:
 def bounded(answer: CallAnswer) -> CallAnswer:
     """The answer within the gate's bounds: text cut at ``MAX_RESULT_CHARS``, structured content
     nested too deeply (or too large) kept as its text only."""
-    text = answer.text
-    if len(text) > MAX_RESULT_CHARS:
-        text = text[:MAX_RESULT_CHARS] + f"... [cut: the result had {len(answer.text)} characters]"
+    text = truncate(answer.text, MAX_RESULT_CHARS)
     value = answer.value
     if not isinstance(value, str) and (
         limits.nested_deeper_than(value) or len(json.dumps(value, default=str)) > MAX_RESULT_CHARS

@@ -103,10 +103,13 @@ class Session:
         text += f": {_reason(exc)}" if exc is not None else ""
         if self.complaints.messages:
             text += f" (the MCP client said: {'; '.join(dict.fromkeys(self.complaints.messages))})"
-        tail = stderr_tail(self.stderr)
-        text += (
-            f"; its standard error ends with:\n{tail}" if tail else " (it wrote nothing to standard error)"
-        )
+        if self.stderr is not None:  # a server at a URL: its standard error is not ours to read
+            tail = stderr_tail(self.stderr)
+            text += (
+                f"; its standard error ends with:\n{tail}"
+                if tail
+                else " (it wrote nothing to standard error)"
+            )
         return ServerFailed(Redactor.from_env(os.environ).redact(text))
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -189,6 +192,19 @@ def innermost(exc: BaseException) -> BaseException:
     return exc
 
 
+def gate_error(exc: BaseException) -> GateError | None:
+    """The first ``GateError`` in ``exc`` or the exception groups around it (None: there is none)."""
+    stack = [exc]
+    while stack:
+        current = stack.pop(0)
+        if isinstance(current, GateError):
+            return current
+        inner = getattr(current, "exceptions", None)
+        if isinstance(inner, (list, tuple)):
+            stack.extend(e for e in inner if isinstance(e, BaseException))
+    return None
+
+
 def _reason(exc: BaseException) -> str:
     """The innermost message of ``exc``, on one line, bounded."""
     exc = innermost(exc)
@@ -199,20 +215,27 @@ def _reason(exc: BaseException) -> str:
 @asynccontextmanager
 async def open_session(server: ToolServer) -> AsyncIterator[Session]:
     """An initialised session with ``server`` (started here when it has a command), closed after. A
-    ``GateError`` comes out as itself, not inside the exception groups of the SDK's task groups."""
-    try:
-        async with AsyncExitStack() as stack:
-            yield await _open(stack, server)
-    except BaseException as exc:  # noqa: B036 - unwrapped, then raised again
-        inner = innermost(exc)
-        if isinstance(inner, GateError) and inner is not exc:
-            raise inner from None
-        raise
+    ``GateError`` comes out as itself, not inside the exception groups of the SDK's task groups, and
+    whatever stops the opening (also in the transport's own tasks) is a ``ServerFailed``."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as stderr:
+        session = Session(server, None, stderr if server.command else None)
+        opened = False
+        try:
+            async with AsyncExitStack() as stack:
+                await _open(stack, session, stderr)
+                opened = True
+                yield session
+        except BaseException as exc:  # noqa: B036 - unwrapped, then raised again
+            inner = gate_error(exc)
+            if inner is not None and inner is not exc:
+                raise inner from None
+            if inner is None and not opened and isinstance(exc, Exception):
+                raise session.failed(_start_failure(server, exc), exc) from None
+            raise
 
 
-async def _open(stack: AsyncExitStack, server: ToolServer) -> Session:
-    stderr: TextIO = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
-    session = Session(server, None, stderr if server.command else None)
+async def _open(stack: AsyncExitStack, session: Session, stderr: TextIO) -> None:
+    server = session.server
     sdk_log = logging.getLogger("mcp")
     sdk_log.propagate = False  # the SDK's log lines are not the gate's output
     sdk_log.addHandler(session.complaints)
@@ -225,11 +248,12 @@ async def _open(stack: AsyncExitStack, server: ToolServer) -> Session:
         raise
     except Exception as exc:  # the SDK's and the transport's errors, whatever their kind
         raise session.failed(_start_failure(server, exc), exc) from None
-    return session
 
 
 def _start_failure(server: ToolServer, exc: BaseException) -> str:
     exc = innermost(exc)
+    if server.url and "Connect" in type(exc).__name__:
+        return "could not be reached"
     if isinstance(exc, FileNotFoundError) and server.command:
         return "could not be started (no such program)"
     if isinstance(exc, OSError) and server.command:

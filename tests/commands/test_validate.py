@@ -64,10 +64,13 @@ def test_usage_errors_exit_2(capsys):
     assert "not a directory" in capsys.readouterr().err
 
 
-def test_validate_never_imports_provider_sdks_or_pygithub():
+def test_validate_never_imports_provider_sdks_or_pygithub_or_the_mcp_sdk():
+    # examples/ holds a suite whose tools come from an MCP server: validate neither starts it nor
+    # imports the mcp SDK
     code = (
         "import sys; from gate.cli import main; rc = main(['validate', '--root', sys.argv[1], sys.argv[1]]); "
-        "bad = [m for m in ('openai', 'anthropic', 'github', 'httpx') if m in sys.modules]; "
+        "bad = [m for m in ('openai', 'anthropic', 'github', 'httpx', 'mcp', 'anyio', 'pydantic') "
+        "if m in sys.modules]; "
         "print(rc, bad)"
     )
     run = subprocess.run(

@@ -4,6 +4,8 @@ the bundled weather example replayed from its cassettes (no model server needed,
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,9 +87,11 @@ def test_cli_case_and_tag_run_exactly_the_selection(tmp_path, capsys):
     assert "selects no case" in capsys.readouterr().err
 
 
-def test_cli_rerun_failed_runs_the_failed_and_errored_cases_only(tmp_path, capsys):
+def test_cli_rerun_failed_runs_the_failed_and_errored_cases_only(tmp_path, capsys, monkeypatch):
+    # every example, the MCP one too: its server runs with the python3 on PATH (this interpreter's)
+    monkeypatch.setenv("PATH", f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}")
     first = tmp_path / "first.json"
-    _run(str(ROOT / "examples"), "--json", str(first))
+    _run(str(ROOT / "examples"), "--allow-commands", "--json", str(first))
     data = json.loads(first.read_text())
     failed = sorted(
         f"{s['name']}/{c['case_id']}"
@@ -101,7 +105,7 @@ def test_cli_rerun_failed_runs_the_failed_and_errored_cases_only(tmp_path, capsy
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(data))
     second = tmp_path / "second.json"
-    _run(str(ROOT / "examples"), "--rerun-failed", str(edited), "--json", str(second))
+    _run(str(ROOT / "examples"), "--allow-commands", "--rerun-failed", str(edited), "--json", str(second))
     expected = sorted([*failed, f"{passed['suite']}/{passed['case_id']}"])
     assert _case_ids(second) == expected
 
