@@ -522,7 +522,9 @@ def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
         raise InputError(refusals)
 
 
-def _with_listed_tools(root: Path, suites: list[Any], base_side: Any) -> tuple[list[Any], Any]:
+def _with_listed_tools(
+    root: Path, suites: list[Suite], base_side: BaseSide | None
+) -> tuple[list[Suite], BaseSide | None]:
     """The suites (and base suites) whose tools come from MCP servers, with the tools the servers
     list: started only now, once the trust rule allowed it (gate.run.tool_listing)."""
     if not any(s.agent.tool_servers for s in [*suites, *(base_side.suites if base_side is not None else ())]):
