@@ -57,7 +57,7 @@ def glob_files(root: Path, real_root: Path, globs: Sequence[str]) -> list[str]:
     if not globs:
         return []
     found: list[str] = []
-    for dirpath, filenames in walk_repository(root):
+    for dirpath, _, filenames in walk_repository(root):
         for name in filenames:
             path = Path(dirpath, name)
             rel = path.relative_to(root).as_posix()
