@@ -17,9 +17,10 @@ COMMANDS = {
     "validate": "Validate suite, prompt and tool files (offline, fast).",
     "run": "Run the agent over the suites' cases and gate on the pass rate.",
     "report": "Re-render reports from saved results; merge shards.",
+    "init": "Start the gate in a repository: a starter suite from your tool file, the workflow, pre-commit.",
 }
 
-USAGE = "usage: tool-eval-gate {validate,run,report} [options]\n\n" + "\n".join(
+USAGE = "usage: tool-eval-gate {validate,run,report,init} [options]\n\n" + "\n".join(
     f"  {name:<10} {text}" for name, text in COMMANDS.items()
 )
 

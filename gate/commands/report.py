@@ -52,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fail-on",
         type=fail_on,
-        metavar="{threshold,regression,any-failure}",
-        help="what fails the gate (default threshold)",
+        metavar="{threshold,regression,regression-or-threshold,any-failure}",
+        help="what fails the gate (default: the policy the results were run with)",
     )
     parser.add_argument(
         "--marker", default=ReportPlan.marker, help="id of the hidden marker of the Markdown report"

@@ -309,7 +309,7 @@ class CallExpectation:
 @dataclass(frozen=True)
 class Expectation:
     calls: CallExpectation = CallExpectation()
-    # Any one of these (each merged over nothing: it replaces ``calls``) may pass instead.
+    # More acceptable call expectations: ``calls`` (when it has calls or no_calls) or any one of these.
     alternatives: tuple[CallExpectation, ...] = ()
     output: OutputChecks = OutputChecks()
     latency_ms: int | None = None

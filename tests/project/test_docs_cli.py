@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from gate.commands import report, run, validate
+from gate.commands import init, report, run, validate
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -29,7 +29,12 @@ def options(parser: argparse.ArgumentParser) -> set[str]:
     }
 
 
-PARSERS = {"validate": validate._parser, "run": run.build_parser, "report": report.build_parser}
+PARSERS = {
+    "validate": validate._parser,
+    "run": run.build_parser,
+    "report": report.build_parser,
+    "init": init.build_parser,
+}
 
 
 @pytest.mark.parametrize("name", sorted(PARSERS))

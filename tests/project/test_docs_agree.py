@@ -1,0 +1,70 @@
+"""The docs agree with the product and with each other: one action name and major tag, one pre-commit
+repository and release tag (the one the release workflow creates, the one `init` writes), one
+`$schema` URL, the four `--fail-on` values wherever they are listed."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gate import __version__
+from gate.build import starter
+from gate.verdict.policy import FAIL_ON_VALUES
+from tests.conftest import ROOT
+
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "SECURITY.md"]
+WORKFLOWS = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+MAJOR = __version__.split(".")[0]
+
+
+def texts(paths):
+    return {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in paths}
+
+
+def test_every_uses_line_names_the_action_and_its_major_tag():
+    found = [
+        (name, use)
+        for name, text in texts([*DOCS, *WORKFLOWS]).items()
+        for use in re.findall(r"uses: ([\w./-]*tool-eval-gate[\w./-]*@[\w.]+)", text)
+    ]
+    assert found, "no doc shows the action"
+    assert {use for _, use in found} == {f"{starter.ACTION}@v{MAJOR}"}, found
+
+
+def test_every_pre_commit_entry_names_the_repository_and_the_package_s_release_tag():
+    sources = texts([ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml", *DOCS])
+    repos = {r for text in sources.values() for r in re.findall(r"repo: (\S*tool-eval-gate\S*)", text)}
+    revs = {r for text in sources.values() for r in re.findall(r"rev: (\S+)", text)}
+    assert repos == {starter.REPOSITORY_URL}
+    assert revs == {f"v{__version__}"}
+    assert f"rev: v{__version__}" in starter.precommit_config(__version__)
+
+
+def test_the_release_workflow_creates_the_tags_the_docs_name():
+    release = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert 'git tag "v$VERSION"' in release and 'git tag -f "v${VERSION%%.*}"' in release
+    assert 'grep -qx "version = \\"$VERSION\\"" pyproject.toml' in release  # the package's own version
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'version = "{__version__}"' in pyproject
+
+
+def test_the_schema_url_of_every_doc_and_of_init_is_the_schema_s_id():
+    import json
+
+    schema_id = json.loads((ROOT / "schemas" / "suite.schema.json").read_text())["$id"]
+    urls = {u for text in texts(DOCS).values() for u in re.findall(r"\$schema=(https://\S+)", text)}
+    assert urls == {schema_id} and starter.SCHEMA_URL == schema_id
+
+
+@pytest.mark.parametrize("path", ["README.md", "action.yml", "docs/github-action.md"])
+def test_the_fail_on_values_are_listed_whole_and_spelled_as_the_cli_spells_them(path):
+    text = (ROOT / path).read_text(encoding="utf-8")
+    spelled = [value.replace("_", "-") for value in FAIL_ON_VALUES]
+    assert all(value in text for value in spelled), path
+    assert not re.search(r"regression_or_threshold|any_failure", text), path
+
+
+def test_the_schema_says_alternatives_add_to_the_calls():
+    text = (ROOT / "schemas" / "suite.schema.json").read_text(encoding="utf-8")
+    assert "replaces calls" not in text and "any one alternative holds" in text
