@@ -2,7 +2,8 @@
 
 As tau-bench checks the database after an episode: each key of ``final_state`` is a state path (see
 ``gate.suite.mock_state``) and its value an argument matcher; every path that does not satisfy its matcher
-is one ``state_mismatch`` failure naming the path, the expected matcher and the actual value. Pure.
+is one ``state_mismatch`` failure naming the path, the expected matcher and the actual value (none
+when the path holds nothing: the message says it is absent). Pure.
 """
 
 from __future__ import annotations
@@ -24,15 +25,19 @@ def final_state_failures(expected: Mapping[str, Any], state: Any) -> list[Failur
         outcome = match_value(matcher, present, value, path=path)
         if outcome.ok:
             continue
-        actual = value if present else "(absent)"
+        # The matcher's own words say what was expected and what there is; an absent value is
+        # absent (None), never a made-up string standing for it.
+        if not present:
+            said = f"absent; expected {show(matcher)}"
+        else:
+            said = outcome.detail or f"expected {show(matcher)}, got {show(value)}"
         failures.append(
             Failure(
                 "state_mismatch",
-                f"final state {path}: expected {show(matcher)}, got {show(actual)}"
-                + (f" ({outcome.detail})" if outcome.detail else ""),
+                f"state {path}: {said}",
                 argument=path,
                 expected=matcher,
-                actual=actual,
+                actual=value if present else None,
             )
         )
     return failures

@@ -60,11 +60,7 @@ def judged(
     failure are logged and None is returned."""
     verdict = verdicts.get(request.key)
     if verdict is None:
-        log.failures.append(
-            Failure(
-                "judge_failed", f"{label}: no judge verdict (the judge failed or was not run)", expected=label
-            )
-        )
+        log.failures.append(Failure("judge_failed", f"{label}: no verdict", expected=label))
         log.checks.append(CheckScore(kind, 0.0, False, f"{label}: no judge verdict"))
     return verdict
 
@@ -133,31 +129,46 @@ def _text_checks(out: OutputChecks, answer: str, log: CheckLog) -> None:
     def fold(text: str) -> str:
         return text.casefold() if out.ignore_case else text
 
-    def add(passed: bool, label: str, expected: str) -> None:
+    def add(passed: bool, label: str, expected: str, wrong: str) -> None:
+        """A check (``label``) and, when it failed, a failure saying what is ``wrong``."""
         log.checks.append(shared_check("output", float(passed), passed, label))
         if not passed:
             log.failures.append(
                 Failure(
                     "output_check_failed",
-                    f"final answer: {label} failed; answer: {truncate(answer, 160, brief=True)!r}",
+                    f"{wrong}; the answer: {show(answer, 160)}",
                     expected=expected,
                     actual=truncate(answer, MAX_QUOTED_CHARS, brief=True),
                 )
             )
 
     for text in out.contains:
-        add(fold(text) in fold(answer), f"contains {show(text)}", text)
+        label = f"contains {show(text)}"
+        add(fold(text) in fold(answer), label, text, f"the final answer does not contain {show(text)}")
     for text in out.not_contains:
-        add(fold(text) not in fold(answer), f"not_contains {show(text)}", text)
+        label = f"not_contains {show(text)}"
+        add(fold(text) not in fold(answer), label, text, f"the final answer contains {show(text)}")
     for pattern in out.regex:
+        label = f"regex /{pattern}/"
         try:
-            add(bounded_regex.search(pattern, answer), f"regex /{pattern}/", pattern)
+            add(
+                bounded_regex.search(pattern, answer),
+                label,
+                pattern,
+                f"the final answer does not match {label[6:]}",
+            )
         except bounded_regex.RegexError as exc:
-            add(False, f"regex /{pattern}/ (invalid pattern: {exc})", pattern)
+            add(False, f"{label} (invalid pattern: {exc})", pattern, f"{label} is an invalid pattern: {exc}")
         except bounded_regex.RegexTimeout as exc:
-            add(False, f"regex /{pattern}/ ({exc})", pattern)
+            add(False, f"{label} ({exc})", pattern, f"{label}: {exc}")
     if out.equals is not None:
-        add(fold(answer.strip()) == fold(out.equals.strip()), f"equals {show(out.equals)}", out.equals)
+        same = fold(answer.strip()) == fold(out.equals.strip())
+        add(
+            same,
+            f"equals {show(out.equals)}",
+            out.equals,
+            f"the final answer does not equal {show(out.equals)}",
+        )
 
 
 def _judged_result(
@@ -175,7 +186,7 @@ def _judged_result(
         log.failures.append(
             Failure(
                 "output_check_failed",
-                f"final answer: {label} failed: {verdict.rationale or 'judge said no'}",
+                f"final answer, {label}; judge: {verdict.rationale or 'no'}",
                 expected=expected,
                 actual=truncate(answer, MAX_QUOTED_CHARS, brief=True),
             )

@@ -35,7 +35,7 @@ from gate.suite import path_assertions
 from gate.suite.judging import JudgeRequest, JudgeVerdict
 from gate.suite.matchers import has_judge
 from gate.suite.model import CallExpectation, Case, Suite
-from gate.util.escape import truncate
+from gate.util.escape import show, truncate
 from gate.util.json_types import JsonObject
 
 ARGUMENT_REASONS: frozenset[Reason] = frozenset(
@@ -106,7 +106,7 @@ def _not_evaluated(record: RunRecord, error: str, index: int) -> TrialResult:
     if record.stop_reason == "max_tokens":
         failure = Failure("reply_cut", quoted, actual=quoted)
     else:
-        failure = Failure("provider_error", f"the provider failed: {quoted}", actual=quoted)
+        failure = Failure("provider_error", quoted, actual=quoted)
     metrics = Metrics(
         latency_ms=record.latency_ms,
         input_tokens=record.usage.input_tokens,
@@ -151,7 +151,7 @@ def _path_assertions(
             log.failures.append(
                 Failure(
                     "output_check_failed",
-                    f"path assertion failed: {evaluation.check.detail}",
+                    f"path assertion {evaluation.check.detail}",
                     expected=assertion.check,
                     argument=assertion.path,
                 )
@@ -171,14 +171,14 @@ def _trajectory_check(
     log.checks.append(CheckScore("trajectory", verdict.score, verdict.passed, label, verdict.rationale))
     if not verdict.passed:
         why = (
-            f"; judge: {truncate(verdict.rationale, MAX_QUOTED_CHARS, brief=True)}"
+            f" (judge: {truncate(verdict.rationale, MAX_QUOTED_CHARS, brief=True)})"
             if verdict.rationale
             else ""
         )
         log.failures.append(
             Failure(
                 "trajectory_failed",
-                f"trajectory judged not to meet: {criteria}{why}",
+                f"the episode does not meet {show(criteria)}{why}",
                 expected=criteria,
                 actual=verdict.rationale or None,
             )

@@ -200,7 +200,11 @@ def _match_list(pattern: list[Any] | tuple[Any, ...], value: Any, ctx: _Context,
         return _type_fail("array", pattern, value, path)
     if len(pattern) != len(value):
         return _fail(
-            "value_error", f"expected {len(pattern)} elements, got {len(value)}", pattern, value, path
+            "value_error",
+            f"expected {len(pattern)} element{'' if len(pattern) == 1 else 's'}, got {len(value)}",
+            pattern,
+            value,
+            path,
         )
     outcomes = [
         _match(p, True, v, ctx, _index_path(path, i))
@@ -611,7 +615,7 @@ def _match_arguments(
                 outcomes.append(
                     _fail(
                         "unexpected_argument",
-                        f"unexpected argument {name!r} = {show(value)} (not in the expectation)",
+                        f"sent {show(value)}, not in the expectation",
                         None,
                         value,
                         name,

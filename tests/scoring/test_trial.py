@@ -702,3 +702,68 @@ def test_a_trajectory_judged_no_counts_as_an_output_check_in_weighted_scoring():
     assert (yes.status, yes.score, yes.metrics.output_score) == ("passed", 1.0, 1.0)
     # No verdict: the judge decides whether the trial reaches its pass score, so it is an error.
     assert score(c, r, {}, s).status == "error"
+
+
+def _repeated_run(words: list[str], size: int = 3) -> str | None:
+    """The first run of ``size`` words that occurs twice in ``words``, if any."""
+    seen: set[tuple[str, ...]] = set()
+    for i in range(len(words) - size + 1):
+        run = tuple(words[i : i + size])
+        if run in seen:
+            return " ".join(run)
+        seen.add(run)
+    return None
+
+
+def test_failure_messages_say_each_thing_once_beside_their_title():
+    from gate.results.outcomes import REASON_TITLES
+
+    weather_call = ecall("get_weather", {"city": "London"})
+    exp = dataclasses.replace(
+        expectation(
+            weather_call,
+            ecall("get_weather", {"city": "Paris"}),
+            output=OutputChecks(contains=("18",), criteria=("mentions rain",)),
+            asserts=(PathAssertion("calls[0].name", {"equals": "get_forecast"}),),
+        ),
+        trajectory="Asks which city first.",
+        final_state={"ok": True, "booked": {"anything": True}},
+    )
+    c = case(expect=exp, state={"ok": False})
+    s = suite(c)
+    r = record(call("get_weather", {"city": "Paris", "units": 5}), call("lookup", {}), output="mild")
+    no = verdicts_for(s, c, r, lambda q: JudgeVerdict(False, 0.0, "it does not"))
+    weighted = dataclasses.replace(
+        c, scoring=Scoring(mode="weighted", pass_score=1.0), expect=expectation(weather_call)
+    )
+    failures = [
+        *score(c, r, no, s).failures,
+        *score(c, r, {}, s).failures,  # no verdicts: the judge failed
+        *score(
+            weighted, record(call("get_weather", {"city": "London"}), call("search", {"query": "x"})), {}, s
+        ).failures,
+        *score(c, record(error="HTTP 503 from api.example.com"), {}, s).failures,
+    ]
+    reasons = {f.reason for f in failures}
+    assert reasons >= {
+        "wrong_count",
+        "schema_violation",
+        "hallucinated_tool",
+        "output_check_failed",
+        "judge_failed",
+        "trajectory_failed",
+        "state_mismatch",
+        "below_pass_score",
+        "provider_error",
+    }, reasons
+    for f in failures:
+        title = REASON_TITLES[f.reason]
+        line = f"{title}: {f.message}"
+        words = [w.strip(".,;:()\"'").lower() for w in line.split()]
+        assert _repeated_run(words) is None, line
+        assert f.message.split()[:2] != title.split()[:2] and title not in f.message, line
+        assert "(absent)" not in line
+        if f.reason == "wrong_count":
+            assert 'city="London"' in f.message  # the expected value, not only the tool
+    [absent] = [f for f in failures if f.reason == "state_mismatch" and f.argument == "booked"][:1]
+    assert absent.actual is None and "absent" in absent.message

@@ -99,7 +99,7 @@ def test_booking_twice_fails_the_final_state_naming_key_expected_and_actual(
     [failure] = [f for f in case.failures if f.reason == "state_mismatch"]
     assert failure.argument == "bookings"
     assert failure.actual == [{"id": "BK-1", "flight": "UA100"}, {"id": "BK-2", "flight": "UA100"}]
-    assert "final state bookings" in failure.message
+    assert failure.message == "state bookings: expected 1 element, got 2"  # each said once
     record = case.trials[0].record
     # The state after every call, and the templated results the agent saw.
     assert [len(c.state["bookings"]) for c in record.calls] == [1, 2, 2]

@@ -96,8 +96,7 @@ def _schema_failure(tool: str, error: ValidationError, where: str) -> Failure:
     pointer = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in location).lstrip(".")
     return Failure(
         "schema_violation",
-        f"{where}: {tool} arguments violate the tool's schema"
-        f"{' at ' + pointer if pointer else ''}: {error.message}",
+        f"{where}: {tool} arguments{' at ' + pointer if pointer else ''}: {error.message}",
         tool=tool,
         argument=argument,
         expected=f"{error.validator}: {show(error.validator_value, 80)}",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from gate.results.outcomes import Failure
 from gate.results.run_record import RecordedCall
 from gate.suite.model import ExpectedCall, Suite, Times
+from gate.util.escape import show
 
 
 def times_text(times: Times) -> str:
@@ -29,6 +30,22 @@ def calls_text(count: int) -> str:
     return f"{count} call" + ("" if count == 1 else "s")
 
 
+def _times_calls(times: Times, kind: str = "") -> str:
+    """``exactly 1 call``, ``at least 2 matching calls``, ``1 to 3 calls``."""
+    most = times.max if times.max is not None else times.min
+    return f"{times_text(times)} {kind}{'call' if most == 1 else 'calls'}"
+
+
+def expected_call_text(expected: ExpectedCall) -> str:
+    """The expected call as a failure names it: ``get_weather(city="London")``; ``get_weather(...)``
+    when it takes any arguments, ``get_weather()`` when none."""
+    if not expected.args:
+        return f"{expected.tool}({'...' if expected.allow_extra_args else ''})"
+    shown = ", ".join(f"{name}={show(matcher, 60)}" for name, matcher in expected.args.items())
+    more = ", ..." if expected.allow_extra_args else ""
+    return f"{expected.tool}({shown}{more})"
+
+
 @dataclass(frozen=True)
 class Shortfall:
     """The expected calls that got too few calls: a failure each; ``missing`` whether there was any
@@ -40,12 +57,13 @@ class Shortfall:
 
 
 def _too_few(expected: ExpectedCall, paired: int, named: Mapping[str, int]) -> Failure:
+    call = expected_call_text(expected)
     return Failure(
         "wrong_count",
-        f"{expected.tool}: expected {times_text(expected.times)} matching call(s), got {paired} "
+        f"expected {_times_calls(expected.times, 'matching ')} to {call}, got {paired} "
         f"({calls_text(named[expected.tool])} to {expected.tool} in total)",
         tool=expected.tool,
-        expected=times_text(expected.times),
+        expected=f"{call} {times_text(expected.times)}",
         actual=paired,
     )
 
@@ -53,21 +71,23 @@ def _too_few(expected: ExpectedCall, paired: int, named: Mapping[str, int]) -> F
 def _wrong_tool(expected: ExpectedCall, call: RecordedCall, j: int) -> Failure:
     return Failure(
         "wrong_tool",
-        f"expected a call to {expected.tool}, but the agent called {call.name} (call {j + 1})",
+        f"expected {expected_call_text(expected)}, but the agent called {call.name} (call {j + 1})",
         tool=call.name,
-        expected=expected.tool,
+        expected=expected_call_text(expected),
         actual=call.name,
         expected_tool=expected.tool,
     )
 
 
 def _matched_elsewhere(expected: ExpectedCall, named: Mapping[str, int]) -> Failure:
+    call = expected_call_text(expected)
+    made = calls_text(named.get(expected.tool, 0))
     return Failure(
         "wrong_count",
-        f"{expected.tool}: expected {times_text(expected.times)} call(s) matching this expectation; "
-        f"the {calls_text(named.get(expected.tool, 0))} made matched other expectations better",
+        f"expected {_times_calls(expected.times)} to {call}, got none: {expected.tool}'s {made} matched "
+        "other expectations better",
         tool=expected.tool,
-        expected=times_text(expected.times),
+        expected=f"{call} {times_text(expected.times)}",
         actual=0,
     )
 
@@ -75,9 +95,9 @@ def _matched_elsewhere(expected: ExpectedCall, named: Mapping[str, int]) -> Fail
 def _missing_call(expected: ExpectedCall) -> Failure:
     return Failure(
         "missing_call",
-        f"expected {times_text(expected.times)} call(s) to {expected.tool}, none was made",
+        f"expected {_times_calls(expected.times)} to {expected_call_text(expected)}, none was made",
         tool=expected.tool,
-        expected=expected.tool,
+        expected=expected_call_text(expected),
         actual=None,
     )
 

@@ -30,7 +30,7 @@ def test_some_but_too_few_calls_is_a_wrong_count():
     assert (failure.reason, failure.tool, failure.expected, failure.actual) == (
         "wrong_count",
         "get_weather",
-        "exactly 2",
+        "get_weather(...) exactly 2",
         1,
     )
     assert "got 1 (1 call to get_weather in total)" in failure.message
@@ -72,7 +72,7 @@ def test_a_hallucinated_tool_is_never_the_wrong_tool():
         WEATHER, (ecall("get_forecast"),), (call("book_flight"),), {"book_flight": 1}, [0], [0]
     )
     (failure,) = result.failures
-    assert (failure.reason, failure.expected, failure.actual) == ("missing_call", "get_forecast", None)
+    assert (failure.reason, failure.expected, failure.actual) == ("missing_call", "get_forecast(...)", None)
     assert result.wrong_tool_calls == frozenset()
 
 
@@ -82,7 +82,36 @@ def test_calls_of_the_tool_that_matched_other_expectations_better():
     result = shortfall(WEATHER, expected, calls, {"get_weather": 1}, [1, 0], [])
     (failure,) = result.failures
     assert failure.reason == "wrong_count" and failure.actual == 0
-    assert "the 1 call made matched other expectations better" in failure.message
+    # It names the expected value: the call to get_weather for Rome, not just the tool.
+    assert failure.message == (
+        'expected exactly 1 call to get_weather(city="Rome"), got none: '
+        "get_weather's 1 call matched other expectations better"
+    )
+    assert failure.expected == 'get_weather(city="Rome") exactly 1'
+
+
+def test_a_missing_or_short_call_names_the_call_expected_with_its_arguments():
+    london = ecall("get_weather", {"city": "London"}, times=(2, 2))
+    (short,) = shortfall(
+        WEATHER, (london,), (call("get_weather", {"city": "London"}),), {"get_weather": 1}, [1], []
+    ).failures
+    assert short.message == (
+        'expected exactly 2 matching calls to get_weather(city="London"), got 1 '
+        "(1 call to get_weather in total)"
+    )
+    (missing,) = shortfall(WEATHER, (ecall("get_weather", {"city": "London"}),), (), {}, [0], []).failures
+    assert missing.message == 'expected exactly 1 call to get_weather(city="London"), none was made'
+    (wrong,) = shortfall(
+        WEATHER,
+        (ecall("get_forecast", {"city": "Oslo"}, allow_extra_args=True),),
+        (call("get_weather"),),
+        {"get_weather": 1},
+        [0],
+        [0],
+    ).failures
+    assert (
+        wrong.message == 'expected get_forecast(city="Oslo", ...), but the agent called get_weather (call 1)'
+    )
 
 
 def test_surplus_names_each_expected_tool_called_too_often_once():
