@@ -1,8 +1,10 @@
 """Progress while running, on stderr: a live line on a terminal, plain periodic lines in CI logs.
 
-On a TTY (and not in CI) one line is redrawn in place with ``\\r``::
+It counts cases, as the closing summary does (a case is counted once its trials are done, with the
+status its reducer gives), and, when a case runs several trials, the trials done as well. On a TTY
+(and not in CI) one line is redrawn in place with ``\\r``::
 
-    [ 37/120] 31 passed  4 failed  2 errors  12.3 s
+    [ 8/15 cases, 37/60 trials] 5 passed 2 failed 1 errors  12.3 s
 
 Otherwise (``CI=true`` or output redirected) a plain line is printed every ``interval`` seconds or
 every 10 % of the trials, whichever comes first, and once at the end.
@@ -29,7 +31,8 @@ def plan_text(trials_per_case: Sequence[int]) -> str:
 
 
 class Progress:
-    """Counts finished trials by status and reports them. ``start`` / ``trial_done`` / ``finish``."""
+    """Counts finished cases by status and finished trials, and reports them. ``start`` /
+    ``trial_done`` / ``case_done`` / ``finish``."""
 
     def __init__(
         self,
@@ -48,9 +51,12 @@ class Progress:
         self.interval = interval
         self.clock = clock
         self.enabled = enabled
-        self.total = 0
+        self.total = 0  # trials
         self.done = 0
-        self.counts = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+        self.cases = 0
+        self.cases_done = 0
+        self.several = False  # some case runs more than one trial: the line counts trials too
+        self.counts = {"passed": 0, "failed": 0, "error": 0}  # cases
         self._started = clock()
         self._last_print = self._started
         self._last_fraction = 0.0
@@ -58,15 +64,21 @@ class Progress:
 
     def start(self, trials_per_case: Sequence[int]) -> None:
         """``trials_per_case``: the number of trials of each case that will run."""
-        total = sum(trials_per_case)
-        self.total = total
+        self.total = sum(trials_per_case)
+        self.cases = len(trials_per_case)
+        self.several = any(n > 1 for n in trials_per_case)
         self._started = self._last_print = self.clock()
         if self.enabled and not self.live:
             self._write(f"running {plan_text(trials_per_case)}\n")
 
-    def trial_done(self, status: str) -> None:
-        self.done += 1
+    def case_done(self, status: str) -> None:
+        """A case's trials are all done and ``status`` is its result's (the one the summary counts);
+        called before its last ``trial_done``, so the line that trial draws counts the case."""
+        self.cases_done += 1
         self.counts[status] = self.counts.get(status, 0) + 1
+
+    def trial_done(self) -> None:
+        self.done += 1
         if not self.enabled:
             return
         now = self.clock()
@@ -91,10 +103,12 @@ class Progress:
 
     def line(self, now: float | None = None) -> str:
         elapsed = (self.clock() if now is None else now) - self._started
-        width = len(str(self.total))
+        done = f"{self.cases_done:>{len(str(self.cases))}}/{self.cases} cases"
+        if self.several:
+            done += f", {self.done:>{len(str(self.total))}}/{self.total} trials"
         return (
-            f"[{self.done:>{width}}/{self.total}] {self.counts['passed']} passed "
-            f"{self.counts['failed']} failed {self.counts['error']} errors  {elapsed:.1f} s"
+            f"[{done}] {self.counts['passed']} passed {self.counts['failed']} failed "
+            f"{self.counts['error']} errors  {elapsed:.1f} s"
         )
 
     def _write(self, text: str) -> None:

@@ -350,8 +350,7 @@ class _Run:
 
     def _done(self, task: asyncio.Task[TrialResult | None]) -> None:
         if self.progress is not None and not task.cancelled() and task.exception() is None:
-            result = task.result()
-            self.progress.trial_done(result.status if result is not None else "curtailed")
+            self.progress.trial_done()
 
     # ---- admission (the request budget) ----
 
@@ -363,16 +362,17 @@ class _Run:
             account = await self._account(item)
             if account is None:
                 if self.progress is not None:
+                    self.progress.case_done("error")
                     for _ in range(item.trials):
-                        self.progress.trial_done("error")
+                        self.progress.trial_done()
                 continue
-            countdown = _Countdown(item.trials, functools.partial(self._release, account))
+            countdown = _Countdown(item.trials, functools.partial(self._case_finished, item, account))
             item.tasks = []
             for index in range(item.trials):
                 task = asyncio.ensure_future(self.trial(item.suite, item.case, index, account, order))
+                task.add_done_callback(countdown)  # first: the case counts in its last trial's line
                 task.add_done_callback(self._done)
                 task.add_done_callback(_stamp(ends, item.suite.path))
-                task.add_done_callback(countdown)
                 self.control._register(task)
                 item.tasks.append(task)
 
@@ -402,9 +402,12 @@ class _Run:
         self._note_budget()
         return None
 
-    def _release(self, account: Account) -> None:
+    def _case_finished(self, item: _CaseWork, account: Account) -> None:
+        """The last of a case's trials is done: its reservation goes back, its status to the progress."""
         self.budget.close(account)
         self.released.set()
+        if self.progress is not None:
+            self.progress.case_done(self._case_result(item).status)
 
     # ---- the run ----
 

@@ -402,8 +402,8 @@ def test_stop_cancels_in_flight_trials_and_returns_partial_results(model_server,
     control = RunControl()
 
     class StopAfterFirst(Progress):
-        def trial_done(self, status):
-            super().trial_done(status)
+        def trial_done(self):
+            super().trial_done()
             control.stop("interrupted (SIGINT)")  # as the SIGINT handler of `run` does
 
     async def go():
@@ -457,11 +457,12 @@ def test_progress_on_a_terminal_redraws_one_line():
     progress.start([1, 1, 1])
     for status in ("passed", "failed", "error"):
         clock.now += 1.0
-        progress.trial_done(status)
+        progress.case_done(status)
+        progress.trial_done()
     progress.finish()
     text = stream.getvalue()
     assert "\n" not in text.rstrip("\n") and text.count("\r") == 4
-    assert text.rstrip("\n").endswith("[3/3] 1 passed 1 failed 1 errors  3.0 s\x1b[K")
+    assert text.rstrip("\n").endswith("[3/3 cases] 1 passed 1 failed 1 errors  3.0 s\x1b[K")
 
 
 def test_progress_in_ci_prints_plain_lines_every_tenth():
@@ -471,15 +472,43 @@ def test_progress_in_ci_prints_plain_lines_every_tenth():
     clock = FakeClock()
     progress = Progress(stream, live=False, clock=clock, interval=1000)
     progress.start([5] * 20)
-    for _ in range(100):
+    for trial in range(100):
         clock.now += 0.01
-        progress.trial_done("passed")
+        if trial % 5 == 4:
+            progress.case_done("passed")
+        progress.trial_done()
     progress.finish()
     lines = stream.getvalue().splitlines()
     assert lines[0] == "running 20 cases x 5 trials = 100 trials"
     assert "\r" not in stream.getvalue()
     assert len(lines) == 11  # the header and one line per 10 %
-    assert lines[-1].startswith("[100/100] 100 passed 0 failed 0 errors")
+    assert lines[1].startswith("[ 2/20 cases,  10/100 trials] 2 passed 0 failed 0 errors")
+    assert lines[-1].startswith("[20/20 cases, 100/100 trials] 20 passed 0 failed 0 errors")
+
+
+def test_progress_counts_cases_as_the_summary_does(model_server, monkeypatch):
+    import io
+
+    from gate.verdict.policy import decide
+
+    server = model_server(SCRIPT)
+    cases = [weather_case(0, trials=2), weather_case(1, "Rome", trials=2), weather_case(2, trials=2)]
+    cases[1] = dataclasses.replace(
+        cases[1], expect=builders.expectation(builders.ecall("get_weather", {"city": "Oslo"}))
+    )
+    stream = io.StringIO()
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    results = asyncio.run(
+        run_suites(
+            [make_suite(*cases)],
+            RunOptions(retry=FAST_RETRY, concurrency=1),
+            lambda name: make_provider(name, timeout=10),
+            Progress(stream, live=False, interval=1000),
+        )
+    )
+    last = stream.getvalue().splitlines()[-1]
+    assert last.startswith("[3/3 cases, 6/6 trials] 2 passed 1 failed 0 errors")
+    assert "2/3 passed" in decide(results).summary_line  # the same count of cases
 
 
 def test_progress_is_plain_when_ci_is_set_even_on_a_terminal(monkeypatch):
