@@ -26,6 +26,8 @@ ChangeStatus = Literal["new", "fixed", "regressed", "still_failing", "unchanged"
 CHANGE_STATUSES: tuple[str, ...] = ("regressed", "fixed", "new", "removed", "still_failing", "unchanged")
 
 ALPHA = 0.05
+HEADLINE_CHANGES = 5  # regressions (and fixes) per suite the headline tells one by one
+MAX_WHAT_CHARS = 120  # what changed in a case's behaviour, in one headline sentence
 
 
 @dataclass(frozen=True)
@@ -281,7 +283,7 @@ def _explained(
     tool = (f.expected_tool or f.tool) if f is not None else None
     return replace(
         change,
-        what=_what(change, head, base),
+        what=truncate(_what(change, head, base), MAX_WHAT_CHARS, brief=True),
         input=_input_of(head or base),
         culprit=_culprit(change, suite, changed, tool) if change.status in ("regressed", "fixed") else "",
     )
@@ -386,17 +388,20 @@ def _plural(n: int, word: str, plural: str) -> str:
 
 
 def headline(comparison: Comparison) -> tuple[str, ...]:
-    """What the PR did, one sentence per suite with regressions or fixes (regressions first), then
-    the cases added or removed; a single sentence when nothing changed."""
+    """What the PR did, one sentence per regression or fix (regressions first, at most
+    ``HEADLINE_CHANGES`` of each per suite, then how many more and which), then the cases added or
+    removed; a single sentence when nothing changed."""
     out: list[str] = []
     for status, word, plural in (("regressed", "regression", "regressions"), ("fixed", "fix", "fixes")):
         by_suite: dict[str, list[CaseChange]] = {}
         for change in comparison.of(status):
             by_suite.setdefault(change.suite, []).append(change)
         for suite, changes in by_suite.items():
-            shown = "; ".join(change_sentence(c) for c in changes[:5])
-            more = f"; and {len(changes) - 5} more" if len(changes) > 5 else ""
-            out.append(f"{_plural(len(changes), word, plural)} in {suite}: {shown}{more}")
+            out += [f"{word} in {suite}: {change_sentence(c)}" for c in changes[:HEADLINE_CHANGES]]
+            rest = changes[HEADLINE_CHANGES:]
+            if rest:
+                ids = truncate(", ".join(c.case_id for c in rest), 200, brief=True)
+                out.append(f"{len(rest)} more {word if len(rest) == 1 else plural} in {suite}: {ids}")
     new_suites = [d.suite for d in comparison.suites if d.base is None]
     if new_suites:
         out.append(f"new suite(s) without a base side: {', '.join(new_suites)}")

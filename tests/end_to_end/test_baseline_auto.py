@@ -164,7 +164,7 @@ def test_a_reworded_tool_description_is_reported_as_the_regression_it_caused(
     report = (repo / "out" / "r.md").read_text()
     opening = report.split("## ❌ tool-eval-gate failed")[0]  # what the PR did comes before the verdict
     assert (
-        "1 regression in weather-agent: get\\_forecast is no longer called for 'Do I need sunglasses in "
+        "- regression in weather-agent: get\\_forecast is no longer called for 'Do I need sunglasses in "
         f"Paris tomorrow?' (tomorrow: 0/5 vs 5/5, p = 0.004) after the change to tools/weather.json:{line}"
     ) in opening
     assert "66.7% (2/3)" in opening and "100.0% (3/3)" in opening  # pass rate base -> head
@@ -208,7 +208,7 @@ def test_fixes_are_reported_and_do_not_fail(
     assert run(repo, server, monkeypatch) == 0
     results = json.loads((repo / "out" / "r.json").read_text())
     assert {c["case_id"]: c["status"] for c in results["comparison"]["cases"]}["tomorrow"] == "fixed"
-    assert "1 fix in weather-agent" in (repo / "out" / "r.md").read_text()
+    assert "- fix in weather-agent: passes now" in (repo / "out" / "r.md").read_text()
 
 
 def test_a_suite_new_in_the_pr_has_no_base_side_and_a_removed_case_is_listed(

@@ -693,7 +693,10 @@ def test_pull_requests_are_compared_with_their_merge_base_by_default(
     assert (workspace["root"] / "gate-out/results.base.json").is_file()
     body = github.comments_on(7)[0]["body"]
     opening = body.split("tool-eval-gate failed")[0]
-    assert "2 regressions in weather: get\\_weather is called instead of get\\_forecast" in opening
+    bullets = [line for line in opening.splitlines() if line.startswith("- regression in weather: ")]
+    assert len(bullets) == 2 and all(
+        "get\\_weather is called instead of get\\_forecast" in b for b in bullets
+    )
     assert "p = 0.014" in opening and "after the change to tools/weather.json:" in opening
     assert "base (" in opening and "model request(s)" in opening
     description_line = next(

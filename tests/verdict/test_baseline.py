@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from gate.verdict.baseline import compare
-from tests.results_factory import case, failure, run, suite, trials_case
+from tests.results_factory import case, failure, record, run, suite, trials_case
 
 
 def status_of(comparison, case_id):
@@ -73,3 +73,23 @@ def test_pass_rates_of_compared_cases():
     comparison = compare(head, base)
     assert abs(comparison.base_pass_rate - 2 / 3) < 1e-9
     assert abs(comparison.head_pass_rate - 1 / 3) < 1e-9
+
+
+def test_the_headline_tells_each_regression_in_its_own_short_sentence():
+    from gate.verdict.baseline import HEADLINE_CHANGES, headline
+
+    long = "x" * 600
+    head = run(
+        suite(
+            "weather",
+            [
+                case(f"c{i}", "failed", failures=[failure("output_check_failed", long)], rec=record(long))
+                for i in range(HEADLINE_CHANGES + 2)
+            ],
+        )
+    )
+    base = run(suite("weather", [case(f"c{i}") for i in range(HEADLINE_CHANGES + 2)]))
+    sentences = headline(compare(head, base))
+    assert len(sentences) == HEADLINE_CHANGES + 1
+    assert all(s.startswith("regression in weather: ") and len(s) < 300 for s in sentences[:-1])
+    assert sentences[-1] == "2 more regressions in weather: c5, c6"
