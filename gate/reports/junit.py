@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from gate.reports.failure_details import unstated_details
 from gate.reports.requests_text import cost_text, request_lines, time_text, timeout_advice
 from gate.results.outcomes import (
     REASON_TITLES,
@@ -41,6 +42,7 @@ from gate.util.escape import XML_ILLEGAL, json_text, truncate, xml_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence
 from gate.verdict.conclusion import Conclusion
 
+_NAMES = ("expected tool", "tool", "argument")  # details shown as they are, not as JSON
 MAX_ITEM_CHARS = 20_000  # one message, argument list or tool result in the transcript
 MAX_MESSAGE_CHARS = 2_000  # the failure message attribute
 
@@ -58,19 +60,13 @@ def _case_time_ms(case: CaseResult) -> float:
 
 
 def describe_failure(f: Failure) -> str:
-    """One failure as one line: reason title, message and the tool / argument / expected / actual."""
+    """One failure as one line: reason title, message and what the tool / argument / expected / actual
+    add to it (``gate.reports.failure_details``)."""
     parts = [f"[{REASON_TITLES.get(f.reason, f.reason)}] {f.message}"]
-    details = []
-    if f.expected_tool:
-        details.append(f"expected tool {f.expected_tool}")
-    if f.tool:
-        details.append(f"tool {f.tool}")
-    if f.argument:
-        details.append(f"argument {f.argument}")
-    if f.expected is not None:
-        details.append(f"expected {truncate(json_text(f.expected), 500)}")
-    if f.actual is not None:
-        details.append(f"actual {truncate(json_text(f.actual), 500)}")
+    details = [
+        f"{label} {value if label in _NAMES else truncate(json_text(value), 500)}"
+        for label, value in unstated_details(f)
+    ]
     if details:
         parts.append(f"({', '.join(details)})")
     return " ".join(parts)
@@ -146,7 +142,7 @@ def _trial_lines(t: TrialResult) -> list[str]:
     lines.append(f"[output] {final_answer_text(rec, MAX_ITEM_CHARS)}")
     for f in t.failures:
         lines.append(f"[failure] {describe_failure(f)}")
-    for check in t.checks:
+    for check in () if t.failures else t.checks:  # a failed check's failure, listed above, says it
         if not check.passed:
             extra = f": {check.detail}" if check.detail else ""
             why = f" (judge: {check.rationale})" if check.rationale else ""

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.analysis.analyse import Analysis
+from gate.reports.failure_details import unstated_details
 from gate.reports.junit import final_answer_text, transcript
 from gate.reports.requests_text import cost_text, request_lines, timeout_advice
 from gate.reports.run_facts import model_lines, trigger_lines
@@ -515,17 +516,10 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
     out.append("")
     if failures:
         for f in failures:
-            detail = []
-            if f.expected_tool:
-                detail.append(f"expected tool {_code(f.expected_tool)}")
-            if f.tool:
-                detail.append(f"tool {_code(f.tool)}")
-            if f.argument:
-                detail.append(f"argument {_code(f.argument)}")
-            if f.expected is not None:
-                detail.append(f"expected {_code(_json(f.expected))}")
-            if f.actual is not None:
-                detail.append(f"actual {_code(_json(f.actual))}")
+            detail = [
+                f"{label} {_code(value if label in ('expected tool', 'tool', 'argument') else _json(value))}"
+                for label, value in unstated_details(f)
+            ]
             suffix = f" ({', '.join(detail)})" if detail else ""
             out.append(
                 f"- **{md_text(REASON_TITLES.get(f.reason, f.reason))}**: "
@@ -533,7 +527,9 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
             )
         out.append("")
     if trial is not None:
-        failed_checks = [c for c in trial.checks if not c.passed]
+        # A failed check says again what its failure says; shown only where the failures listed are
+        # not this trial's (a case failed by its mean score: the checks say why the score is low).
+        failed_checks = [c for c in trial.checks if not c.passed] if failures != trial.failures else []
         for check in failed_checks:
             why = f" Judge: {md_text(truncate(check.rationale, 500))}" if check.rationale else ""
             out.append(

@@ -1,0 +1,49 @@
+"""What a failure's details add to its message, so that no output says a thing twice. Pure.
+
+Every output shows a failure as its reason's title, its message and its details (the expected tool,
+the tool, the argument, the expected and the actual value). A detail the message already states is
+left out: ``state ok: expected true, got false``, not ``... (expected true, actual false)``; a tool
+or argument the message names is not named again.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gate.results.outcomes import Failure
+from gate.util.escape import json_text
+
+_POSITION = re.compile(r"\bcall \d+")
+
+
+def _names(message: str, name: str) -> bool:
+    """Whether ``message`` names ``name`` as a whole word."""
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", message) is not None
+
+
+def _states(message: str, value: Any) -> bool:
+    """Whether ``message`` already gives ``value``: its JSON text (a string also as itself; a number
+    also as written with three decimals, as scores are) standing as a whole token."""
+    forms = {json_text(value)}
+    if isinstance(value, str):
+        forms.add(value)
+    elif isinstance(value, float):
+        forms.add(f"{value:.3f}")
+    return any(
+        form and re.search(rf"(?<![\w.]){re.escape(form)}(?![\w])", message) is not None for form in forms
+    )
+
+
+def unstated_details(failure: Failure) -> tuple[tuple[str, Any], ...]:
+    """``(label, value)`` of each detail that is set and that the message does not state already, in
+    the order expected tool, tool, argument, expected, actual."""
+    message = _POSITION.sub("", failure.message)  # "(call 5)" says which call, not a value
+    names = (("expected tool", failure.expected_tool), ("tool", failure.tool), ("argument", failure.argument))
+    found: list[tuple[str, Any]] = [
+        (label, name) for label, name in names if name and not _names(message, name)
+    ]
+    for label, value in (("expected", failure.expected), ("actual", failure.actual)):
+        if value is not None and not _states(message, value):
+            found.append((label, value))
+    return tuple(found)
