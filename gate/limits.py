@@ -13,6 +13,9 @@ MAX_FILE_BYTES = 1024 * 1024  # 1 MiB per suite, prompt, tool or mock file
 MAX_CASES_FILE_BYTES = 64 * 1024 * 1024  # a data file of cases (JSON lines or CSV): 10,000s of cases
 MAX_RESULTS_BYTES = 128 * 1024 * 1024  # a results or baseline file (10,000 cases take about 20 MB)
 MAX_CACHE_ENTRY_BYTES = 32 * 1024 * 1024  # one response cache entry (a reply and its request, for debugging)
+# A results file is read whole: its memory is held within this multiple of its size by refusing, before
+# decoding, a file denser in objects and lists than any the gate writes (gate.files.results_file).
+RESULTS_MEMORY_FACTOR = 12
 MAX_NESTING = 64  # levels of objects / arrays in a suite document or in a tool call's arguments
 MAX_TRIALS = 100  # trials per case (the suite schema's ``trials`` maximum says the same)
 REGEX_TIMEOUT_SECONDS = 0.25  # one search of one user-supplied regular expression in one text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import itertools
 import json
 import math
 from collections.abc import Iterator, Sequence
@@ -327,6 +328,9 @@ def _error_path(error: Any) -> str:
     return where
 
 
+_SHOWN_ERRORS = 20
+
+
 def parse_results(data: Any, path: str = "") -> RunResults:
     """Validate a decoded JSON document against the results schema and build ``RunResults``."""
     if not isinstance(data, dict) or "suites" not in data or "version" not in data:
@@ -355,6 +359,7 @@ def parse_results(data: Any, path: str = "") -> RunResults:
             ]
         )
     if fast_valid(results_schema(), data):
+        _refuse_duplicates(data, path)
         try:
             return RunResults.from_dict(data)
         except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
@@ -362,16 +367,53 @@ def parse_results(data: Any, path: str = "") -> RunResults:
     from jsonschema import Draft202012Validator
 
     validator = Draft202012Validator(results_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    # The first errors only: a hostile file can hold millions, each a heavy object to collect.
+    errors = list(itertools.islice(validator.iter_errors(data), _SHOWN_ERRORS + 1))
     if errors:
-        problems = [Problem(path, 0, 0, f"{_error_path(e)}: {e.message}") for e in errors[:20]]
-        if len(errors) > 20:
-            problems.append(Problem(path, 0, 0, f"... and {len(errors) - 20} more problems"))
+        problems = [Problem(path, 0, 0, f"{_error_path(e)}: {e.message}") for e in errors[:_SHOWN_ERRORS]]
+        if len(errors) > _SHOWN_ERRORS:
+            problems.append(
+                Problem(path, 0, 0, f"... and more problems (the first {_SHOWN_ERRORS} are shown)")
+            )
         raise InputError(problems)
+    _refuse_duplicates(data, path)
     try:
         return RunResults.from_dict(data)
     except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
         raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
+
+
+def _refuse_duplicates(data: JsonObject, path: str) -> None:
+    """A suite name twice in one file, or a case id twice in one suite: either would be counted twice
+    (a shard's results are merged with ``report``, never written twice into one file)."""
+    problems: list[Problem] = []
+    suites: dict[str, int] = {}
+    for i, suite in enumerate(data["suites"]):
+        first = suites.setdefault(suite["name"], i)
+        if first != i:
+            problems.append(
+                Problem(
+                    path,
+                    0,
+                    0,
+                    f"$.suites[{i}].name: duplicate suite {suite['name']!r} (first $.suites[{first}])",
+                )
+            )
+        cases: dict[str, int] = {}
+        for j, case in enumerate(suite["cases"]):
+            seen = cases.setdefault(case["case_id"], j)
+            if seen != j:
+                problems.append(
+                    Problem(
+                        path,
+                        0,
+                        0,
+                        f"$.suites[{i}].cases[{j}].case_id: duplicate case id {case['case_id']!r} "
+                        f"(first $.suites[{i}].cases[{seen}])",
+                    )
+                )
+    if problems:
+        raise InputError(problems[:_SHOWN_ERRORS])
 
 
 def _parse_shard(shard: str) -> tuple[int, int] | None:

@@ -139,3 +139,52 @@ def test_a_fifo_nobody_writes_to_is_an_empty_results_file_not_a_hang(tmp_path, c
 def test_a_directory_as_results_is_an_input_error(tmp_path, capsys):
     assert cli_main(["report", str(tmp_path)]) == 2
     assert f"{tmp_path}: cannot read results file: Is a directory" in capsys.readouterr().err
+
+
+def _report_peak_mb(tmp_path: Path, results: Path) -> tuple[int, str, float]:
+    """``report RESULTS`` as a subprocess: its exit code, its output and its own peak memory (MB)."""
+    from tests.hostile.test_bad_inputs import _PEAK_REPORTING
+
+    peak = tmp_path / "peak"
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK_REPORTING, "report", str(results), "--markdown", str(tmp_path / "r.md")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PEAK_FILE": str(peak), "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    return proc.returncode, proc.stderr, int(peak.read_text()) / 1024
+
+
+def _results_with_messages(items: str, count: int) -> str:
+    from gate.reports.json_codec import to_json
+    from tests.results_factory import case, run, suite
+
+    data = json.loads(to_json(run(suite("s", cases=[case("a", status="failed")]))))
+    data["suites"][0]["cases"][0]["trials"][0]["record"]["messages"] = "MESSAGES"
+    return json.dumps(data).replace('"MESSAGES"', "[" + ",".join([items] * count) + "]")
+
+
+def test_a_results_file_is_read_within_a_small_multiple_of_its_size(tmp_path):
+    """DESIGN 9: a results file's memory stays within a small multiple of its size. A file dense in
+    objects (8 MB of {}, which took 26 times its size) is refused before it is decoded; one the gate
+    could have written, as dense as a transcript gets, is read within the factor."""
+    baseline_mb = _report_peak_mb(tmp_path, _write(tmp_path / "tiny.json", _results_with_messages("{}", 0)))[
+        2
+    ]
+    dense = _write(tmp_path / "dense.json", _results_with_messages("{}", 2_700_000))
+    code, err, peak = _report_peak_mb(tmp_path, dense)
+    size_mb = dense.stat().st_size / 2**20
+    assert code == 2 and "Traceback" not in err and "more than 12 times its size" in err, err
+    assert peak - baseline_mb < 2 * size_mb, (peak, baseline_mb, size_mb)
+    talk = _write(tmp_path / "talk.json", _results_with_messages('{"role":"user","content":"a"}', 280_000))
+    code, err, peak = _report_peak_mb(tmp_path, talk)
+    size_mb = talk.stat().st_size / 2**20
+    assert code in (0, 1) and "Traceback" not in err, err
+    # The decoded document (refused above the factor), its text while it is decoded, the report's work.
+    assert peak - baseline_mb < (limits.RESULTS_MEMORY_FACTOR + 2) * size_mb, (peak, baseline_mb, size_mb)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
