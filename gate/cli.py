@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 
 from gate import __version__
-from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, GateError
+from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, GateError, InputError
 
 COMMANDS = {
     "validate": "Validate suite, prompt and tool files (offline, fast).",
@@ -42,6 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     restore = _redact_stdio() if name != "validate" else None  # validate reads no keys: stays lean
     try:
         return int(module.main(rest))
+    except InputError as exc:
+        for problem in exc.problems:  # a located one with its location first on its line
+            text = problem.render().removeprefix("<input>: ")
+            located = problem.path or text.startswith("usage: ")
+            print(text if located else f"tool-eval-gate {name}: {text}", file=sys.stderr)
+        return exc.exit_code
     except GateError as exc:
         print(f"tool-eval-gate {name}: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -17,6 +17,7 @@ MAX_CACHE_ENTRY_BYTES = 32 * 1024 * 1024  # one response cache entry (a reply an
 # decoding, a file denser in objects and lists than any the gate writes (gate.files.results_file).
 RESULTS_MEMORY_FACTOR = 12
 MAX_NESTING = 64  # levels of objects / arrays in a suite document or in a tool call's arguments
+MAX_SHARDS = 10_000  # --shard INDEX/COUNT (a GitHub Actions matrix has at most 256 jobs)
 MAX_TRIALS = 100  # trials per case (the suite schema's ``trials`` maximum says the same)
 REGEX_TIMEOUT_SECONDS = 0.25  # one search of one user-supplied regular expression in one text
 

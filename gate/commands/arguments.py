@@ -4,17 +4,26 @@ and the option types."""
 from __future__ import annotations
 
 import argparse
+import re
 
 from gate import limits
-from gate.errors import InputError
+from gate.errors import InputError, Problem
 from gate.verdict.policy import FAIL_ON_VALUES, FailOn
+
+_ARGUMENT = re.compile(r"argument (?P<name>[^:]+): (?P<message>.*)", re.S)
 
 
 class Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors raise ``InputError`` (exit 2, no traceback)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise InputError(f"{message}\n{self.format_usage().strip()}")
+        """A usage error located at its option, as every located error is (``--trials: must be at
+        least 1, got '0'``), then the usage."""
+        usage = Problem("", 0, 0, self.format_usage().strip())
+        option = _ARGUMENT.match(message)
+        if option is None:
+            raise InputError([Problem("", 0, 0, message), usage])
+        raise InputError([Problem(option["name"].split("/")[0], 0, 0, option["message"]), usage])
 
 
 def rate(text: str) -> float:
@@ -68,3 +77,17 @@ def fail_on(text: str) -> FailOn:
     raise argparse.ArgumentTypeError(
         f"choose from threshold, regression, regression-or-threshold, any-failure (got {text!r})"
     )
+
+
+# The shortest Markdown report: the verdict and the note that the report was shortened must fit.
+MIN_MARKDOWN_LIMIT = 1024
+
+
+def markdown_limit(text: str) -> int:
+    """``--markdown-limit``: the most characters the Markdown report may have (at least 1,024)."""
+    value = positive_int(text)
+    if value < MIN_MARKDOWN_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"at least {MIN_MARKDOWN_LIMIT:,} characters (the verdict must fit), got {text!r}"
+        )
+    return value

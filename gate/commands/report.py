@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gate.commands.arguments import Parser, fail_on, rate
+from gate.commands.arguments import Parser, fail_on, markdown_limit, rate
 from gate.commands.plans import Outcome, ReportPlan
 from gate.verdict.policy import GatePolicy
 
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
     parser.add_argument(
         "--markdown-limit",
-        type=int,
+        type=markdown_limit,
         default=ReportPlan.markdown_limit,
         metavar="CHARS",
         help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)",

@@ -18,6 +18,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from gate import limits
 from gate.errors import InputError, Problem
 from gate.results.outcomes import (
     RESULTS_VERSION,
@@ -497,6 +498,8 @@ def merge(parts: Sequence[RunResults]) -> RunResults:
             raise InputError(f"shard(s) {', '.join(map(str, duplicates))} given more than once")
         if counts:
             count = counts.pop()
+            if count > limits.MAX_SHARDS:  # a forged part: never counted up to it
+                raise InputError(f"the parts say {count:,} shards: at most {limits.MAX_SHARDS:,}")
             missing = [i for i in range(1, count + 1) if i not in indexes]
             if missing:
                 reasons.append(f"missing shard(s) {', '.join(f'{i}/{count}' for i in missing)}")

@@ -14,8 +14,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from gate import limits
 from gate.errors import InputError, Problem
 from gate.suite.model import Case, Suite
+from gate.util.escape import show
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -26,31 +28,21 @@ def parse_shard(text: str) -> tuple[int, int]:
     Raises ``InputError`` unless ``1 <= index <= count``."""
     match = _SHARD.match(text or "")
     if not match:
-        raise InputError(
-            [
-                Problem(
-                    "",
-                    0,
-                    0,
-                    f"--shard: expected INDEX/COUNT such as 2/4, got {text!r}",
-                    hint="e.g. --shard 1/3",
-                )
-            ]
-        )
+        raise _shard_error(text, "expected INDEX/COUNT such as 2/4", "e.g. --shard 1/3")
     index, count = int(match.group(1)), int(match.group(2))
+    if count > limits.MAX_SHARDS:
+        raise _shard_error(text, f"at most {limits.MAX_SHARDS:,} shards", "split into fewer shards")
     if count < 1 or not 1 <= index <= count:
-        raise InputError(
-            [
-                Problem(
-                    "",
-                    0,
-                    0,
-                    f"--shard {text}: the index must be between 1 and the count (1-based)",
-                    hint=f"use 1/{max(count, 1)} ... {max(count, 1)}/{max(count, 1)}",
-                )
-            ]
+        end = max(count, 1)
+        raise _shard_error(
+            text, "the index must be between 1 and the count (1-based)", f"use 1/{end} ... {end}/{end}"
         )
     return index, count
+
+
+def _shard_error(text: str, message: str, hint: str) -> InputError:
+    """A ``--shard`` value refused, located at the option (as every option error is)."""
+    return InputError([Problem("--shard", 0, 0, f"{show(text, 40)}: {message}", hint=hint)])
 
 
 def _key(suite_path: str, case_id: str) -> str:
