@@ -503,7 +503,7 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
         headline = ", ".join(titles) or "failed"
     flaky = " · flaky" if case.flaky else ""
     if case.non_gating is not None:
-        flaky += f" · non-gating: {truncate(case.non_gating, 120)}"
+        flaky += f" · non-gating: {html_text(truncate(case.non_gating, 120))}"
     trials = f" · {trials_text(case)}" if trials_text(case) else ""
     out = [
         "<details>",
