@@ -7,8 +7,9 @@ imported lazily so that ``validate`` never pays for the provider SDKs or PyGithu
 from __future__ import annotations
 
 import importlib
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from gate import __version__
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, GateError, InputError
@@ -39,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INVALID_INPUT
     module = importlib.import_module(f"gate.commands.{name}")
     tolerate_unencodable_output()
-    restore = _redact_stdio() if name != "validate" else None  # validate reads no keys: stays lean
+    # validate reads no keys: it masks only credential shapes, and neutralises workflow commands too
+    restore = redact_stdio(os.environ if name != "validate" else {})
     try:
         return int(module.main(rest))
     except InputError as exc:
@@ -55,8 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tool-eval-gate {name}: interrupted", file=sys.stderr)
         return EXIT_INCOMPLETE  # the contract's "could not be completed", as run's own handler returns
     finally:
-        if restore is not None:
-            restore()
+        restore()
 
 
 def tolerate_unencodable_output() -> None:
@@ -71,15 +72,13 @@ def tolerate_unencodable_output() -> None:
                 pass
 
 
-def _redact_stdio() -> Callable[[], None]:
+def redact_stdio(env: Mapping[str, str]) -> Callable[[], None]:
     """Route stdout and stderr through a redactor while a command runs, so that nothing it prints
-    (progress, summary, error messages, warnings) can show a key from the environment. Returns
-    the function that flushes and restores the original streams."""
-    import os
-
+    (progress, summary, error messages, warnings) can show a key from ``env`` or be read as a
+    workflow command. Returns the function that flushes and restores the original streams."""
     from gate.util.redact import RedactingStream, Redactor
 
-    redactor = Redactor.from_env(os.environ)
+    redactor = Redactor.from_env(env)
     saved = sys.stdout, sys.stderr
     sys.stdout = RedactingStream(saved[0], redactor)
     sys.stderr = RedactingStream(saved[1], redactor)

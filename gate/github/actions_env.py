@@ -225,8 +225,11 @@ def write_commands(commands: Iterable[str], stream: TextIO | None = None) -> Non
     import sys
 
     out = stream if stream is not None else sys.stdout
+    own = getattr(out, "write_command", None)  # past the stream's neutralising of commands
     for command in commands:
-        if command:
+        if command and own is not None:
+            own(command)
+        elif command:
             print(command, file=out)
     flush = getattr(out, "flush", None)
     if flush is not None:

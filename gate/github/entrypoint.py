@@ -75,11 +75,9 @@ OUTPUT_NAMES = (
 # -- I/O helpers ---------------------------------------------------------------------------------
 
 
-def _say(*lines: str) -> None:
-    for line in lines:
-        if line:
-            print(line)
-    sys.stdout.flush()
+def _say(*commands: str) -> None:
+    """The action's own workflow commands (each escaped where it was made)."""
+    actions_env.write_commands(commands)
 
 
 @contextlib.contextmanager
@@ -363,6 +361,16 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
 
         return cli_main(args)
 
+    from gate.cli import redact_stdio
+
+    restore = redact_stdio(env)  # nothing printed can be a workflow command but the action's own
+    try:
+        return _run_action(env)
+    finally:
+        restore()
+
+
+def _run_action(env: Mapping[str, str]) -> int:
     settings = read_settings(env, _read_payload(env), Path.cwd())
     _mask_secrets(settings, env)
     outputs: dict[str, object] = {name: "" for name in OUTPUT_NAMES}
@@ -450,7 +458,7 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
 def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
     """Run (or re-render) as planned, in-process; its conclusion is what every output renders."""
     inputs, event, workspace = settings.inputs, settings.event, settings.workspace
-    _say(f"::group::{_command_line(the_plan, workspace)}")
+    _say(f"::group::{actions_env.escape_data(_command_line(the_plan, workspace))}")
     with _run_environment(inputs, workspace):
         done = _call(the_plan.command)
     _say("::endgroup::")

@@ -68,6 +68,25 @@ def md_text(s: object) -> str:
     return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
+# A workflow command the Actions runner reads from a log line: ``::name ...::`` at the start of a line
+# (after white space), ``##[name ...]`` anywhere in it. The runner splits lines at CR and LF.
+_COMMAND_AT_LINE_START = re.compile(r"(^|[\r\n])([^\S\r\n]*)(?=::)")
+_COMMAND_ANYWHERE = "##["
+
+
+def neutralise_commands(text: str, *, at_line_start: bool = True) -> str:
+    """``text`` as log lines that can never be read as workflow commands: a zero-width space before a
+    ``::`` that starts a line and inside every ``##[``, whatever put them there (model text, a suite's
+    or a file's name, a forged results file). ``at_line_start``: whether ``text`` starts a line."""
+    if "::" in text:
+        text = _COMMAND_AT_LINE_START.sub(
+            lambda m: m.group(0) + ZWSP if m.group(1) or at_line_start else m.group(0), text
+        )
+    if _COMMAND_ANYWHERE in text:
+        text = text.replace(_COMMAND_ANYWHERE, "##" + ZWSP + "[")
+    return text
+
+
 def no_autolinks(s: str) -> str:
     """Break what GitHub would link in text: ``#42``, ``org/repo#9``, ``GH-7``, ``https://...``,
     ``www.`` (a zero-width space after ``#``, ``GH``, ``:`` and ``www``)."""

@@ -31,6 +31,7 @@ from html import escape as html_escape
 from typing import Any, TextIO, TypeVar
 from urllib.parse import quote
 
+from gate.util.escape import neutralise_commands
 from gate.util.json_types import JsonObject
 
 MASK = "***"
@@ -256,7 +257,9 @@ class Redactor:
 
 
 class RedactingStream:
-    """A text stream wrapper that redacts what is written to the stream it wraps.
+    """A text stream wrapper that redacts what is written to the stream it wraps, and keeps it from
+    ever being read as a workflow command (``gate.util.escape.neutralise_commands``): the gate's own
+    commands go through :meth:`write_command`.
 
     Text is held back until a line ends (``\\n`` or ``\\r``, so a live progress line still shows)
     or ``flush`` is called, so that a secret written in several pieces is still caught whole."""
@@ -265,14 +268,29 @@ class RedactingStream:
         self._stream = stream
         self._redactor = redactor
         self._pending = ""
+        self._line_start = True  # whether what is written next starts a line
 
     def write(self, text: str) -> int:
         self._pending += text
         cut = max(self._pending.rfind("\n"), self._pending.rfind("\r"))
         if cut >= 0:
             ready, self._pending = self._pending[: cut + 1], self._pending[cut + 1 :]
-            self._stream.write(self._redactor.redact(ready))
+            self._emit(ready)
         return len(text)
+
+    def _emit(self, text: str) -> None:
+        self._stream.write(neutralise_commands(self._redactor.redact(text), at_line_start=self._line_start))
+        self._line_start = text.endswith(("\n", "\r"))
+
+    def write_command(self, command: str) -> None:
+        """One workflow command of the gate's own (already escaped), on a line of its own: redacted
+        (but a mask command, which is how the runner learns the secret), never neutralised."""
+        self.flush()
+        if not self._line_start:
+            self._stream.write("\n")
+        masking = command.startswith("::add-mask::")
+        self._stream.write((command if masking else self._redactor.redact(command)) + "\n")
+        self._line_start = True
 
     def writelines(self, lines: Iterable[str]) -> None:
         """Part of the stream interface ``sys.stdout`` / ``sys.stderr`` offer to any code (the CLI puts
@@ -282,7 +300,7 @@ class RedactingStream:
 
     def flush(self) -> None:
         if self._pending:
-            self._stream.write(self._redactor.redact(self._pending))
+            self._emit(self._pending)
             self._pending = ""
         self._stream.flush()
 
