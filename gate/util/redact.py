@@ -22,10 +22,11 @@ Pure: no I/O. ``RedactingStream`` only delegates to the stream it wraps.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from html import escape as html_escape
 from typing import Any, TextIO, TypeVar
@@ -59,7 +60,7 @@ _QUERY_SECRET = re.compile(
 # is in the text (a fast substring test), so clean text costs a few ``in`` checks, not a regex pass.
 # The patterns start with a literal where possible (the regex engine then searches for it quickly);
 # the lookbehinds make sure a key starts a word ("task-..." is not an "sk-" key).
-_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
+_SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     # OpenAI (sk-..., sk-proj-...) and Anthropic (sk-ant-api03-...) keys.
     (("sk-",), re.compile(r"sk(?<![A-Za-z0-9_]sk)-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}"), MASK),
     # GitHub personal, OAuth, user-to-server, server-to-server (Actions) and refresh tokens.
@@ -72,6 +73,8 @@ _SHAPES: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
     (("github_pat_",), re.compile(r"github_pat_(?<![A-Za-z0-9]github_pat_)[A-Za-z0-9_]{20,}"), MASK),
     # The credential of an HTTP Authorization header (the word "Bearer" stays).
     (("Bearer ", "bearer "), re.compile(r"([Bb])earer [A-Za-z0-9._~+/\-]{12,}=*"), rf"\1earer {MASK}"),
+    # The credentials of a Basic Authorization header (base64 of user:password; "Basic" stays).
+    (("Basic ", "basic "), re.compile(r"([Bb])asic ([A-Za-z0-9+/]{6,}={0,2})"), lambda m: _basic(m)),  # noqa: PLW0108 - defined below
     # The user info of a URL, https://user:PASSWORD@host (the rest of the URL stays).
     (("://",), re.compile(r"://[^/\s:@'\"<>]{1,256}:[^/\s@'\"<>]{1,256}@"), f"://{MASK}@"),
     # Credentials in a URL's query string (a base URL like https://proxy/v1?api-key=...).
@@ -87,7 +90,7 @@ def is_secret_name(name: str) -> bool:
 def url_credentials(url: str) -> list[str]:
     """The credentials a URL carries: its user name and password, and the values of its query
     parameters (``https://host/v1?api-key=...``); the host and path are not secrets."""
-    from urllib.parse import parse_qsl, urlsplit
+    from urllib.parse import parse_qsl, unquote, urlsplit
 
     try:
         parts = urlsplit(url.strip())
@@ -95,7 +98,30 @@ def url_credentials(url: str) -> list[str]:
         found += [value for _, value in parse_qsl(parts.query, keep_blank_values=False)]
     except ValueError:  # not a URL after all
         return []
+    if parts.username is not None and parts.password is not None:
+        # What a client sends for them: "Authorization: Basic base64(user:password)", the user
+        # and password as written in the URL or decoded (however short each one is).
+        for pair in {
+            f"{parts.username}:{parts.password}",
+            f"{unquote(parts.username)}:{unquote(parts.password)}",
+        }:
+            found += [pair, _base64(pair)]
     return [value for value in found if len(value) >= MIN_SECRET_LENGTH]
+
+
+def _base64(text: str) -> str:
+    """``text`` in base64 without its padding (found with or without it)."""
+    return base64.b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def _basic(match: re.Match[str]) -> str:
+    """A Basic credential masked, when it is one (base64 of text holding a colon); else as it was, so
+    that "Basic information" stays text."""
+    try:
+        decoded = base64.b64decode(match.group(2) + "=" * (-len(match.group(2)) % 4), validate=True)
+    except ValueError:
+        return match.group(0)
+    return f"{match.group(1)}asic {MASK}" if b":" in decoded else match.group(0)
 
 
 def _variants(value: str) -> set[str]:
@@ -104,6 +130,7 @@ def _variants(value: str) -> set[str]:
     forms.add(html_escape(value, quote=True))
     forms.add(html_escape(value, quote=False))
     forms.add(quote(value, safe=""))
+    forms |= {_base64(value), _base64(value).replace("+", "-").replace("/", "_")}  # standard, URL-safe
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
 
 

@@ -132,3 +132,35 @@ def test_a_failing_case_report_holds_no_link_made_from_model_text(repo, model_se
     assert "Closes #\u200b42" in text
     for linked in ("#42", "GH-7", "repo#9", "https://evil", "www.evil"):
         assert linked not in text
+
+
+def test_a_base_urls_basic_credentials_are_masked_in_every_encoding(repo, model_server, monkeypatch, capsys):  # noqa: F811
+    """With OPENAI_BASE_URL=http://user:pass@proxy/v1 the client sends Authorization: Basic
+    base64(user:pass); a proxy that echoes it must not put it in any output (user and pass are each
+    shorter than a secret, the pair and its base64 are not)."""
+    import base64
+
+    basic = base64.b64encode(b"user:pass").decode()
+    echo = f"proxy saw Authorization: Basic {basic} (that is {basic} or user:pass)"
+    server = model_server({"rules": [], "default": {"text": echo}})
+    point(monkeypatch, server)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url.replace("://", "://user:pass@", 1))
+    out = repo / "out"
+    code = run(
+        repo,
+        "--json",
+        str(out / "r.json"),
+        "--junit",
+        str(out / "r.xml"),
+        "--markdown",
+        str(out / "r.md"),
+        "--cache",
+        str(repo / "cache"),
+    )
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    texts = [captured.out, captured.err, *(p.read_text() for p in out.iterdir())]
+    texts += [p.read_text() for p in (repo / "cache").rglob("*.json")]
+    assert any("proxy saw Authorization: Basic ***" in text for text in texts)
+    for text in texts:
+        assert basic.rstrip("=") not in text and "user:pass" not in text

@@ -220,3 +220,22 @@ def test_redact_results_masks_every_trial_text_and_keeps_clean_objects() -> None
     # Nothing to mask: the very same object back.
     clean_results = run(suite("s", [clean]))
     assert redactor.redact_results(clean_results) is clean_results
+
+
+def test_secrets_are_masked_in_base64_and_basic_credentials_by_their_shape() -> None:
+    import base64
+
+    key = "sk-abcdefghijklmnopqrstuv"
+    redactor = Redactor.from_env({"OPENAI_API_KEY": key, "OPENAI_BASE_URL": "http://user:pass@proxy/v1"})
+    for encoded in (base64.b64encode(key.encode()), base64.urlsafe_b64encode(key.encode())):
+        assert encoded.decode().rstrip("=") not in redactor.redact(f"echo {encoded.decode()}")
+    pair = base64.b64encode(b"user:pass").decode()
+    assert redactor.redact(f"Authorization: Basic {pair}") == "Authorization: Basic ***"
+    assert "user:pass" not in redactor.redact("credentials user:pass")
+    # The shape alone: a Basic credential is base64 of text with a colon; English stays.
+    other = base64.b64encode(b"alice:wonderland").decode()
+    assert Redactor().redact(f"Basic {other}") == "Basic ***"
+    assert (
+        Redactor().redact("Basic information and Basic c29tZXRleHQ=")
+        == "Basic information and Basic c29tZXRleHQ="
+    )
