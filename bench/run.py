@@ -685,11 +685,113 @@ def hostile(work: Path, quick: bool) -> dict[str, Any]:
         f"- worst regex, ^(a|aa)+$ on 40 a's and a b: {regex_s:.3f} s ({outcome}; limit "
         f"{limits.REGEX_TIMEOUT_SECONDS} s) {ratio(regex_s, limits.REGEX_TIMEOUT_SECONDS * 1.5)}"
     )
+    outputs = _hostile_results_and_logs(work / "hostile-results", quick)
     return {
         "corpus": len(rows),
         "refused_cleanly": clean,
         "slowest_validate_s": slowest,
         "worst_regex_s": regex_s,
+        **outputs,
+    }
+
+
+_FORGED = "x\n::error file=README.md,line=1::forged\r::warning::forged ##[stop-commands]STOP"
+_MARKUP = "<img src=x> @org/team #42 org/repo#9 <!-- tool-eval-gate:default -->"
+
+
+def _report_peak(work: Path, results: str, env: dict[str, str]) -> tuple[int, float]:
+    """``report RESULTS``: its exit code and its own peak memory in MB (VmHWM, which a forked child's
+    ``ru_maxrss`` is not: that starts from the benchmark's own size)."""
+    from tests.hostile.test_bad_inputs import _PEAK_REPORTING
+
+    peak = work / "peak"
+    child = run_child(
+        [sys.executable, "-c", _PEAK_REPORTING, "report", results],
+        env=dict(env, PEAK_FILE=str(peak)),
+        cwd=work,
+    )
+    return child.returncode, int(peak.read_text()) / 1024
+
+
+def _hostile_results_and_logs(work: Path, quick: bool) -> dict[str, Any]:
+    """Issue 25: hostile results files and options are refused cleanly (exit 2, the location first,
+    no traceback), a dense results file in a small multiple of its size, and nothing printed becomes
+    a workflow command, nothing in the report is live markup, no Basic credential shows."""
+    sys.path.insert(0, str(ROOT))
+    from gate.reports.json_codec import to_json
+    from tests.results_factory import case, failure, record, run, suite
+
+    work.mkdir(parents=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    good = to_json(run(suite("s", cases=[case("a"), case("b", status="failed")])))
+    data = json.loads(good)
+    data["suites"][0]["cases"].append(dict(data["suites"][0]["cases"][0]))
+    files = {
+        "nan.json": good.replace('"threshold": 0.9', '"threshold": NaN', 1),
+        "infinity.json": good.replace('"threshold": 0.9', '"threshold": 1e999', 1),
+        "huge_integer.json": good.replace('"threshold": 0.9', '"threshold": ' + "9" * 5000, 1),
+        "duplicate_case.json": json.dumps(data),
+    }
+    commands = [(["report", name], name) for name in files]
+    commands += [
+        (["report", "good.json", "--baseline", "huge_integer.json"], "huge_integer.json"),
+        (["report", "good.json", "--markdown-limit", "-1"], "--markdown-limit"),
+        (["run", ".", "--shard", "1/99999999999999999999999"], "--shard"),
+        (["run", ".", "--rerun-failed", "nan.json"], "nan.json"),
+    ]
+    for name, text in {**files, "good.json": good}.items():
+        (work / name).write_text(text, encoding="utf-8")
+    (work / "s.suite.yaml").write_text(
+        "version: 1\nname: s\nagent: {provider: openai, model: gpt-4o-mini}\ncases: [{id: a, input: hi}]\n",
+        encoding="utf-8",
+    )
+    refused = 0
+    for command, location in commands:
+        child = gate(command, env, work)
+        first = next((line for line in child.stderr.splitlines() if line.strip()), "")
+        located = first.startswith((f"{location}:", f"{location} "))
+        refused += child.returncode == 2 and "Traceback" not in child.stderr and located
+    print(
+        f"- hostile results files and options refused cleanly (exit 2, located first): {refused} of "
+        f"{len(commands)}"
+    )
+    dense = work / "dense.json"
+    count = 9_000_000  # 27 MB of {}: decoded, it took 717 MB before issue 25
+    text = json.loads(good)
+    text["suites"][0]["cases"][0]["trials"] = "TRIALS"
+    dense.write_text(
+        json.dumps(text).replace('"TRIALS"', "[" + ",".join(["{}"] * count) + "]"), encoding="utf-8"
+    )
+    tiny = _report_peak(work, "good.json", env)[1]
+    code, peak = _report_peak(work, "dense.json", env)
+    size_mb = dense.stat().st_size / 1e6
+    factor = (peak - tiny) / size_mb
+    print(
+        f"- a {size_mb:.0f} MB results file dense in objects: exit {code}, peak RSS {peak:.0f} MB "
+        f"({factor:.1f}x its size above a tiny file's {tiny:.0f} MB; 717 MB, 26x, before issue 25)"
+    )
+    bad = failure("wrong_tool", message=_FORGED + _MARKUP, tool=_FORGED, expected_tool="t")
+    forged = case("c" + _FORGED, status="failed", failures=[bad], rec=record(output=_FORGED + _MARKUP))
+    forged_results = run(suite("s" + _FORGED, [forged], path="p" + _FORGED))
+    (work / "forged.json").write_text(to_json(forged_results), encoding="utf-8")
+    child = gate(["report", "forged.json", "--markdown", "forged.md"], env, work)
+    lines = re.split(r"[\r\n]", child.stdout + child.stderr)
+    live = [line for line in lines if line.lstrip().startswith("::") or "##[" in line]
+    from tests.reports.test_markdown import outside_code  # where Markdown is live
+
+    markdown = outside_code((work / "forged.md").read_text(encoding="utf-8"))
+    markup = sum(markdown.count(m) for m in ("<img", "@org/team", "<!-- tool-eval-gate:default -->")) - 1
+    print(
+        f"- workflow commands printed from a forged results file: {len(live)}; live markup in its "
+        f"report: {markup}"
+    )
+    return {
+        "results_and_options": len(commands),
+        "results_and_options_refused": refused,
+        "dense_results_mb": size_mb,
+        "dense_results_factor": factor,
+        "workflow_commands_printed": len(live),
+        "live_markup": markup,
     }
 
 
