@@ -45,7 +45,11 @@ def test_ordinary_names_are_not(name):
 
 def test_a_base_urls_credentials_are_secrets_but_its_host_is_not():
     url = f"https://proxy-user:{USER_PASSWORD}@llm.example/v1?api-key={QUERY_KEY}&deployment=gpt4o-main"
-    assert set(url_credentials(url)) == {"proxy-user", USER_PASSWORD, QUERY_KEY, "gpt4o-main"}
+    import base64
+
+    pair = f"proxy-user:{USER_PASSWORD}"  # and as a client sends it: Authorization: Basic base64(pair)
+    basic = base64.b64encode(pair.encode()).decode().rstrip("=")
+    assert set(url_credentials(url)) == {"proxy-user", USER_PASSWORD, QUERY_KEY, "gpt4o-main", pair, basic}
     redactor = Redactor.from_env({"OPENAI_BASE_URL": url})
     text = (
         f"POST https://llm.example/v1/chat/completions?api-key={QUERY_KEY}"
