@@ -387,34 +387,21 @@ def parse_results(data: Any, path: str = "") -> RunResults:
 def _refuse_duplicates(data: JsonObject, path: str) -> None:
     """A suite name twice in one file, or a case id twice in one suite: either would be counted twice
     (a shard's results are merged with ``report``, never written twice into one file)."""
-    problems: list[Problem] = []
-    suites: dict[str, int] = {}
+    found = _twice(data["suites"], "name", "$.suites", "suite")
     for i, suite in enumerate(data["suites"]):
-        first = suites.setdefault(suite["name"], i)
-        if first != i:
-            problems.append(
-                Problem(
-                    path,
-                    0,
-                    0,
-                    f"$.suites[{i}].name: duplicate suite {suite['name']!r} (first $.suites[{first}])",
-                )
-            )
-        cases: dict[str, int] = {}
-        for j, case in enumerate(suite["cases"]):
-            seen = cases.setdefault(case["case_id"], j)
-            if seen != j:
-                problems.append(
-                    Problem(
-                        path,
-                        0,
-                        0,
-                        f"$.suites[{i}].cases[{j}].case_id: duplicate case id {case['case_id']!r} "
-                        f"(first $.suites[{i}].cases[{seen}])",
-                    )
-                )
-    if problems:
-        raise InputError(problems[:_SHOWN_ERRORS])
+        found += _twice(suite["cases"], "case_id", f"$.suites[{i}].cases", "case id")
+    if found:
+        raise InputError([Problem(path, 0, 0, message) for message in found[:_SHOWN_ERRORS]])
+
+
+def _twice(items: list[JsonObject], key: str, at: str, what: str) -> list[str]:
+    first: dict[str, int] = {}
+    found = []
+    for index, item in enumerate(items):
+        seen = first.setdefault(item[key], index)
+        if seen != index:
+            found.append(f"{at}[{index}].{key}: duplicate {what} {item[key]!r} (first {at}[{seen}])")
+    return found
 
 
 def _parse_shard(shard: str) -> tuple[int, int] | None:

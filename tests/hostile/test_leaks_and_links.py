@@ -64,6 +64,26 @@ def test_a_base_urls_credentials_are_secrets_but_its_host_is_not():
     )
 
 
+def _every_output(repo, capsys) -> list[str]:  # noqa: F811 - repo is the fixture's value
+    """A failing run's console, JSON, JUnit, Markdown and cache files."""
+    out = repo / "out"
+    code = run(
+        repo,
+        "--json",
+        str(out / "r.json"),
+        "--junit",
+        str(out / "r.xml"),
+        "--markdown",
+        str(out / "r.md"),
+        "--cache",
+        str(repo / "cache"),
+    )
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    texts = [captured.out, captured.err, *(p.read_text() for p in out.iterdir())]
+    return texts + [p.read_text() for p in (repo / "cache").rglob("*.json")]
+
+
 def test_echoed_secrets_of_every_name_are_masked_in_every_output(repo, model_server, monkeypatch, capsys):  # noqa: F811
     echo = f"key {AZURE_KEY} dsn {SENTRY_DSN} hook {SLACK_WEBHOOK} query {QUERY_KEY} pass {USER_PASSWORD}"
     script = {
@@ -81,23 +101,10 @@ def test_echoed_secrets_of_every_name_are_masked_in_every_output(repo, model_ser
     monkeypatch.setenv("SENTRY_DSN", SENTRY_DSN)
     monkeypatch.setenv("SLACK_WEBHOOK_URL", SLACK_WEBHOOK)
     monkeypatch.setenv("PROXY_URL", f"https://u:{USER_PASSWORD}@proxy.example:3128/?token={QUERY_KEY}")
-    out = repo / "out"
-    code = run(
-        repo,
-        "--json",
-        str(out / "r.json"),
-        "--junit",
-        str(out / "r.xml"),
-        "--markdown",
-        str(out / "r.md"),
-        "--cache",
-        str(repo / "cache"),
-    )
-    captured = capsys.readouterr()
-    assert code == 1, captured.err
-    texts = [captured.out, captured.err, *(p.read_text() for p in out.iterdir())]
-    texts += [p.read_text() for p in (repo / "cache").rglob("*.json")]
-    assert json.loads((out / "r.json").read_text())["suites"][0]["cases"][0]["trials"][0]["record"]["output"]
+    texts = _every_output(repo, capsys)
+    assert json.loads((repo / "out" / "r.json").read_text())["suites"][0]["cases"][0]["trials"][0]["record"][
+        "output"
+    ]
     for secret in (AZURE_KEY, SENTRY_DSN, SLACK_WEBHOOK, QUERY_KEY, USER_PASSWORD, "5f4e3d2c1b0a@o42"):
         for text in texts:
             assert secret not in text
@@ -149,22 +156,7 @@ def test_a_base_urls_basic_credentials_are_masked_in_every_encoding(repo, model_
     server = model_server({"rules": [], "default": {"text": echo}})
     point(monkeypatch, server)
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url.replace("://", "://user:pass@", 1))
-    out = repo / "out"
-    code = run(
-        repo,
-        "--json",
-        str(out / "r.json"),
-        "--junit",
-        str(out / "r.xml"),
-        "--markdown",
-        str(out / "r.md"),
-        "--cache",
-        str(repo / "cache"),
-    )
-    captured = capsys.readouterr()
-    assert code == 1, captured.err
-    texts = [captured.out, captured.err, *(p.read_text() for p in out.iterdir())]
-    texts += [p.read_text() for p in (repo / "cache").rglob("*.json")]
+    texts = _every_output(repo, capsys)
     assert any("proxy saw Authorization: Basic ***" in text for text in texts)
     for text in texts:
         assert basic.rstrip("=") not in text and "user:pass" not in text
