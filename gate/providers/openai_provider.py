@@ -29,6 +29,7 @@ from gate.providers.openai_responses import (
 from gate.providers.sdk_provider import SdkProvider
 from gate.results.run_record import Usage
 from gate.suite.model import ToolDef
+from gate.suite.model_family import token_limit
 from gate.util.json_types import JsonObject
 
 
@@ -134,7 +135,7 @@ class OpenAIProvider(SdkProvider):
 
     def _parse(self, request: ModelRequest, response: Any, latency_ms: float) -> ModelReply:
         if request.api == "responses":
-            return parse_response(response, latency_ms)
+            return parse_response(response, latency_ms, token_limit(request.params))
         return parse_completion(response, latency_ms)
 
 

@@ -133,8 +133,10 @@ def _plain(item: Any) -> JsonObject:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def parse_response(response: Any, latency_ms: float | None = None) -> ModelReply:
-    """A ``ModelReply`` from a Responses API response; malformed output never raises past here."""
+def parse_response(response: Any, latency_ms: float | None = None, limit: int | None = None) -> ModelReply:
+    """A ``ModelReply`` from a Responses API response; malformed output never raises past here. A
+    reply whose ``output_tokens`` reached the ``limit`` sent was cut even when the server calls it
+    ``completed`` (llama.cpp does; OpenAI says ``incomplete``)."""
     output = getattr(response, "output", None)
     if output is None:
         raise ProviderError("malformed", "the OpenAI response has no output", retryable=True)
@@ -167,6 +169,8 @@ def parse_response(response: Any, latency_ms: float | None = None) -> ModelReply
     usage = getattr(response, "usage", None)
     incomplete = getattr(response, "incomplete_details", None)
     stop_reason = str(getattr(incomplete, "reason", "") or "") if incomplete is not None else ""
+    if not stop_reason and limit is not None and int(getattr(usage, "output_tokens", 0) or 0) >= limit:
+        stop_reason = "max_output_tokens"
     return ModelReply(
         text="".join(texts),
         tool_calls=tuple(calls),

@@ -56,7 +56,9 @@ as ``{}``; an ``incomplete`` response with ``max_output_tokens``); ``refuse_inva
 answers HTTP 500 to a request whose history holds tool-call arguments that are not JSON;
 ``ignore_named_tool_choice`` treats an object ``tool_choice`` (a named tool) as ``auto``;
 ``refuse_required_tool_choice`` answers 400 to ``tool_choice: required``; ``served_model`` is the
-model every reply names (the model file the server loaded), whatever the request asked for.
+model every reply names (the model file the server loaded), whatever the request asked for;
+``responses_cut_unmarked`` reports a cut Responses reply as ``completed`` (llama.cpp does: only its
+``output_tokens`` reaching ``max_output_tokens`` tells).
 
 Run standalone (the benchmark does)::
 
@@ -972,6 +974,7 @@ LLAMA_CPP: dict[str, Any] = {
     "refuse_invalid_history": True,
     "ignore_named_tool_choice": True,
     "served_model": "gemma-3-270m-it-Q4_K_M.gguf",
+    "responses_cut_unmarked": True,
 }
 
 
@@ -997,12 +1000,14 @@ class ScriptedModelServer:
         ignore_named_tool_choice: bool = False,
         refuse_required_tool_choice: bool = False,
         served_model: str | None = None,
+        responses_cut_unmarked: bool = False,
     ):
         self.cut_at_limit = cut_at_limit
         self.refuse_invalid_history = refuse_invalid_history
         self.ignore_named_tool_choice = ignore_named_tool_choice
         self.refuse_required_tool_choice = refuse_required_tool_choice
         self.served_model = served_model
+        self.responses_cut_unmarked = responses_cut_unmarked
         self.script = as_script(script)
         self.latency = latency
         self.faults = tuple(f if isinstance(f, FaultSchedule) else FaultSchedule.from_dict(f) for f in faults)
@@ -1281,6 +1286,8 @@ class ScriptedModelServer:
         limit = output_limit(api, body) if self.cut_at_limit else None
         if limit is not None:
             reply = cut_reply(reply, limit)
+            if api == "responses" and self.responses_cut_unmarked:  # said "completed", only usage tells
+                reply = replace(reply, cut=False)
         make = {"openai": openai_response, "anthropic": anthropic_response, "responses": responses_response}[
             api
         ]
