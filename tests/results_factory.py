@@ -281,10 +281,13 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``planned_trials`` of
     cases that ran every trial, ``parameters`` of tools whose schema was not recorded), with each case's
     ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
-    settings in their file form: the reference
+    settings in their file form and the base side only when there is one: the reference
     ``gate.reports.json_codec.to_json`` is held to."""
     data = asdict(results)
     data["settings"] = results.settings.to_dict()  # the keys the file always had (RunSettings.to_dict)
+    data.pop("base")
+    if results.base is not None:  # a --baseline auto run's base side: a results document of its own
+        data["base"] = plain_results(results.base)
     for s_i, s in enumerate(results.suites):
         if s.requests == RequestStats():  # only suites that sent a request store the field
             data["suites"][s_i].pop("requests")

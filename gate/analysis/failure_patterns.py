@@ -141,12 +141,13 @@ def distinct_failures(failures: Sequence[Failure]) -> tuple[Failure, ...]:
 
 
 def failed_cases(results: RunResults) -> tuple[FailedCase, ...]:
-    """Every failed case with the distinct failures of its failed trials."""
+    """Every failed case with the distinct failures of its failed trials; a known-flaky (non-gating)
+    case is left out: it never fails the gate, so it makes no pattern and asks for no change."""
     return tuple(
         _failed_case(f"{suite.name}/{case.case_id}", case)
         for suite in results.suites
         for case in suite.cases
-        if case.status == "failed"
+        if case.status == "failed" and case.non_gating is None
     )
 
 

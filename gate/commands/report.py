@@ -1,9 +1,12 @@
 """``tool-eval-gate report RESULTS.json ...``: re-render the reports from saved results.
 
-Several results files are the shards of one run and are merged (suites sorted by path, cases in
-file order). The gate policy is the one recorded in the results (``settings``), with the command's
-flags on top. Prints the verdict line and returns the verdict's exit code (0 passed, 1 gate failed,
-2 invalid input, 3 incomplete). Rendering the same results twice gives byte-identical files.
+Several results files are the shards of one run and are merged (``gate.reports.shard_merge``: the
+same verdict as the whole run, whatever their order; shards that disagree are an error naming both
+files). The gate policy is the one recorded in the results (``settings``), with the command's flags
+on top; the comparison is drawn again from the base side the results hold (``--baseline auto``), or
+from ``--baseline FILE``. Prints the verdict line and returns the verdict's exit code (0 passed, 1
+gate failed, 2 invalid input, 3 incomplete). Rendering the same results twice gives byte-identical
+files.
 """
 
 from __future__ import annotations
@@ -84,12 +87,14 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
     from gate.files.outputs import write_outputs
     from gate.files.results_file import load_results
     from gate.reports.console import suite_lines, verdict_lines
-    from gate.reports.json_codec import gc_paused, merge
+    from gate.reports.json_codec import gc_paused
+    from gate.reports.shard_merge import merge
     from gate.verdict.conclusion import conclude
 
     parts = [load_results(path) for path in plan.results]
-    results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts)
-    baseline = load_results(plan.baseline) if plan.baseline else None
+    results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts, plan.results)
+    # The base side a --baseline auto run recorded is compared with again, unless --baseline says.
+    baseline = load_results(plan.baseline) if plan.baseline else results.base
     policy = GatePolicy.from_settings(
         results.settings,
         threshold=plan.threshold,

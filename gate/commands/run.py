@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from gate.suite.pricing import PriceTable
     from gate.verdict.conclusion import Conclusion
     from gate.verdict.policy import FailOn, GatePolicy
+    from gate.verdict.selection import Selection
 
 EPILOG = """\
 exit codes:
@@ -295,11 +296,10 @@ class _StopOnSignal:
             loop.call_soon_threadsafe(self.control.stop, name)
 
 
-def _select_cases(plan: RunPlan, suites: list[Suite]) -> list[Suite] | None:
-    """The cases --case, --tag and --rerun-failed select (see gate.verdict.selection); None when the
-    --rerun-failed results hold no failed case (nothing to do is a pass). Selecting nothing from
-    suites that exist is an input error."""
-    from gate.verdict.selection import Selection, failed_cases, select
+def _selection(plan: RunPlan) -> Selection | None:
+    """What --case, --tag and --rerun-failed select (see gate.verdict.selection); None when the
+    --rerun-failed results hold no failed case (nothing to do is a pass)."""
+    from gate.verdict.selection import Selection, failed_cases
 
     rerun = None
     if plan.rerun_failed:
@@ -308,10 +308,17 @@ def _select_cases(plan: RunPlan, suites: list[Suite]) -> list[Suite] | None:
         rerun = failed_cases(load_results(plan.rerun_failed))
         if not rerun:
             return None
-    chosen = select(suites, Selection(plan.cases, plan.tags, rerun))
+    return Selection(plan.cases, plan.tags, rerun)
+
+
+def _select_cases(plan: RunPlan, suites: list[Suite], selection: Selection) -> list[Suite]:
+    """The selected cases of ``suites``; selecting nothing from suites that exist is an input error."""
+    from gate.verdict.selection import select
+
+    chosen = select(suites, selection)
     if not chosen and suites:
         asked = " ".join([*(f"--case {c}" for c in plan.cases), *(f"--tag {t}" for t in plan.tags)])
-        if rerun is not None:
+        if selection.rerun is not None:
             asked += f" --rerun-failed {plan.rerun_failed}"
         raise InputError(f"{asked.strip()}: selects no case of the suites to run")
     return chosen
@@ -376,6 +383,19 @@ def execute(plan: RunPlan) -> Outcome:
 
 
 @dataclass(frozen=True)
+class _Chosen:
+    """The cases this run evaluates (``suites``: selected, and this shard's), the suites the change
+    affects with all their cases (``affected``), what triggered each under --changed-since, and the
+    selection and shard that made the choice (the base side of --baseline auto makes the same one)."""
+
+    suites: list[Suite]
+    affected: list[Suite]
+    triggered: dict[str, dict[str, str]]
+    selection: Selection
+    shard: tuple[int, int] | None
+
+
+@dataclass(frozen=True)
 class _Prepared:
     """What the run needs, loaded and checked before any request: the suites with the selected cases,
     the base side (``--baseline auto``) or the baseline results (``--baseline FILE``), the gate policy,
@@ -420,11 +440,11 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
     chosen = _suites_to_run(plan, root)
     if isinstance(chosen, Outcome):
         return chosen
-    suites, triggered = chosen
+    suites, triggered = chosen.suites, chosen.triggered
     baseline = None
     base_side = None
     if plan.baseline == "auto":
-        base_side = _load_base_side(plan, root, suites, triggered)
+        base_side = _load_base_side(plan, root, chosen)
     elif plan.baseline:
         from gate.files.results_file import load_results
 
@@ -451,7 +471,7 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
     return _Prepared(suites, base_side, baseline, policy, cache, options)
 
 
-def _suites_to_run(plan: RunPlan, root: Path) -> tuple[list[Suite], dict[str, dict[str, str]]] | Outcome:
+def _suites_to_run(plan: RunPlan, root: Path) -> _Chosen | Outcome:
     """The suites (with only the selected cases) this run evaluates, and what triggered each under
     --changed-since; or the outcome when the suites do not load or nothing is left to run."""
     from gate.files.suite_loader import load_suites
@@ -484,15 +504,16 @@ def _suites_to_run(plan: RunPlan, root: Path) -> tuple[list[Suite], dict[str, di
 
         triggered = affected_suites(suites, changed_files(plan.changed_since, root))
         suites = [s for s in suites if s.path in triggered]
-    selected = _select_cases(plan, suites)
-    if selected is None:
+    selection = _selection(plan)
+    if selection is None:
         print(f"tool-eval-gate run: no case failed in {plan.rerun_failed}; nothing to rerun")
         return Outcome(EXIT_PASSED)
+    selected = _select_cases(plan, suites, selection)
     if shard is not None:
         from gate.verdict.sharding import shard_suites
 
         selected = list(shard_suites(selected, shard[0], shard[1]))
-    return selected, triggered
+    return _Chosen(selected, suites, triggered, selection, shard)
 
 
 def _chosen_models(plan: RunPlan, suites: Sequence[Suite]) -> list[Suite]:
@@ -627,7 +648,9 @@ async def _run(
             return head, None
         from gate.run.base_side import run_base_side
 
-        return head, await run_base_side(prepared.base_side, head, prepared.options, make_provider)
+        side = prepared.base_side
+        progress = Progress(enabled=not plan.quiet, label=f"base side ({side.commit[:12]})")
+        return head, await run_base_side(side, head, prepared.options, make_provider, progress)
     finally:
         signals.loop = None
 
@@ -657,6 +680,7 @@ def _with_baseline(
             from gate.reports.json_codec import to_json
 
             base_output.write(to_json(baseline))
+        results = dataclasses.replace(results, base=baseline)  # the results file keeps its base side
     return results, baseline
 
 
@@ -690,20 +714,22 @@ def _report(
     return Outcome(conclusion.verdict.exit_code, conclusion)
 
 
-def _load_base_side(
-    plan: RunPlan, root: Path, suites: list[Suite], triggered: dict[str, dict[str, str]]
-) -> BaseSide:
+def _load_base_side(plan: RunPlan, root: Path, chosen: _Chosen) -> BaseSide:
+    """The base side: the affected suites as they are at the merge base, with the cases that go with
+    the head cases this run evaluates (the same selection; with --shard, this shard's)."""
     if not plan.changed_since:
         raise InputError(
             "--baseline auto compares with the merge base of --changed-since REF: add --changed-since "
             "(e.g. --changed-since origin/main)"
         )
     from gate.run.base_side import load_base_side
+    from gate.verdict.selection import base_cases
 
-    side = load_base_side(plan.changed_since, root, suites, triggered)
+    side = load_base_side(plan.changed_since, root, chosen.affected, chosen.triggered)
     for problem in side.problems:
         print(f"warning: {problem} (this suite has no base side)", file=sys.stderr)
-    return dataclasses.replace(side, suites=tuple(_chosen_models(plan, side.suites)))
+    suites = base_cases(side.suites, chosen.affected, chosen.suites, chosen.selection, chosen.shard)
+    return dataclasses.replace(side, suites=tuple(_chosen_models(plan, suites)))
 
 
 def _base_not_run() -> RunResults:

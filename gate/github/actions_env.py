@@ -19,6 +19,8 @@ Level = Literal["error", "warning", "notice"]
 
 # GitHub shows at most this many annotations of each level per step; more are dropped silently.
 MAX_ANNOTATIONS_PER_LEVEL = 10
+# Notices for known-flaky (non-gating) cases: fewer, the step's own notices share the level with them.
+MAX_CASE_NOTICES = 5
 # The job summary of one step may hold at most 1 MiB.
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 _SUMMARY_TRUNCATED = (
@@ -153,12 +155,17 @@ def _case_message(case: CaseResult) -> str:
 
 
 def _case_entries(results: RunResults) -> list[tuple[Level, float, str, str, int, str]]:
-    """(level, sort key, title, file, line, message) for every failed, errored or flaky case."""
+    """(level, sort key, title, file, line, message) for every failed, errored or flaky case. A
+    known-flaky (non-gating) case that did not pass is a notice, never an error: it does not gate."""
     entries: list[tuple[Level, float, str, str, int, str]] = []
     for suite in results.suites:
         for case in suite.cases:
             name = f"{suite.name} / {case.case_id}"
-            if case.status == "failed":
+            if case.non_gating is not None and case.status in ("failed", "error"):
+                title = f"{name} did not pass (non-gating: not counted)"
+                message = f"known flaky: {case.non_gating}\n{_case_message(case)}"
+                entries.append(("notice", case.score, title, case.file, case.line, message))
+            elif case.status == "failed":
                 title = f"{name} failed" + (" (flaky)" if case.flaky else "")
                 entries.append(("error", case.score, title, case.file, case.line, _case_message(case)))
             elif case.status == "error":
@@ -181,10 +188,12 @@ def annotations_for(
 ) -> list[str]:
     """Workflow commands for invalid suite files (errors) and failed cases (errors, lowest score
     first), evaluation errors and flaky cases (warnings), at most ``MAX_ANNOTATIONS_PER_LEVEL`` of
-    each level, then one notice that says how many were left out. ``verdict`` (anything with
+    each level, known-flaky (non-gating) cases that did not pass (notices, at most
+    ``MAX_CASE_NOTICES``), then one notice that says how many were left out. ``verdict`` (anything with
     ``passed`` and ``pass_rate``) adds the verdict to that notice."""
     errors: list[str] = []
     warnings: list[str] = []
+    notices: list[str] = []
     for problem in sorted(problems):
         errors.append(
             annotation(
@@ -198,17 +207,24 @@ def annotations_for(
         )
     entries = _case_entries(results) if results is not None else []
     entries.sort(key=lambda e: (e[0] != "error", e[1], e[3], e[4], e[2]))
+    by_level = {"error": errors, "warning": warnings, "notice": notices}
     for level, _score, title, file, line, message in entries:
         command = annotation(level, message, file=file or None, line=line or None, title=title)
-        (errors if level == "error" else warnings).append(command)
+        by_level[level].append(command)
 
-    shown = errors[:MAX_ANNOTATIONS_PER_LEVEL] + warnings[:MAX_ANNOTATIONS_PER_LEVEL]
+    shown = [
+        *errors[:MAX_ANNOTATIONS_PER_LEVEL],
+        *warnings[:MAX_ANNOTATIONS_PER_LEVEL],
+        *notices[:MAX_CASE_NOTICES],
+    ]
     hidden_errors = max(0, len(errors) - MAX_ANNOTATIONS_PER_LEVEL)
     hidden_warnings = max(0, len(warnings) - MAX_ANNOTATIONS_PER_LEVEL)
+    hidden_notices = max(0, len(notices) - MAX_CASE_NOTICES)
     notes: list[str] = []
-    if hidden_errors or hidden_warnings:
+    if hidden_errors or hidden_warnings or hidden_notices:
+        more = f", {hidden_notices} more non-gating case(s)" if hidden_notices else ""
         notes.append(
-            f"{hidden_errors} more error(s) and {hidden_warnings} more warning(s) are not shown as "
+            f"{hidden_errors} more error(s) and {hidden_warnings} more warning(s){more} are not shown as "
             "annotations (GitHub shows 10 of each per step); the job summary lists every case."
         )
     if verdict is not None and hasattr(verdict, "passed"):

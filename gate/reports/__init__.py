@@ -1,2 +1,3 @@
-"""Rendering the results: Markdown (PR comment, job summary), JUnit XML, the console's closing lines and
-the JSON results codec (encode, decode, merge shards). Pure: writing files is ``gate.files``'s."""
+"""Rendering the results: Markdown (PR comment, job summary), JUnit XML, the console's closing lines,
+the JSON results codec (encode, decode) and the shards of one run merged. Pure: writing files is
+``gate.files``'s."""

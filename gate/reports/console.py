@@ -48,29 +48,43 @@ def _trials(case: CaseResult) -> str:
     return f" [{text}]" if text else ""
 
 
-def _worst_first(results: RunResults) -> list[CaseResult]:
-    """Failed then errored cases, the worst first: failed by ascending score, then errored; ties in
-    suite order."""
-    cases = [c for s in results.suites for c in s.cases if c.status in ("failed", "error")]
+def _worst_first(results: RunResults, non_gating: bool) -> list[CaseResult]:
+    """Failed then errored cases (the known-flaky, non-gating ones, or the others), the worst first:
+    failed by ascending score, then errored; ties in suite order."""
+    cases = [
+        c
+        for s in results.suites
+        for c in s.cases
+        if c.status in ("failed", "error") and (c.non_gating is not None) == non_gating
+    ]
     order = {id(c): i for i, c in enumerate(cases)}
     return sorted(cases, key=lambda c: (c.status == "error", c.score, order[id(c)]))
 
 
+def _case_lines(cases: Sequence[CaseResult], limit: int) -> list[str]:
+    lines = []
+    for case in cases[:limit]:
+        mark = "FAIL " if case.status == "failed" else "ERROR"
+        lines.append(f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}: {_case_reason(case)}")
+    if len(cases) > limit:
+        lines.append(f"  ... and {len(cases) - limit} more")
+    return lines
+
+
 def failure_lines(results: RunResults, report_paths: Sequence[str]) -> list[str]:
-    """The console lines about what went wrong (empty for a clean run)."""
+    """The console lines about what went wrong (empty for a clean run). Known-flaky (non-gating) cases
+    are not among the failed cases: they follow, said to be what they are."""
     lines: list[str] = []
     if results.incomplete_reason:
         lines.append(f"run incomplete: {_one_line(results.incomplete_reason)}")
-    cases = _worst_first(results)
+    cases = _worst_first(results, non_gating=False)
     if cases:
         lines.append(f"failed cases ({len(cases)}, worst first):")
-        for case in cases[:MAX_CASE_LINES]:
-            mark = "FAIL " if case.status == "failed" else "ERROR"
-            lines.append(
-                f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}: {_case_reason(case)}"
-            )
-        if len(cases) > MAX_CASE_LINES:
-            lines.append(f"  ... and {len(cases) - MAX_CASE_LINES} more")
+        lines += _case_lines(cases, MAX_CASE_LINES)
+    flaky = _worst_first(results, non_gating=True)
+    if flaky:
+        lines.append(f"known-flaky cases that did not pass ({len(flaky)}, non-gating: not counted):")
+        lines += _case_lines(flaky, MAX_CASE_LINES - min(len(cases), MAX_CASE_LINES))
     if lines:
         where = (
             ", ".join(report_paths) if report_paths else "none written (give --json, --junit or --markdown)"
@@ -103,7 +117,7 @@ def _request_lines(results: RunResults) -> list[str]:
     went (and, when timeouts took most of it, to raise --timeout), where the prices came from, and
     with a base side the requests of each side; nothing when no request was sent."""
     settings = results.settings
-    stats = results.requests
+    stats = results.total_requests  # both sides of a comparison
     prices = settings.prices or {}
     out = request_lines(stats)  # none when nothing was sent (replay, every case skipped)
     if out and stats.unpriced:

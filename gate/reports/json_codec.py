@@ -1,5 +1,5 @@
-"""The JSON results codec: encode, decode (schema-validated) and merge the shards of one run. Pure:
-reading the file is :mod:`gate.files.results_file`'s.
+"""The JSON results codec: encode and decode (schema-validated). Pure: reading the file is
+:mod:`gate.files.results_file`'s, merging the shards of one run :mod:`gate.reports.shard_merge`'s.
 
 ``to_json`` is stable: object keys are sorted, list order (suites, cases, trials, calls, messages)
 is kept because it is meaningful, and the same results always give the same bytes.
@@ -12,13 +12,11 @@ import gc
 import itertools
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from gate import limits
 from gate.errors import InputError, Problem
 from gate.results.outcomes import (
     RESULTS_VERSION,
@@ -33,7 +31,6 @@ from gate.results.outcomes import (
     TrialResult,
 )
 from gate.results.run_record import RecordedCall, RunRecord
-from gate.results.settings import RunSettings
 from gate.util import schema_check
 from gate.util.json_types import JsonObject
 from gate.verdict.baseline import Comparison, headline
@@ -239,7 +236,9 @@ def _requests(r: RequestStats) -> dict[str, Any]:
 
 
 def _document(results: RunResults) -> JsonObject:
+    base = {"base": _document(results.base)} if results.base is not None else {}
     return {
+        **base,
         "complete": results.complete,
         "finished_at": results.finished_at,
         "incomplete_reason": results.incomplete_reason,
@@ -387,9 +386,12 @@ def parse_results(data: Any, path: str = "") -> RunResults:
 def _refuse_duplicates(data: JsonObject, path: str) -> None:
     """A suite name twice in one file, or a case id twice in one suite: either would be counted twice
     (a shard's results are merged with ``report``, never written twice into one file)."""
-    found = _twice(data["suites"], "name", "$.suites", "suite")
-    for i, suite in enumerate(data["suites"]):
-        found += _twice(suite["cases"], "case_id", f"$.suites[{i}].cases", "case id")
+    found = []
+    for at, document in (("$", data), ("$.base", data.get("base"))):  # the base side's results too
+        if isinstance(document, dict):
+            found += _twice(document["suites"], "name", f"{at}.suites", "suite")
+            for i, suite in enumerate(document["suites"]):
+                found += _twice(suite["cases"], "case_id", f"{at}.suites[{i}].cases", "case id")
     if found:
         raise InputError([Problem(path, 0, 0, message) for message in found[:_SHOWN_ERRORS]])
 
@@ -402,107 +404,3 @@ def _twice(items: list[JsonObject], key: str, at: str, what: str) -> list[str]:
         if seen != index:
             found.append(f"{at}[{index}].{key}: duplicate {what} {item[key]!r} (first {at}[{seen}])")
     return found
-
-
-def _parse_shard(shard: str) -> tuple[int, int] | None:
-    try:
-        index, count = shard.split("/")
-        return int(index), int(count)
-    except ValueError:
-        return None
-
-
-def _merge_suites(group: list[SuiteResult]) -> SuiteResult:
-    first = group[0]
-    cases: list[CaseResult] = []
-    seen: dict[str, int] = {}
-    for suite in group:
-        for case in suite.cases:
-            if case.case_id in seen:
-                raise InputError(
-                    [
-                        Problem(
-                            first.path,
-                            case.line,
-                            0,
-                            f"case {case.case_id!r} of suite {first.name!r} appears in more than one part "
-                            "(the same shard given twice?)",
-                        )
-                    ]
-                )
-            seen[case.case_id] = case.line
-            cases.append(case)
-    cases.sort(key=lambda c: (c.line, c.case_id))
-    tools: dict[str, ToolInfo] = {}
-    triggered: dict[str, str] = {}
-    for suite in group:
-        for tool in suite.tools:
-            tools.setdefault(tool.name, tool)
-        for file, why in suite.triggered_by.items():
-            triggered.setdefault(file, why)
-    return replace(
-        first,
-        cases=tuple(cases),
-        tools=tuple(tools.values()),
-        prompt=next((s.prompt for s in group if s.prompt is not None), None),
-        triggered_by=dict(sorted(triggered.items())),
-        wall_ms=max(s.wall_ms for s in group),  # shards run side by side
-        requests=sum((s.requests for s in group), RequestStats()),
-    )
-
-
-def merge(parts: Sequence[RunResults]) -> RunResults:
-    """Merge the shards of one run into one ``RunResults``.
-
-    Suites with the same path are merged case by case in file order (by case line); a case that
-    appears twice is rejected with ``InputError``. Suites come out sorted by path, so the order in
-    which shard files are given does not matter. The merge is complete only when every part is and,
-    when the parts name their shards (``i/n``), every shard 1..n is present. ``shard`` is cleared."""
-    if not parts:
-        raise InputError("no results to merge")
-    groups: dict[str, list[SuiteResult]] = {}
-    for part in parts:
-        for suite in part.suites:
-            groups.setdefault(suite.path, []).append(suite)
-    suites = tuple(_merge_suites(groups[path]) for path in sorted(groups))
-
-    reasons: list[str] = []
-    for part in parts:
-        if not part.complete:
-            why = part.incomplete_reason or "incomplete"
-            label = f"shard {part.shard}: {why}" if part.shard else why
-            if label not in reasons:
-                reasons.append(label)
-    shards = [_parse_shard(p.shard) for p in parts if p.shard]
-    if shards and len(parts) > 1 or (len(parts) == 1 and shards):
-        valid = [s for s in shards if s is not None]
-        counts = {count for _, count in valid}
-        if len(counts) > 1:
-            raise InputError(f"the parts come from different shard splits: {sorted(p.shard for p in parts)}")
-        indexes = [index for index, _ in valid]
-        duplicates = sorted({i for i in indexes if indexes.count(i) > 1})
-        if duplicates:
-            raise InputError(f"shard(s) {', '.join(map(str, duplicates))} given more than once")
-        if counts:
-            count = counts.pop()
-            if count > limits.MAX_SHARDS:  # a forged part: never counted up to it
-                raise InputError(f"the parts say {count:,} shards: at most {limits.MAX_SHARDS:,}")
-            missing = [i for i in range(1, count + 1) if i not in indexes]
-            if missing:
-                reasons.append(f"missing shard(s) {', '.join(f'{i}/{count}' for i in missing)}")
-    settings: JsonObject = {}
-    for part in parts:
-        for key, value in part.settings.to_dict().items():
-            settings.setdefault(key, value)
-    started = sorted(p.started_at for p in parts if p.started_at)
-    finished = sorted(p.finished_at for p in parts if p.finished_at)
-    return RunResults(
-        suites=suites,
-        started_at=started[0] if started else "",
-        finished_at=finished[-1] if finished else "",
-        complete=not reasons,
-        incomplete_reason="; ".join(reasons),
-        shard="",
-        settings=RunSettings.from_dict(settings),
-        version=RESULTS_VERSION,
-    )

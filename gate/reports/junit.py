@@ -448,7 +448,7 @@ def render(conclusion: Conclusion) -> str:
             ("time", _seconds(totals["time"])),
         ),
     )
-    lines = [conclusion.verdict.summary_line, *request_lines(results.requests)]
+    lines = [conclusion.verdict.summary_line, *request_lines(results.total_requests)]
     comments = "".join("\n <!-- " + _x(line).replace("--", "- -").rstrip("-") + " -->" for line in lines)
     body = comments + "".join("\n " + suite for suite in suites)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}>{body}\n</testsuites>\n'

@@ -81,10 +81,11 @@ def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
             rate += " (each suite against its own threshold)"
     else:
         rate = "**No cases evaluated.**"
+    non_gating = sum(s.non_gating_count for s in verdict.suites)
     counts = (
         f"{verdict.passed_count} passed · {verdict.failed_count} failed · {verdict.error_count} errors"
         f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
-        f"{verdict.flaky_count} flaky"
+        f"{verdict.flaky_count} flaky" + (f" · {non_gating} non-gating (not counted)" if non_gating else "")
     )
     out += [rate, "", counts, ""]
     if not results.complete:
@@ -297,9 +298,10 @@ def _sentence(line: str) -> str:
 
 
 def _requests_section(results: RunResults) -> list[str]:
-    """The run's model requests (the cost column's total, judge and simulated user included), and
-    where their time went per suite when some attempts failed or timed out."""
-    total = results.requests
+    """The run's model requests (judge and simulated user included; with --baseline auto both sides:
+    the cost column's total plus the base side's), and where their time went per suite when some
+    attempts failed or timed out."""
+    total = results.total_requests
     advice = timeout_advice(total)
     lines = [line for line in request_lines(total) if line != advice]
     if not lines:
@@ -597,13 +599,19 @@ def _join(lines: list[str]) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
+KNOWN_FLAKY_HEADING = "### Known-flaky cases that did not pass (non-gating: not counted)\n\n"
+
+
 class _CaseBlocks:
-    """The failed and errored cases' blocks, worst first, each built once."""
+    """The failed and errored cases' blocks, worst first, each built once; the known-flaky
+    (non-gating) ones after the others, under their own heading: they never fail the gate."""
 
     def __init__(self, results: RunResults):
         self.cases = sorted(
-            (c for s in results.suites for c in s.cases if c.status in ("failed", "error")), key=_badness
+            (c for s in results.suites for c in s.cases if c.status in ("failed", "error")),
+            key=lambda c: (c.non_gating is not None, _badness(c)),
         )
+        self.gating = sum(1 for c in self.cases if c.non_gating is None)
         self._parts: dict[int, tuple[str, str]] = {}  # index in ``cases`` -> ``_case_parts``
 
     def take(self, with_transcript: bool, budget: int) -> tuple[list[str], bool]:
@@ -616,6 +624,8 @@ class _CaseBlocks:
                 block = f"{main}\n{transcript_part}\n</details>\n\n"
             else:
                 block = f"{main}\n</details>\n\n"
+            if i == self.gating:  # the first known-flaky case
+                block = KNOWN_FLAKY_HEADING + block
             used += len(block)
             if used > budget:
                 return kept, False
@@ -641,7 +651,7 @@ class _Layout:
 
     def body(self, rows: int | None) -> str:
         """Everything before the case blocks, the analysis tables cut to ``rows`` rows (None: whole)."""
-        header = "### Failed cases\n\n" if self.blocks.cases else ""
+        header = "### Failed cases\n\n" if self.blocks.gating else ""
         return self.head + _join(_analysis_section(self.analysis, rows)) + header
 
     def note(self, cut: list[str]) -> str:

@@ -281,11 +281,18 @@ class RunResults:
     shard: str = ""  # "INDEX/COUNT" when this is a shard
     settings: RunSettings = field(default_factory=RunSettings)  # the policy asked for, what it spent
     version: int = RESULTS_VERSION
+    # --baseline auto: the base side's results, evaluated in the same run (compared with these).
+    base: RunResults | None = None
 
     @property
     def requests(self) -> RequestStats:
-        """The model requests of the whole run: every suite's."""
+        """The model requests of these results: every suite's."""
         return sum((s.requests for s in self.suites), RequestStats())
+
+    @property
+    def total_requests(self) -> RequestStats:
+        """The model requests of the whole run: the head's and, with --baseline auto, the base side's."""
+        return self.requests + self.base.requests if self.base is not None else self.requests
 
     @classmethod
     def from_dict(cls, data: JsonObject) -> RunResults:
@@ -350,6 +357,7 @@ class RunResults:
             shard=data.get("shard", ""),
             settings=RunSettings.from_dict(data.get("settings", {})),
             version=RESULTS_VERSION,  # read from any version it supports, written as the current one
+            base=cls.from_dict(data["base"]) if isinstance(data.get("base"), dict) else None,
         )
 
 

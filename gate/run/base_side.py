@@ -24,6 +24,7 @@ from gate.git.base_tree import changed_lines, materialize, merge_base
 from gate.results.outcomes import RunResults
 from gate.results.settings import BaseSideRecord, RunSettings
 from gate.run.cache import ResponseCache
+from gate.run.progress import Progress
 from gate.run.runner import RunOptions, run_suites
 from gate.suite.model import Suite
 
@@ -85,6 +86,7 @@ async def run_base_side(
     head: RunResults,
     options: RunOptions,
     make_provider: Callable[[str], Any],
+    progress: Progress | None = None,
 ) -> RunResults:
     """Run the base suites with ``options`` minus what the head side spent; its own cache counters;
     with curtailed trials, each base case stops once its verdict and its comparison with the head's
@@ -108,7 +110,7 @@ async def run_base_side(
         if options.curtailer is None
         else options.curtailer.base_side(head, side.suites, options.trials),
     )
-    return await run_suites(side.suites, base_options, make_provider, None)
+    return await run_suites(side.suites, base_options, make_provider, progress)
 
 
 def budget_refused(head: RunResults) -> frozenset[tuple[str, str]]:

@@ -6,6 +6,9 @@ status its reducer gives), and, when a case runs several trials, the trials done
 
     [ 8/15 cases, 37/60 trials] 5 passed 2 failed 1 errors  12.3 s
 
+The base side of ``--baseline auto`` reports the same way, its lines labelled
+(``base side (1a2b3c4d5e6f): [ 3/15 cases] ...``).
+
 Otherwise (``CI=true`` or output redirected) a plain line is printed every ``interval`` seconds or
 every 10 % of the trials, whichever comes first, and once at the end.
 """
@@ -42,6 +45,7 @@ class Progress:
         interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
         enabled: bool = True,
+        label: str = "",
     ):
         self.stream = stream if stream is not None else sys.stderr
         if live is None:
@@ -51,6 +55,7 @@ class Progress:
         self.interval = interval
         self.clock = clock
         self.enabled = enabled
+        self.prefix = f"{label}: " if label else ""  # which side of a comparison, when there are two
         self.total = 0  # trials
         self.done = 0
         self.cases = 0
@@ -69,7 +74,7 @@ class Progress:
         self.several = any(n > 1 for n in trials_per_case)
         self._started = self._last_print = self.clock()
         if self.enabled and not self.live:
-            self._write(f"running {plan_text(trials_per_case)}\n")
+            self._write(f"{self.prefix}running {plan_text(trials_per_case)}\n")
 
     def case_done(self, status: str) -> None:
         """A case's trials are all done and ``status`` is its result's (the one the summary counts);
@@ -107,7 +112,7 @@ class Progress:
         if self.several:
             done += f", {self.done:>{len(str(self.total))}}/{self.total} trials"
         return (
-            f"[{done}] {self.counts['passed']} passed {self.counts['failed']} failed "
+            f"{self.prefix}[{done}] {self.counts['passed']} passed {self.counts['failed']} failed "
             f"{self.counts['error']} errors  {elapsed:.1f} s"
         )
 

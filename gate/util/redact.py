@@ -201,8 +201,8 @@ class Redactor:
 
     def redact_results(self, results: R) -> R:
         """A ``gate.results.outcomes.RunResults`` with every secret masked, in every trial's run record,
-        failure and check, and in the run's own texts. Each trial is probed with one JSON dump
-        and one ``redact`` pass; only a trial that holds a secret is rebuilt, so a clean
+        failure and check, and in the run's own texts (its base side's too). Each trial is probed with
+        one JSON dump and one ``redact`` pass; only a trial that holds a secret is rebuilt, so a clean
         10,000-case result costs a fraction of a second and returns the very same object."""
         suites = []
         for suite in results.suites:  # type: ignore[attr-defined]
@@ -223,6 +223,9 @@ class Redactor:
             new_value = self._walk(value)
             if new_value is not value:
                 changes[name] = new_value
+        base = getattr(results, "base", None)  # the base side of --baseline auto, masked alike
+        if base is not None and (new_base := self.redact_results(base)) is not base:
+            changes["base"] = new_base
         return dataclasses.replace(results, **changes) if changes else results  # type: ignore[type-var]
 
     def _redact_trial(self, trial: Any) -> Any:

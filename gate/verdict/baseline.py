@@ -74,7 +74,7 @@ class SuiteDelta:
 class Comparison:
     changes: tuple[CaseChange, ...]
     counts: dict[str, int] = field(default_factory=dict)  # status -> number of cases (every status present)
-    base_pass_rate: float = 1.0  # passed / (passed + failed) of the base, over its compared cases
+    base_pass_rate: float = 1.0  # the base's pass rate over the compared cases, counted as the verdict counts
     head_pass_rate: float = 1.0
     suites: tuple[SuiteDelta, ...] = ()
     overall: SuiteDelta | None = None  # the suites that have a base side, pooled
@@ -146,19 +146,19 @@ def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
     return CaseChange(status=status, **common)  # type: ignore[arg-type]
 
 
-def _rate(cases: list[CaseResult]) -> float:
-    evaluated = [c for c in cases if c.status in ("passed", "failed") and c.non_gating is None]
-    return sum(1 for c in evaluated if c.status == "passed") / len(evaluated) if evaluated else 1.0
-
-
-def _figures(cases: Sequence[CaseResult]) -> SideFigures:
-    evaluated = [c for c in cases if c.status in ("passed", "failed")]
+def _figures(cases: Sequence[CaseResult], errors_count: bool) -> SideFigures:
+    """One side's figures. The pass rate is the verdict's (``gate.verdict.policy``): known-flaky
+    (non-gating) and skipped cases are not counted, errors count as not passed when ``errors_count``;
+    the mean score is over the cases evaluated; tokens, cost and latency over every case that ran."""
+    gating = [c for c in cases if c.non_gating is None]
+    evaluated = [c for c in gating if c.status in ("passed", "failed")]
     passed = sum(1 for c in evaluated if c.status == "passed")
+    counted = len(evaluated) + (sum(1 for c in gating if c.status == "error") if errors_count else 0)
     run = [c for c in cases if c.trials]
     return SideFigures(
-        pass_rate=passed / len(evaluated) if evaluated else 1.0,
+        pass_rate=passed / counted if counted else 1.0,
         passed=passed,
-        counted=len(evaluated),
+        counted=counted,
         mean_score=sum(c.score for c in evaluated) / len(evaluated) if evaluated else 0.0,
         tokens=sum(
             t.metrics.input_tokens + t.metrics.output_tokens
@@ -171,13 +171,15 @@ def _figures(cases: Sequence[CaseResult]) -> SideFigures:
     )
 
 
-def _suite_deltas(head: RunResults, base: RunResults) -> tuple[tuple[SuiteDelta, ...], SuiteDelta | None]:
+def _suite_deltas(
+    head: RunResults, base: RunResults, errors_count: bool
+) -> tuple[tuple[SuiteDelta, ...], SuiteDelta | None]:
     base_suites = {s.name: s for s in base.suites}
     deltas = tuple(
         SuiteDelta(
             suite=s.name,
-            head=_figures(s.cases),
-            base=_figures(base_suites[s.name].cases) if s.name in base_suites else None,
+            head=_figures(s.cases, errors_count),
+            base=_figures(base_suites[s.name].cases, errors_count) if s.name in base_suites else None,
         )
         for s in head.suites
     )
@@ -186,8 +188,8 @@ def _suite_deltas(head: RunResults, base: RunResults) -> tuple[tuple[SuiteDelta,
         return deltas, None
     overall = SuiteDelta(
         suite="overall",
-        head=_figures([c for s in compared for c in s.cases]),
-        base=_figures([c for s in compared for c in base_suites[s.name].cases]),
+        head=_figures([c for s in compared for c in s.cases], errors_count),
+        base=_figures([c for s in compared for c in base_suites[s.name].cases], errors_count),
     )
     return deltas, overall
 
@@ -289,7 +291,7 @@ def _explained(
     )
 
 
-def compare(head: RunResults, base: RunResults) -> Comparison:
+def compare(head: RunResults, base: RunResults, *, errors_count: bool = True) -> Comparison:
     """Compare every case of ``head`` with ``base``, keyed by (suite name, case id).
 
     Changes come in head order (suites, then cases), followed by removed cases in base order.
@@ -349,12 +351,12 @@ def compare(head: RunResults, base: RunResults) -> Comparison:
     counts = {status: 0 for status in CHANGE_STATUSES}
     for change in changes:
         counts[change.status] += 1
-    suites, overall = _suite_deltas(head, base)
+    suites, overall = _suite_deltas(head, base, errors_count)
     return Comparison(
         changes=tuple(changes),
         counts=counts,
-        base_pass_rate=_rate(base_compared),
-        head_pass_rate=_rate(head_compared),
+        base_pass_rate=_figures(base_compared, errors_count).pass_rate,
+        head_pass_rate=_figures(head_compared, errors_count).pass_rate,
         suites=suites,
         overall=overall,
     )

@@ -43,7 +43,9 @@ def conclude(
     """Compare ``results`` with ``baseline`` (the base side, when there is one), apply ``policy``
     (default ``GatePolicy()``) and analyse the failures."""
     policy = policy or GatePolicy()
-    comparison = compare(results, baseline) if baseline is not None else None
+    comparison = (
+        compare(results, baseline, errors_count=policy.errors_count) if baseline is not None else None
+    )
     return Conclusion(
         results=results,
         policy=policy,

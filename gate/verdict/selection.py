@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from gate.errors import InputError, Problem
 from gate.results.outcomes import RunResults
 from gate.suite.model import Case, Suite
+from gate.verdict.sharding import assign_shards
 
 # Case statuses that --rerun-failed runs again: the agent was wrong, or the case could not be evaluated.
 RERUN_STATUSES = ("failed", "error")
@@ -58,6 +59,41 @@ def select(suites: Sequence[Suite], selection: Selection) -> list[Suite]:
         if cases:
             chosen.append(dataclasses.replace(suite, cases=cases))
     return chosen
+
+
+def base_cases(
+    base: Sequence[Suite],
+    head_all: Sequence[Suite],
+    head_run: Sequence[Suite],
+    selection: Selection,
+    shard: tuple[int, int] | None = None,
+) -> list[Suite]:
+    """The cases the base side of ``--baseline auto`` runs with the head cases this run evaluates
+    (``head_run``, selected and sharded from ``head_all``): of each base suite, the cases with the ids
+    the head runs here, and the cases the PR removed (ids ``head_all`` no longer has) that the
+    selection selects and, with ``shard`` (index, count), that fall to this shard, split among the
+    removed cases as the head's cases are. So each case's base side runs exactly once over the shards,
+    in the shard that runs its head side. A base suite the head runs keeps its place without a case."""
+    running = {(s.path, c.id) for s in head_run for c in s.cases}
+    known = {(s.path, c.id) for s in head_all for c in s.cases}
+    removed = [
+        dataclasses.replace(
+            s, cases=tuple(c for c in s.cases if (s.path, c.id) not in known and _selected(s, c, selection))
+        )
+        for s in base
+    ]
+    removed_here = {(s.path, c.id) for s in removed for c in s.cases}
+    if shard is not None:
+        assignment = assign_shards(removed, shard[1])
+        removed_here = {key for key in removed_here if assignment[key] == shard[0]}
+    wanted = running | removed_here
+    head_paths = {s.path for s in head_run}
+    kept = []
+    for suite in base:
+        cases = tuple(c for c in suite.cases if (suite.path, c.id) in wanted)
+        if cases or suite.path in head_paths:
+            kept.append(dataclasses.replace(suite, cases=cases))
+    return kept
 
 
 def _selected(suite: Suite, case: Case, selection: Selection) -> bool:

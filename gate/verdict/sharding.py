@@ -22,14 +22,20 @@ from gate.util.escape import show
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
+def shard_of(text: str) -> tuple[int, int] | None:
+    """``"2/4"`` -> ``(2, 4)``: the 1-based shard index and the shard count; None for any other text."""
+    match = _SHARD.match(text or "")
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """``"2/4"`` -> ``(2, 4)``: the 1-based shard index and the shard count.
 
     Raises ``InputError`` unless ``1 <= index <= count``."""
-    match = _SHARD.match(text or "")
-    if not match:
+    parsed = shard_of(text)
+    if parsed is None:
         raise _shard_error(text, "expected INDEX/COUNT such as 2/4", "e.g. --shard 1/3")
-    index, count = int(match.group(1)), int(match.group(2))
+    index, count = parsed
     if count > limits.MAX_SHARDS:
         raise _shard_error(text, f"at most {limits.MAX_SHARDS:,} shards", "split into fewer shards")
     if count < 1 or not 1 <= index <= count:

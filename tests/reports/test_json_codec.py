@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -11,9 +10,9 @@ from hypothesis import strategies as st
 
 from gate.errors import InputError
 from gate.files.results_file import load_results
-from gate.reports.json_codec import merge, to_json
+from gate.reports.json_codec import to_json
 from gate.results.outcomes import RESULTS_VERSION, RunResults, SourceRef
-from tests.results_factory import call, case, failure, record, run, simple, suite, tool, trials_case
+from tests.results_factory import call, case, failure, record, run, suite, tool, trials_case
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,46 +117,6 @@ def test_invalid_json_error_has_line_and_column(tmp_path):
     with pytest.raises(InputError) as info:
         load_results(path)
     assert f"{path}:3:" in str(info.value)
-
-
-def shards():
-    a = run(
-        suite("s", [case("c1", line=10), case("c3", "failed", line=30, failures=[failure("missing_call")])]),
-        simple(2, name="z"),
-        shard="1/2",
-    )
-    b = run(
-        suite("s", [case("c2", line=20)]),
-        simple(1, 1, name="a"),
-        shard="2/2",
-        complete=False,
-        incomplete_reason="interrupted",
-    )
-    return a, b
-
-
-def test_merge_shards_case_by_case_in_file_order():
-    a, b = shards()
-    merged = merge([b, a])
-    assert [s.name for s in merged.suites] == ["a", "s", "z"]  # sorted by path
-    assert [c.case_id for c in merged.suites[1].cases] == ["c1", "c2", "c3"]
-    assert merged.shard == ""
-    assert not merged.complete and "interrupted" in merged.incomplete_reason
-    assert merge([a, b]) == merged  # order of the parts does not matter
-    complete = merge([a, replace(b, complete=True, incomplete_reason="")])
-    assert complete.complete
-
-
-def test_merge_rejects_duplicates_and_notices_missing_shards():
-    a, b = shards()
-    with pytest.raises(InputError, match="c1"):
-        merge([a, replace(a, shard="2/2")])
-    with pytest.raises(InputError, match="more than once"):
-        merge([a, replace(b, suites=(), shard="1/2")])
-    missing = merge([a])
-    assert not missing.complete and "2/2" in missing.incomplete_reason
-    with pytest.raises(InputError, match="different shard splits"):
-        merge([a, replace(b, shard="2/3")])
 
 
 def _paths(node, prefix=()):

@@ -122,3 +122,30 @@ def test_cli_rerun_failed_with_nothing_failed_is_a_pass_that_runs_nothing(tmp_pa
     capsys.readouterr()
     assert _run(str(WEATHER), "--rerun-failed", str(clean)) == 0
     assert "nothing to rerun" in capsys.readouterr().out
+
+
+def test_the_base_side_runs_the_cases_that_go_with_the_head_cases_of_this_run(suites) -> None:
+    import dataclasses
+
+    from gate.verdict.selection import base_cases
+    from gate.verdict.sharding import shard_suites
+
+    weather = next(s for s in suites if s.name == "weather-agent")
+    head = dataclasses.replace(weather, cases=weather.cases[1:])  # the PR removed the first case
+    removed = weather.cases[0].id
+    # The whole run: every base case, the removed one included.
+    assert base_cases([weather], [head], [head], Selection()) == [weather]
+    # A selection: the base cases of the selected ids; the removed case is not selected.
+    picked = head.cases[1].id
+    chosen = select([head], Selection(cases=(picked,)))
+    assert _ids(base_cases([weather], [head], chosen, Selection(cases=(picked,)))) == [
+        f"weather-agent/{picked}"
+    ]
+    # Shards: each base case runs in exactly one shard, the one that runs its head side.
+    seen: list[str] = []
+    for index in (1, 2, 3):
+        shard = list(shard_suites([head], index, 3))
+        base = base_cases([weather], [head], shard, Selection(), (index, 3))
+        assert {c.id for s in shard for c in s.cases} <= {c.id for s in base for c in s.cases}
+        seen += [c.id for s in base for c in s.cases]
+    assert sorted(seen) == sorted(c.id for c in weather.cases) and removed in seen
