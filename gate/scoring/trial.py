@@ -300,8 +300,11 @@ def _best_expectation(
     verdicts: Mapping[str, JudgeVerdict],
     output_score: float,
 ) -> _Scored:
-    """The first acceptable expectation the calls pass, else the one with the best value (fewest
-    failures on a tie, the first on a full tie)."""
+    """In ``all`` mode the first acceptable expectation the calls pass; otherwise (and in weighted
+    mode always) the one with the best value, one the calls pass first on a tie, then the fewest
+    failures, then the first. In weighted mode the calls can pass several expectations with different
+    scores (an extra call one of them accounts for): any acceptable expectation passes, so the best."""
+    first_passing = case.scoring.mode != "weighted"
     best: _Scored | None = None
     for alternative, expectation in _candidates(case):
         call_eval = evaluate_calls(suite, expectation, calls, verdicts)
@@ -314,12 +317,18 @@ def _best_expectation(
         )
         value = weighted if weighted is not None else float(call_eval.passed)
         scored = _Scored(alternative, call_eval, 0.0 if _breaks_hard_condition(call_eval) else value)
-        if call_eval.passed:
+        if call_eval.passed and (first_passing or scored.value >= 1.0):
             return scored
-        if best is None or (scored.value, -len(call_eval.failures)) > (best.value, -len(best.calls.failures)):
+        if best is None or _rank(scored) > _rank(best):
             best = scored
     assert best is not None  # there is always at least one candidate
     return best
+
+
+def _rank(scored: _Scored) -> tuple[float, bool, int]:
+    """How good an acceptable expectation's fit is: its value, whether the calls pass it, the fewest
+    failures."""
+    return (scored.value, scored.calls.passed, -len(scored.calls.failures))
 
 
 def _breaks_hard_condition(evaluation: CallEval) -> bool:

@@ -314,6 +314,26 @@ def test_top_level_prohibitions_hold_for_every_alternative():
     assert reasons(score(both, made)) == ["over_call_budget"]
 
 
+def test_weighted_alternatives_take_the_best_scoring_one_not_the_first_the_calls_pass():
+    # Both expectations accept the calls (extra calls are allowed), but only the second accounts for
+    # the search call: precision 0.5 under the first (score 0.85, under the pass score 0.9), 1.0 under
+    # the second. Any acceptable expectation passes, so the trial passes on the second.
+    weather = ecall("get_weather", {"city": "Paris"})
+    both = calls_expectation(weather, ecall("search", {"query": "x"}))
+    made = record(call("get_weather", {"city": "Paris"}), call("search", {"query": "x"}))
+    weighted = Scoring(mode="weighted", pass_score=0.9)
+    for c, best in (
+        (case(expect=expectation(weather, alternatives=(both,)), scoring=weighted), 0),
+        (case(expect=expectation(alternatives=(calls_expectation(weather), both)), scoring=weighted), 1),
+    ):
+        result = score(c, made)
+        assert (result.status, result.score, result.alternative) == ("passed", 1.0, best)
+        assert result.metrics.precision == 1.0 and result.failures == ()
+    # In all mode the first expectation the calls pass is the one (its score is 1 whatever the others').
+    c = case(expect=expectation(weather, alternatives=(both,)))
+    assert (score(c, made).status, score(c, made).alternative) == ("passed", None)
+
+
 def test_no_calls_at_the_top_level_is_an_acceptable_expectation_beside_the_alternatives():
     c = case(expect=expectation(alternatives=ALTERNATIVES, no_calls=True))
     assert score(c, record()).status == "passed"
