@@ -513,7 +513,29 @@ def _suites_to_run(plan: RunPlan, root: Path) -> _Chosen | Outcome:
         from gate.verdict.sharding import shard_suites
 
         selected = list(shard_suites(selected, shard[0], shard[1]))
+    _check_trials(plan.trials, selected)
     return _Chosen(selected, suites, triggered, selection, shard)
+
+
+def _check_trials(trials: int | None, suites: Sequence[Suite]) -> None:
+    """``--trials N`` below a case's ``at_least`` would fail the case whatever the agent does (validate
+    refuses the same written in a file): refused before any request, at each such case."""
+    from gate.errors import Problem
+
+    short = [
+        Problem(
+            case.source.path or suite.path,
+            case.source.line,
+            case.source.column,
+            f"--trials {trials}: case {case.id} needs at_least {case.at_least} passing trials "
+            f"(reducer at_least); raise --trials to {case.at_least} or lower at_least",
+        )
+        for suite in suites
+        for case in suite.cases
+        if trials is not None and not case.skip and case.reducer == "at_least" and case.at_least > trials
+    ]
+    if short:
+        raise InputError(short)
 
 
 def _chosen_models(plan: RunPlan, suites: Sequence[Suite]) -> list[Suite]:

@@ -108,7 +108,7 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
         flaky = any(passed) and not all(passed)
         metrics = mean_metrics(counted)
         if status == "failed" and all(passed):
-            reason = _under_mean_pass_score(score, case.mean_pass_score)
+            reason = _short_although_passed(case, score, len(counted))
     return CaseResult(
         suite=suite.name,
         case_id=case.id,
@@ -127,13 +127,21 @@ def case_result(suite: Suite, case: Case, trials: Sequence[TrialResult]) -> Case
     )
 
 
-def _under_mean_pass_score(score: float, mean_pass_score: float) -> Failure:
-    """Why a case fails whose every counted trial passed (reducer ``mean``): its mean score."""
+def _short_although_passed(case: Case, score: float, passed: int) -> Failure:
+    """Why a case fails whose every counted trial passed: its mean score under ``mean_pass_score``
+    (reducer ``mean``), else fewer passing trials than ``at_least`` (the case ran fewer trials)."""
+    if case.reducer != "mean":
+        return Failure(
+            "below_pass_score",
+            f"{passed} of {passed} trials passed; reducer {case.reducer} needs {case.at_least} to pass",
+            expected=case.at_least,
+            actual=passed,
+        )
     return Failure(
         "below_pass_score",
-        f"mean trial score {score:.3f} is under the case's mean_pass_score {mean_pass_score:g} "
+        f"mean trial score {score:.3f} is under the case's mean_pass_score {case.mean_pass_score:g} "
         "(every trial passed on its own)",
-        expected=mean_pass_score,
+        expected=case.mean_pass_score,
         actual=round(score, 6),
     )
 

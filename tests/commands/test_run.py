@@ -396,3 +396,19 @@ def test_skip_unreferenced_with_nothing_relevant_is_a_pass_with_no_request(tmp_p
     root = Path(__file__).resolve().parents[2]
     assert cli(["run", "--skip-unreferenced", "--root", str(root), str(root / "README.md")]) == 0
     assert "nothing to run" in capsys.readouterr().out
+
+
+def test_trials_below_a_cases_at_least_is_refused_before_any_request(repo, model_server, monkeypatch, capsys):
+    """`--trials N` overrides the suites' trials; a case whose reducer needs more passing trials than
+    N could never pass (validate refuses the same in a file): exit 2 naming the case, no request."""
+    server = model_server(SCRIPT)
+    point(monkeypatch, server)
+    text = suite_text("openai", ["Paris"]).replace(
+        "threshold: 0.9\n", "threshold: 0.9\ndefaults: {trials: 5, reducer: at_least, at_least: 3}\n"
+    )
+    (repo / "suites" / "w.suite.yaml").write_text(text)
+    assert gate_run(repo, "--trials", "1") == 2
+    err = capsys.readouterr().err
+    assert "--trials 1" in err and "paris" in err and "at_least 3" in err and "suites/w.suite.yaml:" in err
+    assert server.request_count == 0
+    assert gate_run(repo, "--trials", "3") == 0

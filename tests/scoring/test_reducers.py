@@ -94,6 +94,15 @@ def test_a_mean_under_mean_pass_score_of_trials_that_all_passed_fails_with_a_rea
     assert parse_results(written).suites[0].cases[0].failures == (failure,)
 
 
+def test_at_least_short_with_every_trial_passed_says_so_not_a_mean():
+    # Fewer trials than at_least (validate and `run --trials` refuse it; the reducer still explains it).
+    r = result(["passed"], trials=1, reducer="at_least", at_least=3)
+    (failure,) = r.failures
+    assert r.status == "failed" and failure.reason == "below_pass_score"
+    assert failure.message == "1 of 1 trials passed; reducer at_least needs 3 to pass"
+    assert (failure.expected, failure.actual) == (3, 1)
+
+
 def test_every_trial_errored_is_an_error():
     r = result(["error", "error"])
     assert r.status == "error" and r.score == 0.0 and not r.flaky
