@@ -1,7 +1,8 @@
 """Text normalisation shared by the ``normalized`` matcher and multiple-choice answers. Pure.
 
 ``normalized`` ignores only what does not change the value (DESIGN §2): Unicode compatibility forms
-(NFKC: full-width letters, ligatures), case, and runs of white space (leading and trailing too). It
+(NFKC: full-width letters, ligatures; not the superscript digits and signs, whose folding changes a
+number: ``10²`` is not ``102``), case, and runs of white space (leading and trailing too). It
 never drops or rewrites punctuation, signs or digits: "C" is not "C#", "5" is not "-5", "15" is not
 "1.5", "john.doeexample.com" is not "john.doe@example.com".
 
@@ -69,7 +70,7 @@ def normalize_text(text: str, ignore: Ignored = NOTHING_IGNORED) -> str:
     """NFKC, case folding and collapsed white space: ``"  ＮＥＷ   york"`` and ``"new york"`` normalise
     alike; ``"New-York"`` and ``"new york"`` do not, unless ``ignore`` holds ``punctuation`` (see the
     module doc for the options)."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _compatibility_folded(text).casefold()
     if "accents" in ignore.kinds:
         decomposed = unicodedata.normalize("NFD", text)
         text = unicodedata.normalize("NFC", "".join(c for c in decomposed if unicodedata.category(c) != "Mn"))
@@ -83,10 +84,32 @@ def normalize_text(text: str, ignore: Ignored = NOTHING_IGNORED) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
+# The superscript digits and signs: compatibility forms whose folding changes a number's value (``10²``
+# is 100, not ``102``; ``2⁵`` is not ``25``), so they are kept as written. Superscript letters,
+# subscripts and every other compatibility form fold.
+EXPONENTS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
+
+
+def _compatibility_folded(text: str) -> str:
+    """``text`` in NFKC, the exponents (``EXPONENTS``) excepted."""
+    if text.isascii():
+        return text
+    if EXPONENTS.isdisjoint(text):
+        return unicodedata.normalize("NFKC", text)
+    out: list[str] = []
+    start = 0
+    for index, char in enumerate(text):
+        if char in EXPONENTS:
+            out += (unicodedata.normalize("NFKC", text[start:index]), char)
+            start = index + 1
+    out.append(unicodedata.normalize("NFKC", text[start:]))
+    return "".join(out)
+
+
 @functools.lru_cache(maxsize=256)
 def ignore_chars(chars: frozenset[str]) -> frozenset[str]:
     """The characters to drop as the normalised text holds them (a full-width ``－`` named is ``-``)."""
-    return frozenset(c for named in chars for c in unicodedata.normalize("NFKC", named).casefold())
+    return frozenset(c for named in chars for c in _compatibility_folded(named).casefold())
 
 
 def _without_marks(text: str, punctuation: bool, chars: frozenset[str]) -> str:

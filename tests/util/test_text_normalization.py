@@ -119,4 +119,17 @@ def test_an_option_ignores_only_what_it_says(expected, actual, options):
 def test_the_default_ignores_case_compatibility_forms_and_runs_of_white_space_only():
     assert normalize_text("  ＮＥＷ \t york ") == "new york"
     assert not same("New-York", "New York", NOTHING_IGNORED)
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"), [("10²", "102"), ("2⁵", "25"), ("x²", "x2"), ("10⁻³", "10−3")]
+)
+def test_an_exponent_is_not_a_digit_whatever_is_ignored(expected, actual):
+    # Superscript digits and signs are compatibility forms, but folding them changes a number's value
+    # (10² is 100, not 102): they stay as written, under every option.
+    for options in (NOTHING_IGNORED, ignored("punctuation", "accents", "whitespace"), ignored(chars=" -")):
+        assert not same(expected, actual, options)
+    assert same("10²", " 10²", NOTHING_IGNORED)
+    # The other compatibility forms still fold: full width, ligatures, subscripts, circled digits.
+    assert same("ＣＯ₂ ﬁle ①", "co2 file 1", NOTHING_IGNORED)
     assert str(ignored("whitespace", "accents", chars='" -')) == 'accents, whitespace, the characters " \\"-"'
