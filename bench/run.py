@@ -46,6 +46,7 @@ SECTIONS = (
     "trials",
     "validate",
     "scoring",
+    "html",
     "results_size",
     "hostile",
 )
@@ -566,6 +567,28 @@ def scoring(work: Path, quick: bool) -> dict[str, Any]:
         f" total {report['total_seconds']:.2f} s {ratio(report['total_seconds'], 2.0)};"
         f" peak RSS {child.max_rss_mb:.0f} MB {ratio(child.max_rss_mb, 300)}"
         f" (building the synthetic inputs: {report['setup_seconds']:.2f} s, not counted)"
+    )
+    return report
+
+
+def html(work: Path, quick: bool) -> dict[str, Any]:
+    cases = 2000 if quick else 10_000
+    print(f"\n## The HTML report of a pull-request check: {cases} cases, head and base side, in Chromium")
+    env = {k: v for k, v in os.environ.items()}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = work / "html"
+    out.mkdir(parents=True, exist_ok=True)
+    child = run_child(
+        [sys.executable, str(BENCH / "html_bench.py"), "--cases", str(cases), "--out", str(out)], env=env
+    )
+    if child.returncode != 0:
+        raise RuntimeError("HTML benchmark failed: " + fail_text(child))
+    report = json.loads(child.stdout.strip().splitlines()[-1])
+    print(
+        f"- page {report['html_bytes'] / 1e6:.1f} MB ({report['regressed']} regressed, {report['fixed']} "
+        f"fixed), rendered in {report['render_seconds']:.2f} s; in Chromium (median of 3 loads): opens "
+        f"in {report['open_seconds']:.2f} s {ratio(report['open_seconds'], 3.0)}, the failed filter "
+        f"{report['filter_seconds']:.2f} s, a case's transcripts {report['open_case_seconds']:.2f} s"
     )
     return report
 

@@ -93,6 +93,42 @@ def suite_result(suite, cases):
     )
 
 
+def load_workload(out: Path, cases: int, suites: int):
+    """The generated suites (``cases`` cases in ``suites`` suites), loaded."""
+    from gate.files.suite_loader import load_suites
+
+    workload = Workload(suites, cases // suites, 1)
+    write_suites(out / "suites", workload)
+    loaded = load_suites([out / "suites"], root=out)
+    if loaded.problems:
+        raise SystemExit("\n".join(p.render() for p in loaded.problems))
+    return loaded.suites
+
+
+def records(suites, record_of=None):
+    """(suite, case, record) for every case: ``record_of(n, model)`` (default ``record_for``) of the
+    case's number."""
+    record_of = record_of or record_for
+    return [(s, c, record_of(int(c.id[1:]), s.agent.model)) for s in suites for c in s.cases]
+
+
+def score_all(suites, inputs):
+    """The run's results: every (suite, case, record) of ``inputs`` scored and reduced."""
+    from gate.results.outcomes import RunResults
+    from gate.scoring.reducers import case_result
+    from gate.scoring.trial import score_trial
+
+    by_suite: dict[str, list] = {}
+    for suite, case, record in inputs:
+        trial = score_trial(suite, case, record, 0, {})
+        by_suite.setdefault(suite.name, []).append(case_result(suite, case, (trial,)))
+    return RunResults(
+        suites=tuple(suite_result(s, by_suite[s.name]) for s in suites),
+        started_at="2025-01-01T00:00:00Z",
+        finished_at="2025-01-01T00:10:00Z",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=10_000)
@@ -103,35 +139,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
 
     from gate.files.outputs import write_outputs
-    from gate.files.suite_loader import load_suites
-    from gate.results.outcomes import RunResults
-    from gate.scoring.reducers import case_result
-    from gate.scoring.trial import score_trial
     from gate.verdict.conclusion import conclude
     from gate.verdict.policy import GatePolicy
 
-    workload = Workload(args.suites, args.cases // args.suites, 1)
-    write_suites(out / "suites", workload)
-    loaded = load_suites([out / "suites"], root=out)
-    if loaded.problems:
-        raise SystemExit("\n".join(p.render() for p in loaded.problems))
-    inputs = []
-    for suite in loaded.suites:
-        for case in suite.cases:
-            n = int(case.id[1:])
-            inputs.append((suite, case, record_for(n, suite.agent.model)))
+    suites = load_workload(out, args.cases, args.suites)
+    inputs = records(suites)
     setup = time.perf_counter() - started
 
     started = time.perf_counter()
-    by_suite: dict[str, list] = {}
-    for suite, case, record in inputs:
-        trial = score_trial(suite, case, record, 0, {})
-        by_suite.setdefault(suite.name, []).append(case_result(suite, case, (trial,)))
-    results = RunResults(
-        suites=tuple(suite_result(s, by_suite[s.name]) for s in loaded.suites),
-        started_at="2025-01-01T00:00:00Z",
-        finished_at="2025-01-01T00:10:00Z",
-    )
+    results = score_all(suites, inputs)
     scored = time.perf_counter() - started
 
     started = time.perf_counter()

@@ -100,7 +100,7 @@ def starter_suite(starter: Starter) -> str:
         f"# yaml-language-server: $schema={SCHEMA_URL}",
         "# A starter suite: one case per tool (write the request and the arguments you expect), and one",
         "# where no tool may be called. Check it offline with `tool-eval-gate validate`, then run it with",
-        "# `tool-eval-gate run` (which finds every *.suite.yaml).",
+        "# `tool-eval-gate run --html out/report.html` (which finds every *.suite.yaml).",
         "version: 1",
         f"name: {_text(starter.name)}",
         "agent:",

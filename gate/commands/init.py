@@ -149,7 +149,8 @@ def _plan(args: argparse.Namespace, root: Path) -> tuple[list[_File], list[str]]
     if ignore is not None:
         files.append(ignore)
     notes.append(
-        f"next: fill in the cases of {_shown(files[0].path, root)}, then: tool-eval-gate run {args.dir}"
+        f"next: fill in the cases of {_shown(files[0].path, root)}, then: "
+        f"tool-eval-gate run {args.dir} --html out/report.html"
     )
     return files, notes
 

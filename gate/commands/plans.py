@@ -73,6 +73,7 @@ class RunPlan:
     junit: str | None = None
     json: str | None = None
     markdown: str | None = None
+    html: str | None = None
     baseline: str | None = None  # a results file, or "auto"
     baseline_json: str | None = None
     cache: str | None = None
@@ -94,7 +95,7 @@ class RunPlan:
 
     @property
     def report_paths(self) -> tuple[str, ...]:
-        return tuple(p for p in (self.json, self.junit, self.markdown) if p)
+        return tuple(p for p in (self.json, self.junit, self.markdown, self.html) if p)
 
     def argv(self) -> tuple[str, ...]:
         """The ``tool-eval-gate run`` arguments that do what this plan does."""
@@ -133,6 +134,7 @@ class RunPlan:
                     ("--junit", self.junit),
                     ("--json", self.json),
                     ("--markdown", self.markdown),
+                    ("--html", self.html),
                     ("--quiet", self.quiet),
                     ("--skip-unreferenced", self.skip_unreferenced),
                 )
@@ -148,6 +150,7 @@ class ReportPlan:
     json: str | None = None
     junit: str | None = None
     markdown: str | None = None
+    html: str | None = None
     markdown_limit: int = SUMMARY_LIMIT  # the job summary's form; a PR comment's is 64 KiB
     baseline: str | None = None
     threshold: float | None = None
@@ -180,6 +183,7 @@ class ReportPlan:
                     ("--junit", self.junit),
                     ("--json", self.json),
                     ("--markdown", self.markdown),
+                    ("--html", self.html),
                 )
             ),
         )

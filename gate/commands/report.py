@@ -37,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
     parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the HTML report here (with --baseline: the base side beside each case's transcripts)",
+    )
+    parser.add_argument(
         "--markdown-limit",
         type=markdown_limit,
         default=ReportPlan.markdown_limit,
@@ -76,7 +81,7 @@ def execute(plan: ReportPlan) -> Outcome:
     Raises ``InputError`` (and the other ``GateError``s) for the CLI to report."""
     from gate.files.outputs import check_outputs
 
-    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown)
+    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown, html=plan.html)
     try:
         return _render(plan, outputs)
     finally:
@@ -108,6 +113,7 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
         json_path=outputs.json,
         junit_path=outputs.junit,
         markdown_path=outputs.markdown,
+        html_path=outputs.html,
         marker=plan.marker,
         markdown_limit=plan.markdown_limit,
         full_report_hint=plan.full_report_hint,

@@ -166,6 +166,12 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the JSON results here")
     parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
     parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write the HTML report here: one self-contained file (no network) with every case, "
+        "filterable, and its transcripts",
+    )
+    parser.add_argument(
         "--baseline",
         metavar="RESULTS.json|auto",
         help="the base branch's results to compare against, or 'auto': evaluate the affected suites "
@@ -369,7 +375,7 @@ def execute(plan: RunPlan) -> Outcome:
     from gate.files.outputs import check_output, check_outputs
 
     # Every output path is checked before any work: none can fail after the paid requests.
-    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown)
+    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown, html=plan.html)
     base_output = None
     try:
         if plan.baseline_json and plan.baseline != "auto":
@@ -723,7 +729,11 @@ def _report(
     not_written: OutputsNotWritten | None = None
     try:
         write_outputs(
-            conclusion, json_path=outputs.json, junit_path=outputs.junit, markdown_path=outputs.markdown
+            conclusion,
+            json_path=outputs.json,
+            junit_path=outputs.junit,
+            markdown_path=outputs.markdown,
+            html_path=outputs.html,
         )
     except OutputsNotWritten as exc:
         not_written = exc

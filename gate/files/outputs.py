@@ -1,4 +1,5 @@
-"""Write every requested output of a run (JSON results, JUnit XML, Markdown), rendered from its conclusion.
+"""Write every requested output of a run (JSON results, JUnit XML, Markdown, HTML), rendered from its
+conclusion.
 
 The one place of the report side that writes files. Output paths are checked *before* the run
 (:func:`check_outputs`, called by ``run`` and ``report`` before the first model request), so that
@@ -219,9 +220,10 @@ class OutputPlan:
     json: OutputTarget | None = None
     junit: OutputTarget | None = None
     markdown: OutputTarget | None = None
+    html: OutputTarget | None = None
 
     def targets(self) -> list[OutputTarget]:
-        return [t for t in (self.json, self.junit, self.markdown) if t is not None]
+        return [t for t in (self.json, self.junit, self.markdown, self.html) if t is not None]
 
     def close(self) -> None:
         for target in self.targets():
@@ -229,13 +231,13 @@ class OutputPlan:
 
 
 def check_outputs(
-    json: str | None = None, junit: str | None = None, markdown: str | None = None
+    json: str | None = None, junit: str | None = None, markdown: str | None = None, html: str | None = None
 ) -> OutputPlan:
     """Check every output path before any work; ``InputError`` lists every path that cannot work."""
     targets: dict[str, OutputTarget | None] = {}
     problems: list[Problem] = []
     seen: dict[Path, str] = {}
-    for option, path in (("--json", json), ("--junit", junit), ("--markdown", markdown)):
+    for option, path in (("--json", json), ("--junit", junit), ("--markdown", markdown), ("--html", html)):
         targets[option] = None
         if path is None:
             continue
@@ -250,7 +252,7 @@ def check_outputs(
             continue
         seen[target.file] = option
         targets[option] = target
-    plan = OutputPlan(targets["--json"], targets["--junit"], targets["--markdown"])
+    plan = OutputPlan(targets["--json"], targets["--junit"], targets["--markdown"], targets["--html"])
     if problems:
         plan.close()
         raise InputError(problems)
@@ -269,6 +271,7 @@ def write_outputs(
     json_path: str | Path | OutputTarget | None = None,
     junit_path: str | Path | OutputTarget | None = None,
     markdown_path: str | Path | OutputTarget | None = None,
+    html_path: str | Path | OutputTarget | None = None,
     marker: str = "default",
     markdown_limit: int = SUMMARY_LIMIT,
     full_report_hint: str = "",
@@ -276,16 +279,19 @@ def write_outputs(
     """Render ``conclusion`` into the requested files.
 
     Paths not checked beforehand are checked here. The Markdown file is the job-summary form
-    (``markdown_limit``, 1 MiB by default). Raises :class:`OutputsNotWritten` after writing all it
-    could when an output could not be written."""
+    (``markdown_limit``, 1 MiB by default), and names the HTML report when there is one. Raises
+    :class:`OutputsNotWritten` after writing all it could when an output could not be written."""
     from gate.reports.json_codec import gc_paused, to_json
+    from gate.util.escape import md_inline_code
 
     results = conclusion.results
-    json_target, junit_target, markdown_target = (
+    json_target, junit_target, markdown_target, html_target = (
         _as_target(json_path),
         _as_target(junit_path),
         _as_target(markdown_path),
+        _as_target(html_path),
     )
+    html_report = md_inline_code(html_target.path) if html_target is not None else ""
 
     def junit() -> str:
         from gate.reports.junit import render as render_junit
@@ -296,8 +302,17 @@ def write_outputs(
         from gate.reports.markdown import render as render_markdown
 
         return render_markdown(
-            conclusion, limit=markdown_limit, full_report_hint=full_report_hint, marker=marker
+            conclusion,
+            limit=markdown_limit,
+            full_report_hint=full_report_hint,
+            marker=marker,
+            html_report=html_report,
         )
+
+    def html() -> str:
+        from gate.reports.html import render as render_html
+
+        return render_html(conclusion)
 
     jobs: list[tuple[OutputTarget, Callable[[], str]]] = []
     if json_target is not None:
@@ -306,6 +321,8 @@ def write_outputs(
         jobs.append((junit_target, junit))
     if markdown_target is not None:
         jobs.append((markdown_target, markdown))
+    if html_target is not None:
+        jobs.append((html_target, html))
     failed: list[str] = []
     with gc_paused():  # rendering allocates millions of short-lived containers and no cycles
         for target, render in jobs:

@@ -252,11 +252,12 @@ def run_plan(
         junit=str(output_dir / JUNIT_FILE),
         json=str(output_dir / RESULTS_FILE),
         markdown=str(output_dir / REPORT_FILE),
+        html=str(output_dir / HTML_FILE),
     )
 
 
 # The files of the output directory: the reports, and the base side's results of ``baseline: auto``.
-JUNIT_FILE, RESULTS_FILE, REPORT_FILE = "junit.xml", "results.json", "report.md"
+JUNIT_FILE, RESULTS_FILE, REPORT_FILE, HTML_FILE = "junit.xml", "results.json", "report.md", "report.html"
 BASE_RESULTS = "results.base.json"
 
 
@@ -280,4 +281,5 @@ def report_plan(
         junit=str(output_dir / JUNIT_FILE),
         json=str(output_dir / RESULTS_FILE),
         markdown=str(output_dir / REPORT_FILE),
+        html=str(output_dir / HTML_FILE),
     )

@@ -37,6 +37,7 @@ from gate.errors import (
 from gate.files.links import first_link
 from gate.github import actions_env
 from gate.github.action_plan import (
+    HTML_FILE,
     JUNIT_FILE,
     NOTHING_AFFECTED,
     READ_ONLY_NOTICE,
@@ -66,6 +67,7 @@ OUTPUT_NAMES = (
     "junit_path",
     "results_path",
     "report_path",
+    "html_path",
     "comment_url",
     "review_comments_posted",
     "exit_code",
@@ -480,7 +482,9 @@ def _summarise(settings: ActionSettings, outcome: Outcome, marker: str = "defaul
     if outcome.conclusion is not None:
         from gate.reports.markdown import SUMMARY_LIMIT, render
 
-        text = render(outcome.conclusion, limit=SUMMARY_LIMIT, marker=marker)
+        text = render(
+            outcome.conclusion, limit=SUMMARY_LIMIT, marker=marker, html_report=_html_report(settings)
+        )
         text = "".join(f"> {note}\n\n" for note in outcome.notices) + text
     else:
         text = _fallback_summary(outcome.code, outcome.notices, outcome.problems)
@@ -504,7 +508,23 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "junit_path": path_if_written(JUNIT_FILE),
         "results_path": path_if_written(RESULTS_FILE) if outcome.conclusion is not None else "",
         "report_path": path_if_written(REPORT_FILE),
+        "html_path": path_if_written(HTML_FILE),
     }
+
+
+def _html_report(settings: ActionSettings) -> str:
+    """Where a reader finds the HTML report, as Markdown: the file in the run's artifacts (the shipped
+    workflows upload the output directory), "" when it was not written."""
+    path = settings.output_dir / HTML_FILE
+    if not path.is_file():
+        return ""
+    from gate.util.escape import md_inline_code
+
+    where = md_inline_code(_relative(path, settings.workspace))
+    if settings.run_url:
+        run = f"[this run]({settings.run_url}#artifacts)"
+        return f"{where} in the artifacts of {run} (download it, open it in a browser)"
+    return where
 
 
 def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequence[Recommendation]]:
@@ -520,7 +540,13 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
     hint = (
         f"the job summary and the artifacts of {settings.run_url}" if settings.run_url else "the job summary"
     )
-    body = render(outcome.conclusion, limit=COMMENT_LIMIT - 4096, full_report_hint=hint, marker=marker)
+    body = render(
+        outcome.conclusion,
+        limit=COMMENT_LIMIT - 4096,
+        full_report_hint=hint,
+        marker=marker,
+        html_report=_html_report(settings),
+    )
     return body, outcome.conclusion.advice
 
 

@@ -667,13 +667,22 @@ def render(
     limit: int = COMMENT_LIMIT,
     full_report_hint: str = "",
     marker: str = "default",
+    html_report: str = "",
 ) -> str:
     """The Markdown report of ``conclusion``, at most ``limit`` characters, starting with the hidden
     marker line. The least important detail goes first: the passed cases, then transcripts, then the
-    least severe case blocks and the tails of the analysis tables, and at last the report is cut off."""
+    least severe case blocks and the tails of the analysis tables, and at last the report is cut off.
+    ``html_report``: where the HTML report is (Markdown the caller wrote, e.g. a link to the run's
+    artifacts), said under the verdict and never cut."""
     results, verdict, comparison = conclusion.results, conclusion.verdict, conclusion.comparison
+    html_line = (
+        [f"📄 Every case, filterable, with its transcripts: {html_report}.", ""] if html_report else []
+    )
     head = _join(
-        [marker_line(marker)] + _pr_section(results, comparison) + _verdict_section(results, verdict)
+        [marker_line(marker)]
+        + _pr_section(results, comparison)
+        + _verdict_section(results, verdict)
+        + html_line
     )
     head += _join(_baseline_section(comparison)) + _join(
         _suites_section(results, verdict, conclusion.baseline)

@@ -13,7 +13,9 @@ from tests.conftest import ROOT
 
 def test_the_workflow_for_main_and_an_openai_key_is_the_shipped_example():
     example = (ROOT / "examples" / "workflows" / "tool-eval-gate.yml").read_text(encoding="utf-8")
-    assert workflow("main", ["openai"]) == example
+    assert workflow("main", ["openai"]) == example, (
+        "init writes this workflow: change gate/build/starter.py's WORKFLOW with the example"
+    )
 
 
 def test_the_workflow_names_the_default_branch_and_each_provider_s_key_once():

@@ -710,6 +710,18 @@ def test_pull_requests_are_compared_with_their_merge_base_by_default(
     on_line = [c["body"] for c in github.review_comments if c["line"] == description_line]
     assert any("This change broke 2 cases" in b and "weather/tomorrow" in b for b in on_line)
 
+    # The HTML report is written beside the others, with the base side beside each case's head side,
+    # and the comment and the job summary say where it is.
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert outputs["html_path"] == "gate-out/report.html"
+    page = (workspace["root"] / "gate-out/report.html").read_text()
+    data = json.loads(page.split('id="report-data">', 1)[1].split("</script>", 1)[0])
+    tomorrow = next(c for c in data["cases"] if c["id"] == "tomorrow")
+    assert tomorrow["k"][0] == "regressed" and tomorrow["head"] and tomorrow["base"]
+    run = "https://github.example/acme/agents/actions/runs/99#artifacts"
+    where = f"`gate-out/report.html` in the artifacts of [this run]({run})"
+    assert where in body and where in (workspace["tmp"] / "summary.md").read_text()
+
     # The same PR again: both sides answered from the persisted cache.
     server.reset_stats()
     assert entrypoint([], actions_env(workspace, github, server, trials="4")) == 1

@@ -1,0 +1,161 @@
+"""The HTML report in a real headless Chromium (tests/support/browser.py): the filters change what is
+shown, a case opens to its transcripts with the base side beside the head side, nothing is fetched
+from the network, and a hostile model answer is text. No browser on the machine is a failure that
+says how to install one, never a skip."""
+
+from __future__ import annotations
+
+import dataclasses
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.reports.html import render
+from tests.reports.html_fixture import HOSTILE, pr_check
+from tests.support.browser import chromium
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as launched:
+        yield launched
+
+
+def open_report(browser: Any, path: Path, conclusion: Any = None, address: str = "") -> Any:
+    path.write_text(render(conclusion or pr_check()), encoding="utf-8")
+    page = browser.new_page()
+    page.goto(path.as_uri() + address)
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def shown(page: Any) -> list[str]:
+    return page.eval_on_selector_all("details.case", "rows => rows.map(r => r.dataset.case)")
+
+
+def test_the_filters_change_what_is_shown(browser, tmp_path):
+    page = open_report(browser, tmp_path / "report.html")
+    assert len(shown(page)) == 10
+    assert page.text_content("#count") == "Showing 10 of 10 matching cases (10 in all)."
+    assert shown(page)[0] == "weather/oslo-rain"  # the regression first
+
+    page.click(".chip[data-kind=failed]")
+    failed = [
+        "weather/oslo-rain",
+        "weather/sometimes-asks",
+        "weather/odd-answer",
+        "weather/rome-week",
+        "weather/london-flaky",  # 2 of 3 trials passed: failed under reducer all, and flaky
+    ]
+    assert sorted(shown(page)) == sorted(failed)
+    page.click(".chip[data-kind=fixed]")  # kinds add up
+    assert sorted(shown(page)) == sorted([*failed, "travel/cancel"])
+    page.click(".chip[data-kind=failed]")
+    page.click(".chip[data-kind=fixed]")
+    page.click(".chip[data-kind=non-gating]")
+    assert shown(page) == ["weather/sometimes-asks"]
+    page.click("#clear")
+
+    page.select_option("#suite", label="travel")
+    assert shown(page) == ["travel/cancel", "travel/old-case"]
+    page.select_option("#suite", value="")
+    page.select_option("#tag", "rain")
+    assert shown(page) == ["weather/oslo-rain"]
+    page.select_option("#tag", "")
+    page.fill("#search", "ROME")
+    assert shown(page) == ["weather/rome-week"]
+    assert page.text_content("#count") == "Showing 1 of 1 matching cases (10 in all)."
+
+
+def test_a_filtered_view_can_be_linked(browser, tmp_path):
+    page = open_report(browser, tmp_path / "report.html", address="#status=error,flaky&suite=weather")
+    assert sorted(shown(page)) == ["weather/berlin-down", "weather/london-flaky"]
+    assert page.get_attribute(".chip[data-kind=error]", "aria-pressed") == "true"
+    page.fill("#search", "berlin")
+    assert page.evaluate("location.hash") == "#status=error%2Cflaky&suite=weather&q=berlin"
+
+
+def test_a_case_opens_to_its_transcripts_with_the_base_side_beside_the_head_side(browser, tmp_path):
+    page = open_report(browser, tmp_path / "report.html")
+    case = page.locator("details.case[data-case='weather/oslo-rain']")
+    case.locator("summary").click()
+    body = case.locator(".body")
+    assert "Case at evals/weather.yaml:24" in body.inner_text()
+    assert "changed line: tools/weather.json:4" in body.locator(".change").inner_text()
+    head, base = body.locator(".side").all()
+    assert (
+        head.locator("h4").inner_text() == "head (this run)"
+        and base.locator("h4").inner_text() == "base (compared with)"
+    )
+    assert head.locator(".call code.name").inner_text() == "get_forecast"
+    assert head.locator(".call pre.args").inner_text() == '{"city": "Oslo", "days": 1}'
+    assert head.locator(".call pre.result").inner_text() == '{"days": [{"rain": true}]}'
+    assert "It talks about tomorrow, not now." in head.locator("table.checks").inner_text()
+    assert head.locator("pre.output").inner_text() == "It will rain tomorrow."
+    assert base.locator(".call code.name").inner_text() == "get_weather"
+    box = head.bounding_box(), base.bounding_box()
+    assert box[0]["x"] < box[1]["x"] and abs(box[0]["y"] - box[1]["y"]) < 1  # side by side
+
+
+def test_a_hostile_answer_is_text_and_nothing_is_fetched(browser, tmp_path):
+    hits: list[str] = []
+
+    class Counting(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        conclusion = pr_check()
+        evil = HOSTILE.replace("127.0.0.1:9", f"127.0.0.1:{port}")
+        results = conclusion.results
+        weather = results.suites[0]
+        odd = next(c for c in weather.cases if c.case_id == "odd-answer")
+        record = dataclasses.replace(odd.trials[0].record, output=evil)
+        odd = dataclasses.replace(odd, trials=(dataclasses.replace(odd.trials[0], record=record),))
+        cases = tuple(odd if c.case_id == "odd-answer" else c for c in weather.cases)
+        results = dataclasses.replace(
+            results, suites=(dataclasses.replace(weather, cases=cases), *results.suites[1:])
+        )
+        conclusion = dataclasses.replace(conclusion, results=results)
+
+        requests: list[str] = []
+        path = tmp_path / "report.html"
+        path.write_text(render(conclusion), encoding="utf-8")
+        page = browser.new_page()
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(path.as_uri())
+        page.wait_for_selector("body[data-ready=true]")
+        for summary in page.locator("details.case > summary").all():
+            summary.click()  # every case open: every transcript rendered
+        page.wait_for_timeout(300)
+        head = page.locator("details.case[data-case='weather/odd-answer'] .side").first
+        assert head.locator("pre.output").text_content() == evil
+        assert page.evaluate("document.body.dataset.pwned") is None
+        assert page.locator("#case-list img, #case-list a, #case-list script, #case-list link").count() == 0
+        assert requests == [path.as_uri()] and hits == []
+    finally:
+        server.shutdown()
+
+
+def test_more_cases_than_a_page_are_shown_a_page_at_a_time(browser, tmp_path):
+    page = open_report(browser, tmp_path / "report.html", pr_check(extra_cases=450))
+    assert len(shown(page)) == 200
+    assert page.text_content("#count") == "Showing 200 of 460 matching cases (460 in all)."
+    page.click("#more")
+    page.click("#more")
+    assert len(shown(page)) == 460 and page.is_hidden("#more")
+    page.fill("#search", "case-0042")
+    assert shown(page) == [f"bulk/case-0042{n}" for n in range(10)]
+    assert page.is_hidden("#more")
