@@ -68,3 +68,22 @@ def test_the_fail_on_values_are_listed_whole_and_spelled_as_the_cli_spells_them(
 def test_the_schema_says_alternatives_add_to_the_calls():
     text = (ROOT / "schemas" / "suite.schema.json").read_text(encoding="utf-8")
     assert "replaces calls" not in text and "any one alternative holds" in text
+
+
+def test_every_shipped_job_that_comments_uploads_the_report_the_comment_points_at():
+    """The comment and the job summary say the HTML report is in the run's artifacts: every job that
+    runs the action (a shard aside: it does not comment) uploads the action's output directory."""
+    import yaml
+
+    checked = 0
+    for path in WORKFLOWS:
+        for name, job in yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"].items():
+            steps = job.get("steps", [])
+            gates = [s for s in steps if str(s.get("uses", "")).startswith(starter.ACTION)]
+            if not gates or any("shard" in (s.get("with") or {}) for s in gates):
+                continue
+            checked += 1
+            uploads = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+            paths = [str((s.get("with") or {}).get("path", "")) for s in uploads]
+            assert f"{starter.OUTPUT_DIRECTORY}/" in paths, f"{path.name}: job {name} uploads no report"
+    assert checked >= 4
