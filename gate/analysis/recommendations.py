@@ -27,8 +27,10 @@ from gate.analysis.definition_facts import (
 )
 from gate.analysis.failure_patterns import ArgumentFailure, Confusion, FailedCase, Hallucination, pattern_refs
 from gate.results.outcomes import REASON_TITLES, RunResults, SuiteResult, ToolInfo
+from gate.suite.matchers import json_type
 from gate.util.escape import md_inline_code, show
 from gate.util.json_types import JsonObject
+from gate.util.wording import plural
 
 _SIMILAR = 0.5  # descriptions sharing at least this share of their content words are "similar"
 _UNREAD = "these results do not hold the tool's schema"
@@ -58,10 +60,6 @@ def _value(value: object) -> str:
 
 def _values(values: Iterable[object]) -> str:
     return ", ".join(_value(v) for v in values)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class Locator:
@@ -228,7 +226,7 @@ def _confusion(loc: Locator, c: Confusion) -> list[Recommendation]:
         advice += ", and make the two descriptions differ in what they are for"
     message = (
         f"{_c(c.called)} was called where {_c(c.expected)} was expected in "
-        f"{_plural(c.cases, 'case')}{similar}: {advice}."
+        f"{plural(c.cases, 'case')}{similar}: {advice}."
     )
     severity = c.cases * 3 + (2 if similar and share.ratio >= _SIMILAR else 0)
     where = loc.tool_or_prompt(edit, c.case_refs)
@@ -259,15 +257,12 @@ def _unread(facts: ParameterFacts) -> str:
 
 
 def _json_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    """The JSON Schema type of a literal the advice can show (``integer`` for a whole number); ""
+    for anything else (null, an array, an object)."""
+    kind = json_type(value)
+    if kind == "number" and isinstance(value, int):
         return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return ""
+    return kind if kind in ("boolean", "number", "string") else ""
 
 
 def _missing_advice(a: ArgumentFailure, facts: ParameterFacts, tool_desc: str) -> str:
@@ -465,7 +460,7 @@ def _argument(loc: Locator, a: ArgumentFailure) -> list[Recommendation]:
         example = f" (expected {_value(a.example_expected)}, got {_value(a.example_actual)})"
     what = _WHAT.get(reason, "was wrong")
     advice = _argument_advice(loc, a, reason)
-    rate = f"{count} of {_plural(a.calls, 'call')}"
+    rate = f"{count} of {plural(a.calls, 'call')}"
     others = [f"{REASON_TITLES.get(r, r)} {n}" for r, n in a.reasons[1:]]
     if others:
         rate += f" (other failures of it: {', '.join(others)})"
@@ -543,7 +538,7 @@ def hallucination_recommendations(
     for h in hallucinated:
         advice, where = _hallucination_advice(loc, h)
         message = (
-            f"The agent called {_c(h.name)}, which is not defined, in {_plural(h.cases, 'case')}. {advice}"
+            f"The agent called {_c(h.name)}, which is not defined, in {plural(h.cases, 'case')}. {advice}"
         )
         recs += _rec("hallucinated_tool", message, where, h.name, None, h.case_refs, h.cases * 3)
     return recs
@@ -593,7 +588,7 @@ def _explained_by_confusion(reason: str, tool: str, confusion: Sequence[Confusio
 
 
 def _tool_pattern_message(loc: Locator, reason: str, tool: str, refs: Sequence[str]) -> str:
-    cases = _plural(len(refs), "case")
+    cases = plural(len(refs), "case")
     description = loc.description(tool, refs)
     if reason in _UNDESCRIBED_WHAT and tool in loc.tools and not description.strip():
         return _UNDESCRIBED.format(tool=_c(tool), what=_UNDESCRIBED_WHAT[reason], n=cases)
@@ -639,12 +634,12 @@ def prompt_pattern_recommendations(
     for reason, template in _PROMPT_PATTERNS.items():
         refs = sorted({r for tool_refs in by_reason.get(reason, {}).values() for r in tool_refs})
         if refs:
-            message = template.format(n=_plural(len(refs), "case"))
+            message = template.format(n=plural(len(refs), "case"))
             recs += _rec(reason, message, loc.prompt(refs), None, None, refs, len(refs))
     if clarification_refs:
         message = (
             f"The agent did not handle missing information as expected in "
-            f"{_plural(len(clarification_refs), 'case')}: tell it in the system prompt to ask the user "
+            f"{plural(len(clarification_refs), 'case')}: tell it in the system prompt to ask the user "
             "for what it lacks instead of guessing (and not to ask when it has everything)."
         )
         where = loc.prompt(clarification_refs)

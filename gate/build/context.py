@@ -7,21 +7,20 @@ Pure: positions come from a :class:`SuiteDocument` (a :class:`gate.files.yaml_so
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from gate.build.checks import cannot_work, impossible_matchers, matcher_specs
+from gate.build.checks.finding import Finding
 from gate.build.checks.schema_damage import Damage
 from gate.build.checks.schema_messages import QUOTED_CHARS, Document
 from gate.errors import Problem
-from gate.suite.model import MATCHER_KEYS, Source, ToolDef
+from gate.suite.matchers import is_matcher
+from gate.suite.model import Source, ToolDef
 from gate.util import bounded_regex, schema_check
 from gate.util.escape import truncate
-from gate.util.json_types import JsonObject
-
-PathKey = tuple[Any, ...]
-Finding = tuple[PathKey, str, str]
+from gate.util.json_types import JsonObject, PathKey
+from gate.util.wording import closest
 
 
 class SuiteDocument(Document, Protocol):
@@ -100,9 +99,9 @@ class BuildContext:
     def unknown_tool_hint(self, name: str, extra: Sequence[str] = ()) -> str:
         """The fix for a tool name the agent does not define: the close name, else the defined ones."""
         names = sorted(self.tool_names)
-        close = difflib.get_close_matches(name, names + list(extra), n=1, cutoff=0.6)
-        if close:
-            return f"did you mean {close[0]!r}?"
+        close = closest(name, names + list(extra))
+        if close is not None:
+            return f"did you mean {close!r}?"
         return "defined tools: " + ", ".join(names) if names else "the agent defines no tools"
 
     def need_judge(self, at: PathKey, what: str) -> None:
@@ -185,8 +184,7 @@ def _matcher_ops(value: Any, at: PathKey) -> Iterator[tuple[PathKey, str, Any]]:
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
-            keys = set(node)
-            if (len(keys) == 1 and keys <= MATCHER_KEYS) or keys == {"object", "extra_keys"}:
+            if is_matcher(node):
                 for key, operand in node.items():
                     if key == "extra_keys":
                         continue

@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gate.build.context import BuildContext, PathKey
+from gate.build.context import BuildContext
 from gate.suite.model import GivenCall, Message
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JsonObject, PathKey
 
 _RESULT_HINT = "add {role: tool, tool_call_id: ID, content: ...} for each, right after this message"
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from gate.build.checks import cannot_work, matcher_specs
 from gate.build.checks import state as state_checks
-from gate.build.checks.schema_messages import did_you_mean
-from gate.build.context import BuildContext, PathKey
+from gate.build.context import BuildContext
 from gate.suite.model import (
+    JUDGED_OUTPUT_KEYS,
     CallExpectation,
     Choice,
     Expectation,
@@ -24,9 +24,8 @@ from gate.suite.model import (
     Ranking,
     Times,
 )
-from gate.util.json_types import JsonObject
-
-JUDGED_OUTPUT_KEYS = ("criteria", "semantic_contains", "ranking", "choice", "asks_clarification")
+from gate.util.json_types import JsonObject, PathKey
+from gate.util.wording import did_you_mean
 
 
 class ExpectationReader:
@@ -195,7 +194,7 @@ class ExpectationReader:
         context = self.context
         check_key = next(k for k in raw if k not in ("path", "aggregate", "threshold"))
         operand = raw[check_key]
-        from gate.suite.path_assertions import PathError, unreachable
+        from gate.suite.path_assertions import JUDGED_CHECKS, PathError, unreachable
 
         try:
             never = unreachable(raw["path"])
@@ -204,7 +203,7 @@ class ExpectationReader:
         else:
             if never is not None:
                 context.err((*at, "path"), never, "e.g. calls[0].name, calls[*].args.city, output")
-        if check_key in ("criteria", "semantic_contains") and not context.has_judge:
+        if check_key in JUDGED_CHECKS and not context.has_judge:
             context.need_judge((*at, check_key), f"the judged path check {check_key!r}")
         elif check_key == "matches":
             context.check_regex(operand, (*at, "matches"))

@@ -9,10 +9,10 @@ from typing import Any
 
 from gate.build.checks import cannot_work, state_shapes
 from gate.build.checks import state as state_checks
-from gate.build.context import BuildContext, PathKey, SuiteDocument
+from gate.build.context import BuildContext, SuiteDocument
 from gate.suite import mock_state
 from gate.suite.model import MockRule, Mocks, MockStep, Source, ToolDef
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JsonObject, PathKey
 
 _SHAPE_HINT = "declare the state with the shape the rule needs, or change the rule's path"
 

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from gate.build.checks import agent_params, cannot_work
 from gate.build.checks.schema_damage import Damage
 from gate.build.checks.schema_messages import render_path
-from gate.build.context import BuildContext, PathKey, SuiteDocument
+from gate.build.context import BuildContext, SuiteDocument
 from gate.build.conversation_builder import ConversationReader
 from gate.build.expectation_builder import ExpectationReader, least_calls
 from gate.build.mock_builder import MockReader, merge_mocks, state_keys
@@ -52,7 +52,7 @@ from gate.suite.model import (
     ToolServer,
 )
 from gate.suite.model_family import provider_problems
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JsonObject, PathKey
 
 __all__ = ["ReferencedFiles", "SuiteDocument", "ToolFile", "build_suite", "written_tool_name"]
 

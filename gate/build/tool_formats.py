@@ -19,7 +19,6 @@ Pure: positions come from a ``Positions`` object (a :class:`gate.files.yaml_sour
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -28,8 +27,9 @@ from gate.build.checks import cannot_work
 from gate.errors import Problem
 from gate.suite.model import Source, ToolDef
 from gate.util.escape import truncate
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JsonObject, PathKey
 from gate.util.schema_check import is_valid_schema
+from gate.util.wording import closest, did_you_mean
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -41,7 +41,7 @@ MCP_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "anno
 _LIST_RESULT_KEYS = ("tools", "nextCursor", "_meta")
 _JSONRPC_KEYS = ("jsonrpc", "id", "result")
 
-PathKey = tuple[Any, ...]
+KEYS = "allowed keys"  # how a hint lists the keys a definition allows
 
 
 class Positions(Protocol):
@@ -96,19 +96,6 @@ def remote_refs(schema: Any, path: PathKey = ()) -> list[tuple[PathKey, str]]:
         elif isinstance(node, list):
             stack.extend(((*where, i), item) for i, item in enumerate(node))
     return sorted(found, key=lambda item: [str(p) for p in item[0]])
-
-
-def _did_you_mean(word: str, choices: Sequence[str]) -> str:
-    close = _close(word, choices)
-    if close:
-        return f"did you mean {close!r}?"
-    return "allowed keys: " + ", ".join(choices)
-
-
-def _close(word: str, choices: Sequence[str]) -> str | None:
-    """The choice ``word`` most likely misspells (None: none is close)."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return close[0] if close else None
 
 
 def tool_file_items(doc: Positions, data: Any) -> tuple[list[Any], PathKey, list[Problem]]:
@@ -249,7 +236,7 @@ def _finish(
     name = spec.get("name")
     if "name" not in spec:
         # A misspelt name (``nam:``) is already an unknown key whose hint says "did you mean 'name'?".
-        if not any(k not in allowed and _close(str(k), allowed) == "name" for k in spec):
+        if not any(k not in allowed and closest(str(k), allowed) == "name" for k in spec):
             problems.append(_problem(doc, spec_path, "a tool needs a 'name'", "add name: <tool_name>"))
     elif not isinstance(name, str) or not NAME_PATTERN.match(name):
         problems.append(
@@ -351,8 +338,12 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
     if isinstance(properties, dict) and isinstance(required, list):
         for index, rname in enumerate(required):
             if isinstance(rname, str) and rname not in properties:
-                hint = _did_you_mean(rname, list(properties)) if properties else "declare it under properties"
-                if hint.startswith("allowed keys"):
+                hint = (
+                    did_you_mean(rname, list(properties), KEYS)
+                    if properties
+                    else "declare it under properties"
+                )
+                if hint.startswith(KEYS):
                     hint = "declare it under properties (declared: " + ", ".join(properties) + ")"
                 problems.append(
                     _problem(
@@ -370,7 +361,11 @@ def _unknown_keys(
 ) -> list[Problem]:
     return [
         _problem(
-            doc, (*path, key), f"unknown key {key!r} in {what}", _did_you_mean(str(key), allowed), at_key=True
+            doc,
+            (*path, key),
+            f"unknown key {key!r} in {what}",
+            did_you_mean(str(key), allowed, KEYS),
+            at_key=True,
         )
         for key in spec
         if key not in allowed

@@ -16,9 +16,10 @@ import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
-from gate.build.context import BuildContext, PathKey
+from gate.build.context import BuildContext
 from gate.suite.model import Command, ToolServer
 from gate.util.globs import glob_problem
+from gate.util.json_types import PathKey
 
 LOOPBACK_HINT = "start the server in the workflow on 127.0.0.1 (or localhost, [::1]) and give that URL"
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
+from gate.util.wording import plural
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,23 +69,19 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         if problems:
             files = len({p.path for p in problems})
-            print(f"{_plural(len(problems), 'problem')} in {_plural(files, 'file')}", file=out)
+            print(f"{plural(len(problems), 'problem')} in {plural(files, 'file')}", file=out)
         else:
             suite_count = len(result.suites)
             cases = sum(len(s.cases) for s in result.suites)
             if suite_count:
-                print(f"{_plural(suite_count, 'suite file')}, {_plural(cases, 'case')}: OK")
+                print(f"{plural(suite_count, 'suite file')}, {plural(cases, 'case')}: OK")
             elif args.skip_unreferenced:
                 print("no suite, and no file a suite uses, among these files: nothing to check")
             elif result.checked_files:
-                print(f"no suite uses them; {_plural(len(result.checked_files), 'file')} checked alone: OK")
+                print(f"no suite uses them; {plural(len(result.checked_files), 'file')} checked alone: OK")
     if not problems and not result.suites and not result.checked_files and not args.skip_unreferenced:
         # A typo'd directory must not pass CI silently: validating nothing is an input error.
         where = ", ".join(args.paths) if args.paths else str(root)
         print(f"tool-eval-gate validate: no suite files (*.suite.yaml) found in {where}", file=out)
         return EXIT_INVALID_INPUT
     return EXIT_INVALID_INPUT if problems else EXIT_PASSED
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"

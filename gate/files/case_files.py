@@ -32,9 +32,8 @@ from gate import limits
 from gate.build.checks.schema_messages import render_path, type_word
 from gate.errors import Problem
 from gate.files.yaml_source import YamlDocument, YamlError, parse
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JsonObject, PathKey
 
-PathKey = tuple[Any, ...]
 CaseFileKind = Literal["jsonl", "csv"]
 
 CASE_FILE_KINDS: dict[str, CaseFileKind] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}

@@ -38,9 +38,7 @@ from gate.files.suite_schema import schema_findings
 from gate.files.yaml_source import YamlDocument, YamlError, load_file, read_text
 from gate.suite.model import Prompt, Source, ToolServer
 from gate.util.escape import truncate
-from gate.util.json_types import JsonObject
-
-PathKey = tuple[Any, ...]
+from gate.util.json_types import JsonObject, PathKey
 
 SYMLINK_OUT = "the file is a symlink to outside the repository"
 _NAME_MAX = 255  # bytes in one file name on every common file system

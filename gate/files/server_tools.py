@@ -27,8 +27,7 @@ from gate.errors import Problem
 from gate.files.discovery import inside
 from gate.files.source_files import Sources, glob_files, read_sources
 from gate.suite.model import ToolServer
-
-PathKey = tuple[Any, ...]
+from gate.util.json_types import PathKey
 
 
 class ToolLister(Protocol):

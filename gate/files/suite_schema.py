@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from gate.build.checks.schema_damage import Damage, damage_of
-from gate.build.checks.schema_messages import Document, PathKey, problems_of
+from gate.build.checks.schema_messages import Document, problems_of
 from gate.errors import Problem
 from gate.util import schema_check
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JsonObject, PathKey
 
 SCHEMA_FILE = Path(__file__).parents[1] / "schemas" / "suite.schema.json"
 

@@ -36,13 +36,13 @@ import yaml
 from gate import limits
 from gate.build.checks.schema_messages import render_path
 from gate.errors import Problem
+from gate.util.json_types import PathKey
 
 MAX_FILE_BYTES = limits.MAX_FILE_BYTES  # 1 MiB: far more than any real suite, prompt or tool file
 MAX_DEPTH = limits.MAX_NESTING  # nesting of mappings / sequences (after alias expansion)
 MAX_NODES = 200_000  # values in a document, counting every alias expansion in full
 MAX_ALIASES = 1_000  # alias uses in one document
 
-PathKey = tuple[Any, ...]
 
 try:  # the C parser is ~10x faster; fall back to the pure-Python one
     _Loader: type = yaml.CSafeLoader

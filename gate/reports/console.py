@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gate.reports.failure_details import details_text
 from gate.reports.requests_text import request_lines
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
-from gate.util.escape import truncate
+from gate.util.escape import json_text, truncate
 from gate.verdict.baseline import requests_line
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import Verdict
@@ -39,7 +40,8 @@ def _case_reason(case: CaseResult) -> str:
     if failures:
         first = failures[0]
         more = f" (+{len(failures) - 1} more)" if len(failures) > 1 else ""
-        return _one_line(f"{REASON_TITLES.get(first.reason, first.reason)}: {first.message}") + more
+        details = details_text(first, str, json_text)
+        return _one_line(f"{REASON_TITLES.get(first.reason, first.reason)}: {first.message}{details}") + more
     return "could not be evaluated" if case.status == "error" else "failed"
 
 

@@ -1,20 +1,23 @@
 """What a failure's details add to its message, so that no output says a thing twice. Pure.
 
 Every output shows a failure as its reason's title, its message and its details (the expected tool,
-the tool, the argument, the expected and the actual value). A detail the message already states is
-left out: ``state ok: expected true, got false``, not ``... (expected true, actual false)``; a tool
-or argument the message names is not named again.
+the tool, the argument, the expected and the actual value), said by ``details_text`` with the
+output's own escaping. A detail the message already states is left out: ``state ok: expected true,
+got false``, not ``... (expected true, actual false)``; a tool or argument the message names is not
+named again.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from gate.results.outcomes import Failure
 from gate.util.escape import json_text
 
 _POSITION = re.compile(r"\bcall \d+")
+_NAMES = ("expected tool", "tool", "argument")  # details that are names, not JSON values
 
 
 def _names(message: str, name: str) -> bool:
@@ -47,3 +50,11 @@ def unstated_details(failure: Failure) -> tuple[tuple[str, Any], ...]:
         if value is not None and not _states(message, value):
             found.append((label, value))
     return tuple(found)
+
+
+def details_text(failure: Failure, name: Callable[[str], str], value: Callable[[Any], str]) -> str:
+    """`` (expected tool get_weather, expected 3)``: the details the message does not state, each
+    name through ``name`` and each value through ``value`` (every output escapes in its own way);
+    "" when there are none. JUnit, Markdown and the console all say a failure's details with it."""
+    shown = [f"{label} {name(v) if label in _NAMES else value(v)}" for label, v in unstated_details(failure)]
+    return f" ({', '.join(shown)})" if shown else ""

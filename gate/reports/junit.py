@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from gate.reports.failure_details import unstated_details
+from gate.reports.failure_details import details_text
 from gate.reports.requests_text import cost_text, request_lines, time_text, timeout_advice
 from gate.results.outcomes import (
     REASON_TITLES,
@@ -42,7 +42,6 @@ from gate.util.escape import XML_ILLEGAL, json_text, truncate, xml_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence
 from gate.verdict.conclusion import Conclusion
 
-_NAMES = ("expected tool", "tool", "argument")  # details shown as they are, not as JSON
 MAX_ITEM_CHARS = 20_000  # one message, argument list or tool result in the transcript
 MAX_MESSAGE_CHARS = 2_000  # the failure message attribute
 
@@ -62,14 +61,8 @@ def _case_time_ms(case: CaseResult) -> float:
 def describe_failure(f: Failure) -> str:
     """One failure as one line: reason title, message and what the tool / argument / expected / actual
     add to it (``gate.reports.failure_details``)."""
-    parts = [f"[{REASON_TITLES.get(f.reason, f.reason)}] {f.message}"]
-    details = [
-        f"{label} {value if label in _NAMES else truncate(json_text(value), 500)}"
-        for label, value in unstated_details(f)
-    ]
-    if details:
-        parts.append(f"({', '.join(details)})")
-    return " ".join(parts)
+    details = details_text(f, str, lambda value: truncate(json_text(value), 500))
+    return f"[{REASON_TITLES.get(f.reason, f.reason)}] {f.message}{details}"
 
 
 def source_frame(case: CaseResult) -> str:

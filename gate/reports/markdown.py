@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.analysis.analyse import Analysis
-from gate.reports.failure_details import unstated_details
+from gate.reports.failure_details import details_text
 from gate.reports.junit import final_answer_text, transcript
 from gate.reports.requests_text import cost_text, request_lines, timeout_advice
 from gate.reports.run_facts import model_lines, trigger_lines
@@ -518,11 +518,7 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
     out.append("")
     if failures:
         for f in failures:
-            detail = [
-                f"{label} {_code(value if label in ('expected tool', 'tool', 'argument') else _json(value))}"
-                for label, value in unstated_details(f)
-            ]
-            suffix = f" ({', '.join(detail)})" if detail else ""
+            suffix = details_text(f, _code, lambda value: _code(_json(value)))
             out.append(
                 f"- **{md_text(REASON_TITLES.get(f.reason, f.reason))}**: "
                 f"{md_text(truncate(f.message, 500))}{suffix}"

@@ -129,10 +129,7 @@ def trial_need(suite: Suite, case: Case) -> int:
 def judged_checks(case: Case) -> int:
     """How many judged checks ``case`` declares (each asks the judge at least once per trial)."""
     expect = case.expect
-    output = expect.output
-    count = len(output.criteria) + len(output.semantic_contains)
-    count += sum(x is not None for x in (output.ranking, output.choice, output.asks_clarification))
-    count += expect.trajectory is not None
+    count = expect.output.judged + (expect.trajectory is not None)
     for calls in (expect.calls, *expect.alternatives):
         count += sum(1 for expected in calls.calls if has_judge(expected.args))
     for assertion in expect.asserts:

@@ -249,7 +249,8 @@ class ExpectedCall:
 
 @dataclass(frozen=True)
 class OutputChecks:
-    """Checks on the agent's final answer. Judged ones need the suite's ``judge``."""
+    """Checks on the agent's final answer. Judged ones (``JUDGED_OUTPUT_KEYS``) need the suite's
+    ``judge``."""
 
     contains: tuple[str, ...] = ()
     not_contains: tuple[str, ...] = ()
@@ -262,6 +263,16 @@ class OutputChecks:
     choice: Choice | None = None
     asks_clarification: bool | None = None
     ignore_case: bool = False
+
+    @property
+    def judged(self) -> int:
+        """How many judged checks these are (each asks the judge at least once per trial)."""
+        listed = len(self.criteria) + len(self.semantic_contains)
+        return listed + sum(x is not None for x in (self.ranking, self.choice, self.asks_clarification))
+
+
+# The checks of the final answer a judge decides: their keys in a suite, the fields of OutputChecks.
+JUDGED_OUTPUT_KEYS = ("criteria", "semantic_contains", "ranking", "choice", "asks_clarification")
 
 
 @dataclass(frozen=True)

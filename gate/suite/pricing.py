@@ -17,8 +17,7 @@ from gate.errors import Problem
 from gate.results.run_record import Usage
 from gate.results.settings import PriceRecord
 from gate.suite.model import Suite
-
-PathKey = tuple[Any, ...]
+from gate.util.json_types import PathKey
 
 # (provider, model prefix) -> (input USD per 1M tokens, output USD per 1M tokens).
 # Longest matching prefix wins, so dated snapshots ("gpt-4o-2024-08-06") find their family.

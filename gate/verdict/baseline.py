@@ -21,6 +21,7 @@ from gate.results.outcomes import CaseResult, Failure, RunResults, SuiteResult
 from gate.results.settings import CacheCounts, RunSettings
 from gate.util.escape import truncate
 from gate.util.stats import fisher_one_sided_p, regression_significant
+from gate.util.wording import plural
 
 ChangeStatus = Literal["new", "fixed", "regressed", "still_failing", "unchanged", "removed"]
 CHANGE_STATUSES: tuple[str, ...] = ("regressed", "fixed", "new", "removed", "still_failing", "unchanged")
@@ -385,16 +386,12 @@ def change_sentence(change: CaseChange) -> str:
     return text
 
 
-def _plural(n: int, word: str, plural: str) -> str:
-    return f"{n} {word if n == 1 else plural}"
-
-
 def headline(comparison: Comparison) -> tuple[str, ...]:
     """What the PR did, one sentence per regression or fix (regressions first, at most
     ``HEADLINE_CHANGES`` of each per suite, then how many more and which), then the cases added or
     removed; a single sentence when nothing changed."""
     out: list[str] = []
-    for status, word, plural in (("regressed", "regression", "regressions"), ("fixed", "fix", "fixes")):
+    for status, word, words in (("regressed", "regression", "regressions"), ("fixed", "fix", "fixes")):
         by_suite: dict[str, list[CaseChange]] = {}
         for change in comparison.of(status):
             by_suite.setdefault(change.suite, []).append(change)
@@ -403,21 +400,19 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
             rest = changes[HEADLINE_CHANGES:]
             if rest:
                 ids = truncate(", ".join(c.case_id for c in rest), 200, brief=True)
-                out.append(f"{len(rest)} more {word if len(rest) == 1 else plural} in {suite}: {ids}")
+                out.append(f"{len(rest)} more {word if len(rest) == 1 else words} in {suite}: {ids}")
     new_suites = [d.suite for d in comparison.suites if d.base is None]
     if new_suites:
         out.append(f"new suite(s) without a base side: {', '.join(new_suites)}")
     counts = comparison.counts
     added = sum(1 for c in comparison.of("new") if c.suite not in new_suites)
     if added or counts.get("removed"):
-        removed = _plural(counts.get("removed", 0), "case", "cases")
-        out.append(f"{_plural(added, 'case', 'cases')} added, {removed} removed")
+        removed = plural(counts.get("removed", 0), "case")
+        out.append(f"{plural(added, 'case')} added, {removed} removed")
     if not comparison.of("regressed") and not comparison.of("fixed"):
         compared = sum(1 for c in comparison.changes if c.status not in ("new", "removed"))
         noisy = sum(1 for c in comparison.of("unchanged") if c.note.startswith("failed now"))
-        sentence = (
-            f"no significant regression and no fix in the {_plural(compared, 'case', 'cases')} compared"
-        )
+        sentence = f"no significant regression and no fix in the {plural(compared, 'case')} compared"
         if noisy:
             sentence += f" ({noisy} failed now but not significantly worse than on the base)"
         out.insert(0, sentence)
@@ -463,7 +458,7 @@ def line_effects(comparison: Comparison) -> tuple[Recommendation, ...]:
                     f"`{c.suite}/{c.case_id}`: {md_text(change_sentence(c))}" for c in group[:5]
                 )
                 more = f"; and {len(group) - 5} more" if len(group) > 5 else ""
-                parts.append(f"this change {word} {_plural(len(group), 'case', 'cases')}: {shown}{more}")
+                parts.append(f"this change {word} {plural(len(group), 'case')}: {shown}{more}")
         effects.append(
             Recommendation(
                 pattern="baseline " + ("regression" if broke else "fix"),

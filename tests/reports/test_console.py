@@ -83,3 +83,22 @@ def test_an_unreachable_endpoint_names_the_host_never_the_key(repo, monkeypatch,
     assert "full reports: none written" in captured.out
     no_secrets(captured.out, captured.err)
     assert OPENAI_KEY not in captured.out
+
+
+def test_a_failed_case_line_says_the_details_its_message_leaves_out() -> None:
+    from gate.reports.console import failure_lines
+    from tests.results_factory import case, failure, run, suite
+
+    wrong = failure(
+        "value_error",
+        "not the value asked",
+        tool="get_weather",
+        argument="city",
+        expected="Paris",
+        actual="Rome",
+    )
+    lines = failure_lines(run(suite("s", [case("c", "failed", failures=[wrong])])), [])
+    line = next(line for line in lines if " c: " in line)
+    assert line.endswith(
+        'value error: not the value asked (tool get_weather, argument city, expected "Paris", actual "Rome")'
+    )

@@ -17,8 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-PathKey = tuple[Any, ...]
-Found = tuple[PathKey, str, str]
+from gate.build.checks.finding import Finding
+from gate.util.json_types import PathKey
 
 # The request fields the gate sends and reports on, in each API's spelling (Chat Completions,
 # Responses, Anthropic Messages).
@@ -86,9 +86,9 @@ def _words(key: str) -> list[str]:
     return [w for w in re.split(r"[^a-z0-9]+", key.casefold()) if w]
 
 
-def extra_body_problems(extra_body: Mapping[str, Any], at: PathKey) -> list[Found]:
+def extra_body_problems(extra_body: Mapping[str, Any], at: PathKey) -> list[Finding]:
     """Keys of ``extra_body`` that would replace what the gate sends or reports on."""
-    found: list[Found] = []
+    found: list[Finding] = []
     for key in extra_body:
         words = _words(str(key))
         name = "_".join(words)

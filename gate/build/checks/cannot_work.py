@@ -19,12 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gate.build.checks.finding import Finding
 from gate.suite import templating
 from gate.util import bounded_regex
-from gate.util.json_types import JsonObject
-
-PathKey = tuple[Any, ...]
-Found = tuple[PathKey, str, str]
+from gate.util.json_types import JsonObject, PathKey
 
 # Keywords whose values are schemas (or maps / lists of schemas) that apply to parts of the value.
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -77,9 +75,9 @@ def _get(root: Any, path: PathKey) -> Any:
     return node
 
 
-def schema_problems(schema: Any, at: PathKey = ()) -> list[Found]:
+def schema_problems(schema: Any, at: PathKey = ()) -> list[Finding]:
     """Patterns that do not compile, dangling local ``$ref``s and ``$ref`` cycles in ``schema``."""
-    found: list[Found] = []
+    found: list[Finding] = []
     stack: list[tuple[PathKey, Any]] = [((), schema)]
     while stack:
         path, node = stack.pop()
@@ -177,9 +175,9 @@ def _ref_cycle(schema: Any) -> tuple[PathKey, list[str]] | None:
     return None
 
 
-def placeholder_problems(args: Any, at: PathKey) -> list[Found]:
+def placeholder_problems(args: Any, at: PathKey) -> list[Finding]:
     """``{{ name }}`` placeholders inside expected arguments (they are compared as written)."""
-    found: list[Found] = []
+    found: list[Finding] = []
     stack: list[tuple[PathKey, Any]] = [(at, args)]
     while stack:
         path, node = stack.pop()
@@ -202,7 +200,7 @@ def placeholder_problems(args: Any, at: PathKey) -> list[Found]:
 
 def unknown_when_parameters(
     tool_name: str, parameters: Mapping[str, Any], when: Mapping[str, Any], at: PathKey
-) -> list[Found]:
+) -> list[Finding]:
     """A mock's ``when`` conditions on parameters the tool does not have (they can never be met)."""
     properties = parameters.get("properties")
     if not isinstance(properties, dict):
@@ -218,9 +216,9 @@ def unknown_when_parameters(
     ]
 
 
-def whole_number_problems(raw: Mapping[str, Any], keys: tuple[str, ...], at: PathKey) -> list[Found]:
+def whole_number_problems(raw: Mapping[str, Any], keys: tuple[str, ...], at: PathKey) -> list[Finding]:
     """Counts written as floats (``trials: 2.0``)."""
-    found: list[Found] = []
+    found: list[Finding] = []
     for key in keys:
         value = raw.get(key)
         values = value.items() if isinstance(value, dict) else [(None, value)]

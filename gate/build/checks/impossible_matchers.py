@@ -2,7 +2,7 @@
 
 The tool's own parameter schema says what a call may send: the automatic checks fail any call that
 breaks it. So an expected value (or a mock's ``when`` condition) that only a schema-breaking value
-could meet can never pass (or never fire). Found at every depth of a matcher, each at its own path:
+could meet can never pass (or never fire). Finding at every depth of a matcher, each at its own path:
 
 - a literal the schema at its position refuses (``"30"`` for an integer, a value outside the enum),
   also nested: ``{equals: "30"}``, ``{optional: "30"}``, ``["30"]`` in an integer list,
@@ -21,13 +21,13 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gate.build.checks.finding import Finding
 from gate.build.checks.schema_position import declared, item_schema, property_schema, resolve
 from gate.suite.matchers import is_matcher, json_type, typed_equal
 from gate.util import schema_check
 from gate.util.escape import show
+from gate.util.json_types import PathKey
 
-PathKey = tuple[Any, ...]
-Found = tuple[PathKey, str, str]
 Kinds = frozenset[str]  # JSON types of a value: null, boolean, number, string, array, object
 
 _STRING: Kinds = frozenset({"string"})
@@ -62,21 +62,23 @@ class _Place:
         self.tool, self.root = tool, root
 
 
-def matcher_problems(tool: str, parameters: Mapping[str, Any] | None, args: Any, at: PathKey) -> list[Found]:
+def matcher_problems(
+    tool: str, parameters: Mapping[str, Any] | None, args: Any, at: PathKey
+) -> list[Finding]:
     """What no value can satisfy in ``args`` (name -> matcher), against the ``parameters`` schema of
     ``tool`` (None: no schema known; then only self-contradictions are found)."""
     if not isinstance(args, Mapping):
         return []
     root = parameters if isinstance(parameters, Mapping) else None
     place = _Place(tool if root is not None else "", root)
-    found: list[Found] = []
+    found: list[Finding] = []
     for name, matcher in args.items():
         schema = property_schema(root, name, root) if root is not None else None
         found.extend(_walk(matcher, (*at, name), str(name), schema, place))
     return found
 
 
-def _walk(node: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Found]:
+def _walk(node: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Finding]:
     conflict = _kind_conflict(node, label, schema, place)
     if conflict is not None:
         yield (at, *conflict)
@@ -93,7 +95,9 @@ def _walk(node: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Ite
         yield from _matcher(node, at, label, schema, place)
 
 
-def _matcher(node: Mapping[str, Any], at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Found]:
+def _matcher(
+    node: Mapping[str, Any], at: PathKey, label: str, schema: Any, place: _Place
+) -> Iterator[Finding]:
     key = "object" if "object" in node else next(iter(node))
     operand = node[key]
     where = (*at, key)
@@ -119,7 +123,7 @@ def _matcher(node: Mapping[str, Any], at: PathKey, label: str, schema: Any, plac
             yield from _walk(value, (*where, name), f"{label}.{name}", _property(schema, name, place), place)
 
 
-def _literal(value: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Found]:
+def _literal(value: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Finding]:
     """A value compared as written: the schema at its position must accept it."""
     if schema is None or place.root is None:
         return
@@ -291,7 +295,7 @@ def _presence(node: Any) -> tuple[bool, bool]:
     return True, False
 
 
-def _all_of_contradiction(items: list[Any], at: PathKey) -> Iterator[Found]:
+def _all_of_contradiction(items: list[Any], at: PathKey) -> Iterator[Finding]:
     where = (*at, "all_of")
     hint = "all_of needs every matcher to hold; to accept either, write any_of"
     presence = [_presence(i) for i in items]

@@ -29,14 +29,13 @@ import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from gate.build.checks.finding import Finding
 from gate.build.checks.schema_position import declared, item_schema, property_schema, types
-from gate.suite.matchers import normalized_operand
+from gate.suite.matchers import is_matcher, normalized_operand
 from gate.suite.model import MATCHER_KEYS
 from gate.util.escape import show
+from gate.util.json_types import PathKey
 from gate.util.text_normalization import ignore_chars
-
-PathKey = tuple[Any, ...]
-Found = tuple[PathKey, str, str]
 
 # The operand shapes of the matchers whose operand has one: a misspelled key is only reported when its
 # operand fits the matcher it resembles (``{regexp: {title: "a.*"}}`` is an object literal, as in a
@@ -65,37 +64,32 @@ _SIMILARITY = 0.85
 _SIMILARITY_WITHOUT_SCHEMA = 0.9
 
 
-def arguments_problems(args: Any, at: PathKey, parameters: Mapping[str, Any] | None = None) -> list[Found]:
+def arguments_problems(args: Any, at: PathKey, parameters: Mapping[str, Any] | None = None) -> list[Finding]:
     """Problems in a mapping of name -> matcher (expected ``args``, a mock's ``when``, ``final_state``,
     ``state_when``); ``parameters`` is the tool's parameter schema when the names are its arguments."""
     if not isinstance(args, Mapping):
         return []
     root = parameters if isinstance(parameters, Mapping) else None
-    found: list[Found] = []
+    found: list[Finding] = []
     for name, matcher in args.items():
         found.extend(_walk(matcher, (*at, name), property_schema(root, name, root), root))
     return found
 
 
-def _walk(node: Any, at: PathKey, schema: Any, root: Mapping[str, Any] | None) -> Iterator[Found]:
+def _walk(node: Any, at: PathKey, schema: Any, root: Mapping[str, Any] | None) -> Iterator[Finding]:
     if isinstance(node, list):
         for index, item in enumerate(node):
             yield from _walk(item, (*at, index), item_schema(schema, index, root), root)
     elif isinstance(node, Mapping):
-        if _is_matcher(node):
+        if is_matcher(node):
             yield from _matcher(node, at, schema, root)
         else:
             yield from _object_literal(node, at, schema, root)
 
 
-def _is_matcher(node: Mapping[str, Any]) -> bool:
-    keys = set(node)
-    return (len(keys) == 1 and keys <= MATCHER_KEYS) or keys == {"object", "extra_keys"}
-
-
 def _matcher(
     node: Mapping[str, Any], at: PathKey, schema: Any, root: Mapping[str, Any] | None
-) -> Iterator[Found]:
+) -> Iterator[Finding]:
     """Problems inside a matcher's operand (matchers nest)."""
     key = "object" if "object" in node else next(iter(node))
     operand = node[key]
@@ -125,7 +119,7 @@ def _matcher(
             yield from _walk(value, (*at, key, name), property_schema(schema, name, root), root)
 
 
-def _ignored_problems(operand: Mapping[str, Any], at: PathKey) -> Iterator[Found]:
+def _ignored_problems(operand: Mapping[str, Any], at: PathKey) -> Iterator[Finding]:
     """A ``normalized`` matcher's ``ignore`` that cannot keep its promises: ``chars`` beside
     ``punctuation`` (one turns a hyphen into a space, the other drops it: together, adding an option
     could turn a pass into a fail), or ``chars`` naming letters or digits (they change the value)."""
@@ -147,13 +141,13 @@ def _ignored_problems(operand: Mapping[str, Any], at: PathKey) -> Iterator[Found
         )
 
 
-def one_of_problems(options: Any, at: PathKey, instead: str = "{any_of: [...]}") -> Iterator[Found]:
+def one_of_problems(options: Any, at: PathKey, instead: str = "{any_of: [...]}") -> Iterator[Finding]:
     """Matcher mappings among the values of a ``one_of`` (a matcher's or a path assertion's, where
     ``instead`` is ``match: {any_of: [...]}``)."""
     if not isinstance(options, list):
         return
     for index, option in enumerate(options):
-        if isinstance(option, Mapping) and _is_matcher(option):
+        if isinstance(option, Mapping) and is_matcher(option):
             yield (
                 (*at, index),
                 f"one_of takes values, not matchers: {show(option, 80)} would be compared as an object",
@@ -163,7 +157,7 @@ def one_of_problems(options: Any, at: PathKey, instead: str = "{any_of: [...]}")
 
 def _object_literal(
     node: Mapping[str, Any], at: PathKey, schema: Any, root: Mapping[str, Any] | None
-) -> Iterator[Found]:
+) -> Iterator[Finding]:
     """A plain mapping: an object matched key by key, unless it can only be a mistaken matcher."""
     names = declared(schema, root)
     looks_like_matcher = [k for k in node if k in MATCHER_KEYS and k not in names]

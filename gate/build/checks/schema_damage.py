@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-PathKey = tuple[Any, ...]
+from gate.util.json_types import PathKey
 
 # The units the builder reads as a whole, as path patterns: ``int`` stands for any list index,
 # ``str`` for any mapping key.

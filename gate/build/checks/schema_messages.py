@@ -11,20 +11,18 @@ schema's ``$defs`` are passed in.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from gate.errors import Problem
 from gate.util.escape import show, truncate
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JsonObject, PathKey
+from gate.util.wording import closest, did_you_mean
 
-PathKey = tuple[Any, ...]
 QUOTED_CHARS = 120  # a value or a jsonschema message quoted in a problem
-_CLOSE = 0.6  # how alike a word must be to be offered as "did you mean"
 
 
 class Document(Protocol):
@@ -63,9 +61,9 @@ def _misspelt(errors: list[Any]) -> frozenset[PathKey]:
             continue
         allowed = list(error.schema.get("properties", {}))
         for key in _extra_keys(error.instance, error.schema):
-            close = difflib.get_close_matches(key, allowed, n=1, cutoff=_CLOSE)
-            if close:
-                meant.add((*error.absolute_path, close[0]))
+            close = closest(key, allowed)
+            if close is not None:
+                meant.add((*error.absolute_path, close))
     return frozenset(meant)
 
 
@@ -309,14 +307,6 @@ def _definition_description(schema: JsonObject, definitions: Mapping[str, Any]) 
         description: str = definitions.get(ref[8:], {}).get("description", "")
         return description
     return ""
-
-
-def did_you_mean(word: str, choices: Sequence[str], listed: str = "allowed") -> str:
-    """``did you mean 'x'?`` for a close choice, else the list of choices after ``listed``."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=_CLOSE)
-    if close:
-        return f"did you mean {close[0]!r}?"
-    return (f"{listed}: " + ", ".join(choices)) if choices else ""
 
 
 def render_path(path: PathKey) -> str:

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
+from gate.build.checks.finding import Finding
 from gate.build.checks.schema_position import item_schema, property_schema, types
 from gate.suite import mock_state
 from gate.util.escape import show
-
-PathKey = tuple[str | int, ...]
-Finding = tuple[PathKey, str, str]
+from gate.util.json_types import PathKey
 
 _STATE_HINT = "declare the key in the suite's or the case's state"
 

@@ -22,9 +22,8 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import Any, Literal
 
 from gate.suite import mock_state
+from gate.util.json_types import PathKey
 
-PathKey = tuple[str | int, ...]
-Finding = tuple[PathKey, str, str]
 Change = Literal["set", "append"]
 # A path a rule sets or removes, its templated segments as None (any key).
 Changed = tuple[str | None, ...]
