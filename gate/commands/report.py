@@ -79,9 +79,21 @@ def main(argv: Sequence[str]) -> int:
 def execute(plan: ReportPlan) -> Outcome:
     """Re-render (and merge) as ``plan`` says: conclude once, write the outputs, print the verdict.
     Raises ``InputError`` (and the other ``GateError``s) for the CLI to report."""
-    from gate.files.outputs import check_outputs
+    import os
 
-    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown, html=plan.html)
+    from gate.files.discovery import default_root
+    from gate.files.outputs import check_outputs
+    from gate.run.cache import ci_variable
+
+    # In CI no output is written through a symlink of the repository (a pull request can commit one).
+    no_links_below = default_root() if ci_variable(os.environ) else None
+    outputs = check_outputs(
+        json=plan.json,
+        junit=plan.junit,
+        markdown=plan.markdown,
+        html=plan.html,
+        no_links_below=no_links_below,
+    )
     try:
         return _render(plan, outputs)
     finally:

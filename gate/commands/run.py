@@ -373,14 +373,23 @@ def execute(plan: RunPlan) -> Outcome:
     (and the base side), conclude once, write the outputs and print the summary. Raises
     ``InputError`` (and the ``GateError``s of the run) for the CLI to report."""
     from gate.files.outputs import check_output, check_outputs
+    from gate.run.cache import ci_variable
 
-    # Every output path is checked before any work: none can fail after the paid requests.
-    outputs = check_outputs(json=plan.json, junit=plan.junit, markdown=plan.markdown, html=plan.html)
+    # Every output path is checked before any work: none can fail after the paid requests. In CI
+    # none is written through a symlink of the repository (a pull request can commit one).
+    no_links_below = _root(plan) if ci_variable(os.environ) else None
+    outputs = check_outputs(
+        json=plan.json,
+        junit=plan.junit,
+        markdown=plan.markdown,
+        html=plan.html,
+        no_links_below=no_links_below,
+    )
     base_output = None
     try:
         if plan.baseline_json and plan.baseline != "auto":
             raise InputError("--baseline-json writes the base side of --baseline auto: add --baseline auto")
-        base_output = check_output(plan.baseline_json) if plan.baseline_json else None
+        base_output = check_output(plan.baseline_json, no_links_below) if plan.baseline_json else None
         return _execute_checked(plan, outputs, base_output)
     finally:
         outputs.close()

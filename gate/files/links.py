@@ -13,7 +13,14 @@ from pathlib import Path
 
 def first_link(path: Path, root: Path) -> Path | None:
     """The first symlink on the way from ``root`` (not included) down to ``path`` (included), when
-    ``path`` lies below ``root`` (lexically, after making both absolute); None otherwise."""
-    lexical, top = Path(os.path.abspath(path)), Path(os.path.abspath(root))
-    below = [p for p in (lexical, *lexical.parents) if top in p.parents]
-    return next((p for p in reversed(below) if p.is_symlink()), None)
+    ``path`` lies below ``root``; None otherwise. The way is the one the system takes: a ``..`` after
+    a symlink leaves the link's target, not the directory that holds the link, so every component
+    before it is looked at as written (made absolute, not normalised)."""
+    top = Path(os.path.abspath(root))
+    written = Path(os.path.join(os.getcwd(), path))
+    for depth in range(2, len(written.parts) + 1):
+        prefix = Path(*written.parts[:depth])
+        lexical = Path(os.path.abspath(prefix))
+        if top in lexical.parents and os.path.islink(prefix):
+            return lexical
+    return None

@@ -14,7 +14,10 @@ a path that can never be written is an input error (exit 2) and not a failure af
   whatever it points at: opened for writing at check time and written through at the end, never replaced
   (``--json /dev/stdout > out.txt`` appends to ``out.txt``);
 - a directory, a block device, a socket, a symlink loop, a path with a NUL byte, a name too long,
-  a parent that is not a directory or not writable, the same file for two outputs: refused.
+  a parent that is not a directory or not writable, the same file for two outputs: refused;
+- in CI (``no_links_below``, the repository root): a path inside the repository reached through a
+  symlink is refused. A pull request can commit one (``out/junit.xml -> ~/.local/lib/...``), and the
+  gate would write its report through it, outside the checkout, for a later step to run.
 
 Writing at the end never loses the run: each output is rendered and written on its own; if one
 cannot be, the others are still written, the JSON results are saved to a rescue file when they were
@@ -36,6 +39,7 @@ from pathlib import Path
 from typing import Literal
 
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
+from gate.files.links import first_link
 from gate.reports.markdown import SUMMARY_LIMIT
 from gate.verdict.conclusion import Conclusion
 
@@ -146,7 +150,18 @@ def _new_file(path: str, file: Path) -> OutputTarget:
     return OutputTarget(path, file, "replace")
 
 
-def check_output(path: str) -> OutputTarget:
+def _refuse_links(path: str, no_links_below: Path | None) -> None:
+    link = first_link(Path(path), no_links_below) if no_links_below is not None else None
+    if link is not None:
+        raise _refused(
+            path,
+            f"{link} is a symlink inside the repository, and in CI the gate never writes through one "
+            "(a pull request can commit one to make the gate write outside the checkout)",
+            "write to a path without links (remove the link from the repository)",
+        )
+
+
+def check_output(path: str, no_links_below: Path | None = None) -> OutputTarget:
     """Check one output path before the run (see the module doc). Raises ``InputError``."""
     if not path:
         raise _refused(path, "the path is empty")
@@ -171,7 +186,9 @@ def check_output(path: str) -> OutputTarget:
             raise _refused(path, "a parent of it is not a directory") from None
         if exc.errno != errno.ENOENT:
             raise _refused(path, exc.strerror or str(exc)) from None
+        _refuse_links(path, no_links_below)
         return _new_file(path, Path(os.path.realpath(path)))
+    _refuse_links(path, no_links_below)
     mode = info.st_mode
     if stat.S_ISDIR(mode):
         raise _refused(path, "it is a directory", "give a file name, e.g. DIR/results.json")
@@ -231,9 +248,15 @@ class OutputPlan:
 
 
 def check_outputs(
-    json: str | None = None, junit: str | None = None, markdown: str | None = None, html: str | None = None
+    json: str | None = None,
+    junit: str | None = None,
+    markdown: str | None = None,
+    html: str | None = None,
+    *,
+    no_links_below: Path | None = None,
 ) -> OutputPlan:
-    """Check every output path before any work; ``InputError`` lists every path that cannot work."""
+    """Check every output path before any work; ``InputError`` lists every path that cannot work.
+    ``no_links_below``: the repository root in CI (see the module doc)."""
     targets: dict[str, OutputTarget | None] = {}
     problems: list[Problem] = []
     seen: dict[Path, str] = {}
@@ -242,7 +265,7 @@ def check_outputs(
         if path is None:
             continue
         try:
-            target = check_output(path)
+            target = check_output(path, no_links_below)
         except InputError as exc:
             problems += [Problem(p.path, 0, 0, f"{option}: {p.message}", p.hint) for p in exc.problems]
             continue

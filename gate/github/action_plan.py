@@ -259,6 +259,7 @@ def run_plan(
 # The files of the output directory: the reports, and the base side's results of ``baseline: auto``.
 JUNIT_FILE, RESULTS_FILE, REPORT_FILE, HTML_FILE = "junit.xml", "results.json", "report.md", "report.html"
 BASE_RESULTS = "results.base.json"
+OUTPUT_FILES = (JUNIT_FILE, RESULTS_FILE, REPORT_FILE, HTML_FILE, BASE_RESULTS)
 
 
 def base_side(inputs: ActionInputs, event: EventContext) -> bool:

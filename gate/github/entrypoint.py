@@ -40,6 +40,7 @@ from gate.github.action_plan import (
     HTML_FILE,
     JUNIT_FILE,
     NOTHING_AFFECTED,
+    OUTPUT_FILES,
     READ_ONLY_NOTICE,
     REPORT_FILE,
     RESULTS_FILE,
@@ -155,11 +156,13 @@ def _facts(settings: ActionSettings) -> WorkspaceFacts:
 
 
 def _links(settings: ActionSettings) -> tuple[tuple[str, str], ...]:
-    """The output and cache directories reached through a symlink (a pull request can commit one):
-    (input name, the link, workspace-relative)."""
+    """The output and cache directories, and the files the action writes into the output directory,
+    reached through a symlink (a pull request can commit one): (input name, the link,
+    workspace-relative)."""
     found = []
     for name, directory in (("output_dir", settings.output_dir), ("cache", settings.cache_dir)):
-        link = first_link(directory, settings.workspace)
+        written = [directory, *(directory / f for f in OUTPUT_FILES)] if name == "output_dir" else [directory]
+        link = next(filter(None, (first_link(path, settings.workspace) for path in written)), None)
         if link is not None:
             found.append((name, link.relative_to(settings.workspace).as_posix()))
     return tuple(found)

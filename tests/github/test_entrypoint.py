@@ -661,6 +661,30 @@ def test_output_and_cache_directories_that_are_symlinks_are_refused(
     assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "refused"
 
 
+@pytest.mark.parametrize("name", ["junit.xml", "results.json", "report.md", "report.html", "results.base.json"])
+def test_report_files_that_are_symlinks_are_refused(workspace, github, model_server, capsys, name) -> None:
+    """A pull request commits its own output directory with a report file that is a symlink to a
+    file the root container would create outside the workspace: a `.pth` file under the job's
+    $HOME, say, which the next Python step of the job would execute."""
+    import os
+
+    root, outside = workspace["root"], workspace["tmp"] / "outside"
+    outside.mkdir()
+    (root / "gate-out").mkdir()
+    os.symlink(outside / "lib/site-packages/evil.pth", root / "gate-out" / name)
+    git(root, "add", "gate-out")
+    git(root, "commit", "-q", "-m", "a link")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    server = model_server(SCRIPT)
+
+    assert entrypoint([], actions_env(workspace, github, server)) == 2
+    out = capsys.readouterr().out
+    assert f"::error title=tool-eval-gate::input output_dir: gate-out/{name} is a symlink" in out
+    assert server.request_count == 0
+    assert list(outside.iterdir()) == []  # nothing written or created through the link
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "refused"
+
+
 # The model calls get_forecast only while its description says what it is for (the base's wording).
 DESCRIPTION_SCRIPT = {
     "rules": [

@@ -1,0 +1,57 @@
+"""What a pull request's checkout can hold against the gate in CI, through the real CLI on a real git
+repository: symlinks where the reports go, answers planted in the response cache by code the
+suites run, committed answers git does not list under the cache's own path (a submodule, another
+letter case)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gate.cli import main as cli_main
+from gate.errors import EXIT_INVALID_INPUT
+from tests.end_to_end.test_baseline_auto import git, make_repo
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    repo = make_repo(tmp_path)
+    monkeypatch.chdir(repo)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    for name in ("CI", "GITHUB_ACTIONS", "TF_BUILD", "JENKINS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return repo
+
+
+def commit_link(repo: Path, name: str, target: Path) -> None:
+    (repo / name).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, repo / name)
+    git(repo, "add", "-f", name)
+    git(repo, "commit", "-qm", f"link {name}")
+
+
+@pytest.mark.parametrize("command", ["run", "report"])
+def test_in_ci_no_report_is_written_through_a_symlink_of_the_repository(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """The PR commits reports/junit.xml -> a .pth file of the runner's home: a later Python step of
+    the job would run what the gate writes there (the suite's inputs are in the transcript)."""
+    outside = repo.parent / "home"
+    outside.mkdir()
+    commit_link(repo, "reports/junit.xml", outside / ".local/lib/site-packages/evil.pth")
+    results = repo.parent / "results.json"
+    assert cli_main(["run", "--replay", "--quiet", "--json", str(results)]) == 3  # nothing recorded
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    capsys.readouterr()
+    argv = ["run", "--replay", "--quiet"] if command == "run" else ["report", str(results)]
+    assert cli_main([*argv, "--junit", "reports/junit.xml"]) == EXIT_INVALID_INPUT
+    err = capsys.readouterr().err
+    assert f"{repo / 'reports/junit.xml'} is a symlink inside the repository" in err
+    assert list(outside.iterdir()) == []
+    # Outside CI the user's own links are written through, as documented.
+    monkeypatch.delenv("GITHUB_ACTIONS")
+    assert cli_main([*argv, "--junit", "reports/junit.xml"]) == 3
+    assert (outside / ".local/lib/site-packages/evil.pth").read_text().startswith("<?xml")
