@@ -2,6 +2,12 @@
 
 The response cache asks it in CI (``gate.run.cache``): a cache directory that holds tracked files
 holds answers a pull request can forge, so they never decide a verdict there.
+
+Git is asked in the work tree that holds the directory, whichever it is (the repository's, a
+submodule's checked out inside it, or another repository's), with the submodules below it
+included, and with letter case ignored: on a case-insensitive file system (macOS, Windows) a
+committed ``.TOOL-EVAL-GATE/Cache/`` *is* ``.tool-eval-gate/cache/``, though git lists it under
+its own spelling.
 """
 
 from __future__ import annotations
@@ -17,24 +23,27 @@ class GitUnavailable(Exception):
     """git could not answer (not installed, or it failed in a work tree)."""
 
 
-def tracked_under(directory: Path, root: Path, limit: int = 3) -> tuple[str, ...]:
-    """Up to ``limit`` files git tracks at or below ``directory`` (root-relative POSIX paths), the
-    index included; empty when ``root`` is not in a git work tree or ``directory`` lies outside it.
-    Raises :class:`GitUnavailable` when git cannot tell."""
-    real_root, real = Path(os.path.realpath(root)), Path(os.path.realpath(directory))
-    if real != real_root and real_root not in real.parents:
-        return ()
+def tracked_under(directory: Path, limit: int = 3) -> tuple[str, ...]:
+    """Up to ``limit`` files git tracks at or below ``directory`` (paths from the top of the work
+    tree that holds it), the index included; empty when no work tree holds it. Raises
+    :class:`GitUnavailable` when git cannot tell."""
+    real = Path(os.path.realpath(directory))
+    start = next(p for p in (real, *real.parents) if p.is_dir())  # the directory may not exist yet
     try:
-        inside = run_git(["rev-parse", "--is-inside-work-tree"], real_root)
+        top = run_git(["rev-parse", "--show-toplevel"], start)
     except InputError as exc:  # git is not installed
         raise GitUnavailable(str(exc)) from None
-    if inside.returncode != 0:
-        reason = _fatal(inside.stderr)
+    if top.returncode != 0:
+        reason = _fatal(top.stderr)
         if "not a git repository" in reason:
             return ()  # nothing is tracked
         raise GitUnavailable(reason)  # e.g. dubious ownership: no proof that nothing is tracked
-    relative = real.relative_to(real_root).as_posix()
-    listed = run_git(["ls-files", "-z", "--cached", "--full-name", "--", relative], real_root)
+    work_tree = Path(os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").strip()))
+    relative = real.relative_to(work_tree).as_posix()
+    spec = f":(literal,icase){relative}"
+    listed = run_git(
+        ["ls-files", "-z", "--cached", "--recurse-submodules", "--full-name", "--", spec], work_tree
+    )
     if listed.returncode != 0:
         raise GitUnavailable(_fatal(listed.stderr))
     names = [n for n in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if n]

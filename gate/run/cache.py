@@ -182,7 +182,7 @@ def distrust(directory: Path, root: Path) -> str:
     if link:
         return f"is reached through the symlink {link}"
     try:
-        tracked = tracked_under(directory, root)
+        tracked = tracked_under(directory)
     except GitUnavailable as exc:
         return f"cannot be checked for files tracked by git ({exc})"
     return f"holds files tracked by git (e.g. {tracked[0]})" if tracked else ""

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gate.cli import main as cli_main
-from gate.errors import EXIT_INVALID_INPUT
-from tests.end_to_end.test_baseline_auto import git, make_repo
+from gate.commands.run import main as run_main
+from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT
+from tests.end_to_end.test_baseline_auto import git, make_repo, pr_changes_description
+from tests.end_to_end.test_cache_trust import COMPARE, FORGED
 
 
 @pytest.fixture
@@ -55,3 +58,38 @@ def test_in_ci_no_report_is_written_through_a_symlink_of_the_repository(
     monkeypatch.delenv("GITHUB_ACTIONS")
     assert cli_main([*argv, "--junit", "reports/junit.xml"]) == 3
     assert (outside / ".local/lib/site-packages/evil.pth").read_text().startswith("<?xml")
+
+
+def test_answers_committed_in_a_submodule_where_the_cache_lives_are_not_trusted(
+    repo: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The PR records the forger's answers in a repository of its own and adds it as a submodule at
+    .tool-eval-gate: a checkout with submodules fills the cache, and git lists those files only in
+    the submodule."""
+    pr_changes_description(repo)
+    answers = repo.parent / "answers"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-untrusted-checkout")
+    monkeypatch.setenv("OPENAI_BASE_URL", model_server(FORGED).openai_base_url)
+    assert run_main(["--quiet", *COMPARE, "--cache", str(answers / "cache"), "--record"]) == 0
+    git(answers, "init", "-q", "-b", "main")
+    git(answers, "add", "-A")
+    git(answers, "commit", "-qm", "answers")
+    git(
+        repo,
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        "-f",
+        str(answers),
+        ".tool-eval-gate",
+    )
+    git(repo, "commit", "-qm", "a submodule")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    capsys.readouterr()
+    assert cli_main(["run", "--quiet", *COMPARE, "--replay"]) == EXIT_INCOMPLETE
+    out = capsys.readouterr()
+    assert "not verified: the response cache" in out.out + out.err
