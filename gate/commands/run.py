@@ -465,6 +465,7 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
 
         baseline = load_results(plan.baseline)
     _check_commands(plan, [*suites, *(base_side.suites if base_side is not None else ())])
+    _refuse_unverifiable_replay(plan, suites)
     suites, base_side = _with_listed_tools(root, suites, base_side)
     fail_on_rule: FailOn = plan.fail_on or ("regression_or_threshold" if plan.baseline else "threshold")
     prices = _load_prices(plan.prices)
@@ -578,6 +579,26 @@ def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
     )
     if refusals:
         raise InputError(refusals)
+
+
+def _refuse_unverifiable_replay(plan: RunPlan, suites: Sequence[Suite]) -> None:
+    """In CI, a replay-only run of suites that start programs of the checkout under evaluation is
+    not verified (``NotVerified``, exit 3) before anything starts: their code runs beside the cache
+    the answers come from, and can write answers of its own into it (a fork's MCP server can copy
+    the forger's recorded answers there), so no answer the run would read is the model's for sure."""
+    from gate.run.cache import NotVerified, ci_variable
+    from gate.run.command_trust import first_program
+
+    ci = ci_variable(os.environ)
+    program = first_program(suites) if plan.replay and ci else ""
+    if program:
+        raise NotVerified(
+            f"not verified: {program} runs code of the checkout under evaluation, which could write "
+            "answers of its own into the response cache while the run reads it. In CI "
+            f"({ci} is set) the gate never takes answers a pull request can write, and --replay has no "
+            "others, so nothing can be verified (fix: evaluate these suites with a key, where the model "
+            "answers)"
+        )
 
 
 def _with_listed_tools(

@@ -52,6 +52,12 @@ NOT_VERIFIED = (
     "Keep the cache where only the gate writes it (actions/cache on an untracked path such as the "
     "default .tool-eval-gate/cache), or have a maintainer approve a live evaluation."
 )
+# When the run itself stops as not verified (the step log's error says why, with the suite's words).
+NOT_VERIFIED_RUN = (
+    "Not verified: the run could not rule out answers the pull request wrote (e.g. an affected suite "
+    "starts a program of the pull request's checkout, whose code could write into the response cache). "
+    "The error in the step log says why."
+)
 UNTRUSTED_CACHE_NOTICE = (
     "The response cache {cache} {reason}: answers the pull request can write are not trusted, so none "
     "is read from it and this run asks the model. Keep the cache where only the gate writes it "

@@ -39,6 +39,7 @@ from gate.github import actions_env
 from gate.github.action_plan import (
     HTML_FILE,
     JUNIT_FILE,
+    NOT_VERIFIED_RUN,
     NOTHING_AFFECTED,
     OUTPUT_FILES,
     READ_ONLY_NOTICE,
@@ -247,6 +248,7 @@ def _resolve_results(patterns: Sequence[str], workspace: Path) -> list[str]:
 def _call(command: RunPlan | ReportPlan | None) -> CommandOutcome:
     """Execute the planned command in-process; expected errors become exit codes, as on the CLI."""
     from gate.commands import report, run
+    from gate.run.cache import NotVerified
 
     try:
         if isinstance(command, RunPlan):
@@ -257,6 +259,8 @@ def _call(command: RunPlan | ReportPlan | None) -> CommandOutcome:
     except InputError as exc:
         print(f"tool-eval-gate: {exc}", file=sys.stderr)
         return CommandOutcome(exc.exit_code, problems=tuple(exc.problems))
+    except NotVerified:
+        raise  # the caller says so: verdict unverified
     except GateError as exc:
         print(f"tool-eval-gate: {exc}", file=sys.stderr)
         return CommandOutcome(exc.exit_code)
@@ -339,6 +343,7 @@ class Outcome:
     problems: tuple[Problem, ...] = ()
     conclusion: Conclusion | None = None
     notices: tuple[str, ...] = ()
+    unverified: bool = False  # the run stopped as not verified (its reason is in ``notices``)
 
     @property
     def evaluated(self) -> int:
@@ -463,9 +468,15 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
 def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
     """Run (or re-render) as planned, in-process; its conclusion is what every output renders."""
     inputs, event, workspace = settings.inputs, settings.event, settings.workspace
+    from gate.run.cache import NotVerified
+
     _say(f"::group::{actions_env.escape_data(_command_line(the_plan, workspace))}")
-    with _run_environment(inputs, workspace):
-        done = _call(the_plan.command)
+    try:
+        with _run_environment(inputs, workspace):
+            done = _call(the_plan.command)
+    except NotVerified as exc:  # a replay of suites that run the checkout's code, say
+        _say("::endgroup::", actions_env.annotation("error", str(exc), title="tool-eval-gate"))
+        return Outcome(EXIT_INCOMPLETE, notices=(*the_plan.notices, NOT_VERIFIED_RUN), unverified=True)
     _say("::endgroup::")
     notices = the_plan.notices
     conclusion = done.conclusion
@@ -507,7 +518,7 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "passed": verdict.passed_count if verdict is not None else 0,
         "failed": verdict.failed_count if verdict is not None else 0,
         "errors": verdict.error_count if verdict is not None else 0,
-        "verdict": _verdict_word(outcome.code, verdict),
+        "verdict": "unverified" if outcome.unverified else _verdict_word(outcome.code, verdict),
         "junit_path": path_if_written(JUNIT_FILE),
         "results_path": path_if_written(RESULTS_FILE) if outcome.conclusion is not None else "",
         "report_path": path_if_written(REPORT_FILE),

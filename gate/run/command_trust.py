@@ -25,6 +25,17 @@ def _shown(command: Command) -> str:
     return truncate(shlex.join(command.argv), 80, brief=True)
 
 
+def first_program(suites: Sequence[Suite]) -> str:
+    """The first command the suites make the gate run, as messages name it ("the MCP server
+    `python server.py` of suites/x.suite.yaml:7"); "" when they run none."""
+    for suite in suites:
+        for command in suite.commands:
+            where = command.source or suite.source
+            at = f"{where.path}:{where.line}" if where else suite.path
+            return f"the {command.purpose} `{_shown(command)}` of {at}"
+    return ""
+
+
 def command_refusals(suites: Sequence[Suite], *, allowed: bool, event_name: str = "") -> list[Problem]:
     """One problem per command the run may not start (none when it may start them all), located
     where the command is written."""

@@ -339,6 +339,31 @@ def test_a_fork_replaying_the_gates_own_answers_gets_the_same_verdict(
     assert read_outputs(workspace["tmp"] / "output.txt")["failed"] == "2"
 
 
+def test_a_forks_replay_of_a_suite_that_runs_the_checkouts_code_is_unverified(
+    workspace, github, model_server, capsys
+) -> None:
+    """With `commands: allow`, a fork's suite lists its tools from the PR's own MCP server: its code
+    would run beside the cache the replay reads, and could write answers there."""
+    import sys
+
+    from tests.end_to_end.test_mcp_tool_servers import SERVER, suite_text
+
+    root = workspace["root"]
+    (root / "server.py").write_text(SERVER.read_text())
+    mcp = json.dumps({"command": [sys.executable, "server.py"]})
+    (root / "evals/shop.suite.yaml").write_text(suite_text(mcp))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a suite with an MCP server")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    env = actions_env(workspace, github, None, fork=True, commands="allow", suites="evals/shop.suite.yaml")
+
+    assert entrypoint([], env) == 3
+    out = capsys.readouterr().out
+    assert "::error title=tool-eval-gate::not verified: the MCP server" in out
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "unverified"
+    assert "Not verified: the run could not rule out" in (workspace["tmp"] / "summary.md").read_text()
+
+
 def test_a_fork_whose_only_answers_are_committed_ones_is_not_verified(
     workspace, github, model_server, capsys
 ) -> None:
@@ -661,7 +686,9 @@ def test_output_and_cache_directories_that_are_symlinks_are_refused(
     assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "refused"
 
 
-@pytest.mark.parametrize("name", ["junit.xml", "results.json", "report.md", "report.html", "results.base.json"])
+@pytest.mark.parametrize(
+    "name", ["junit.xml", "results.json", "report.md", "report.html", "results.base.json"]
+)
 def test_report_files_that_are_symlinks_are_refused(workspace, github, model_server, capsys, name) -> None:
     """A pull request commits its own output directory with a report file that is a symlink to a
     file the root container would create outside the workspace: a `.pth` file under the job's
