@@ -160,12 +160,14 @@ WORKFLOW = """\
 # comment with what the PR changed (regressions and fixes, significance-aware), review the changed
 # tool definitions, and fail the check on a significant regression or a suite under its threshold.
 # The response cache (.tool-eval-gate/cache, the action's default, used by every run) is persisted
-# with actions/cache: requests the PR did not change are answered from it, so the base side costs
-# nothing once the base branch's run is cached, and a re-run of the same PR sends no request at all.
+# with actions/cache/restore and /save: requests the PR did not change are answered from it, so the
+# base side costs nothing once the base branch's run is cached, and a re-run of the same PR sends no
+# request at all.
 # The push trigger keeps the base branch's cache warm: a push runs the suites its changes affect and
 # stores their answers (caches saved on the default branch are readable from every PR). The cache
 # stays untracked (the gate writes a .gitignore into .tool-eval-gate/): on a pull request a cache
-# holding committed files is never read, so a PR cannot answer for the model.
+# holding committed files is never read, and never saved (the cache_trusted output), so a PR cannot
+# answer for the model.
 # No `paths:` filter on purpose: the action finds the affected suites itself (from the suites' own
 # prompt, tool and mock references, wherever they live), so the check always reports and a required
 # check is never left pending; a PR that touches no suite passes in seconds with no model call.
@@ -192,11 +194,10 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0   # change detection and the base side read the merge base from git
-      - uses: actions/cache@v4
+      - uses: actions/cache/restore@v4
         with:
           path: .tool-eval-gate/cache   # the action's default cache directory (never committed)
-          # A new entry per run (caches are immutable); the newest one of this branch, else of the
-          # base branch, is restored.
+          # The newest entry of this branch (or pull request), else of the base branch.
           key: tool-eval-gate-${{ github.head_ref || github.ref_name }}-${{ github.run_id }}
           restore-keys: |
             tool-eval-gate-${{ github.head_ref || github.ref_name }}-
@@ -209,6 +210,14 @@ jobs:
           threshold: "0.9"
           max_cost: "5"      # USD, both sides together
           # baseline: auto   # the default on pull requests; `off` compares with nothing
+      # Saved (a new entry per run: caches are immutable) only when the gate says the directory holds
+      # nothing but its own answers: files a pull request committed there would otherwise come back
+      # in its next run, restored as untracked files, after the PR removed them from git.
+      - if: always() && steps.gate.outputs.cache_trusted == 'true'
+        uses: actions/cache/save@v4
+        with:
+          path: .tool-eval-gate/cache
+          key: tool-eval-gate-${{ github.head_ref || github.ref_name }}-${{ github.run_id }}
       - if: always()
         uses: actions/upload-artifact@v4
         with:

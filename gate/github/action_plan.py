@@ -102,6 +102,9 @@ class Plan:
     # pass rate is a share of the cases, the merge job's verdict over all shards is the gate (exit
     # codes 2 and 3, invalid input or an incomplete evaluation, still fail the shard's job).
     gates: bool = True
+    # Whether the cache directory will hold only answers the gate recorded, so that the workflow may
+    # save it (the ``cache_trusted`` output; see ``cache_trusted``).
+    cache_trusted: bool = False
 
     @property
     def command_line(self) -> tuple[str, ...]:
@@ -201,7 +204,19 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         publish=publish,
         read_only_notice=read_only,
         gates=not inputs.shard,
+        cache_trusted=cache_trusted(settings, facts),
     )
+
+
+def cache_trusted(settings: ActionSettings, facts: WorkspaceFacts) -> bool:
+    """Whether, after a run, the cache directory holds only answers the gate recorded, so that the
+    workflow may save it: not when the pull request can have put files there (tracked ones, a
+    link), nor when a pull request's run starts programs of its checkout (``commands: allow``),
+    whose code could write answers into it. A cache saved from a pull request's run is restored by
+    its next run as untracked files, which the gate trusts: committed answers would come back
+    after the pull request removed them from git. Pure."""
+    pull_request_code = settings.event.pr_number is not None and settings.inputs.commands == "allow"
+    return not facts.cache_distrust and not facts.links and not pull_request_code
 
 
 def comment_mode(plan: Plan, evaluated_cases: int, problems: int) -> CommentMode:

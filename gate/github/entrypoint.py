@@ -73,6 +73,7 @@ OUTPUT_NAMES = (
     "comment_url",
     "review_comments_posted",
     "exit_code",
+    "cache_trusted",
 )
 
 
@@ -431,6 +432,7 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
         settings.output_dir.mkdir(parents=True, exist_ok=True)
     _trust_workspace_for_later_steps(settings.workspace, env)
     the_plan = plan(settings, facts)
+    outputs["cache_trusted"] = "true" if the_plan.cache_trusted else "false"
     for notice in the_plan.notices:
         _say(actions_env.annotation("notice", notice, title="tool-eval-gate"))
     if the_plan.read_only_notice:

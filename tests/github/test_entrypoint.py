@@ -339,6 +339,24 @@ def test_a_fork_replaying_the_gates_own_answers_gets_the_same_verdict(
     assert read_outputs(workspace["tmp"] / "output.txt")["failed"] == "2"
 
 
+# The forger's model calls the right tool for every case, whatever the descriptions say.
+FORGED_SCRIPT = {
+    "rules": [
+        {
+            "when": {"last_user": "tomorrow", "turn": 1},
+            "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Paris", "days": 1}}],
+        },
+        {
+            "when": {"last_user": "weekend", "turn": 1},
+            "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Rome", "days": 2}}],
+        },
+        *SCRIPT["rules"],
+        {"when": {"after_tool": "get_forecast"}, "text": "Sunny."},
+    ],
+    "default": {"text": "I cannot help."},
+}
+
+
 def test_a_forks_replay_of_a_suite_that_runs_the_checkouts_code_is_unverified(
     workspace, github, model_server, capsys
 ) -> None:
@@ -397,6 +415,42 @@ def test_committed_answers_are_not_read_when_the_model_can_be_asked(
     assert entrypoint([], actions_env(workspace, github, server, comment="false", baseline="off")) == 1
     assert server.request_count == 6  # every request of the 3 cases went to the real model
     assert "none is read from it and this run asks the model" in capsys.readouterr().out
+
+
+def test_the_cache_is_said_to_be_worth_saving_only_when_it_holds_the_gates_own_answers(
+    workspace, github, model_server, capsys
+) -> None:
+    """actions/cache saves whatever the directory holds. Saved from a run of a pull request whose
+    commit tracks forged answers there, they come back in the pull request's next run (after a
+    commit removed them from git) as untracked files, which the gate trusts: the fork's replay of
+    them passed. The workflow saves only when `cache_trusted` says so."""
+    import shutil
+
+    root, tmp = workspace["root"], workspace["tmp"]
+    forged = model_server(FORGED_SCRIPT)
+    assert (
+        entrypoint([], actions_env(workspace, github, forged, comment="false", review_comments="false")) == 0
+    )
+    assert read_outputs(tmp / "output.txt")["cache_trusted"] == "true"  # the gate's own answers
+    git(root, "add", "-f", ".tool-eval-gate/cache")  # the PR commits them
+    git(root, "commit", "-q", "-m", "answers")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    real = model_server(SCRIPT)
+    assert entrypoint([], actions_env(workspace, github, real, comment="false", review_comments="false")) == 1
+    assert read_outputs(tmp / "output.txt")["cache_trusted"] == "false"  # never save this one
+    # What saving it would have done: the next commit untracks the answers, the cache comes back.
+    saved = tmp / "saved-cache"
+    shutil.copytree(root / ".tool-eval-gate/cache", saved)
+    git(root, "rm", "-r", "-q", ".tool-eval-gate/cache")
+    git(root, "commit", "-q", "-m", "no answers")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    shutil.copytree(saved, root / ".tool-eval-gate/cache")
+    assert fork_run(workspace, github, real) == 0  # the forger's answers pass, untracked
+    assert read_outputs(tmp / "output.txt")["cache_trusted"] == "true"
+    # A pull request's run that starts programs of its checkout never says so either.
+    env = actions_env(workspace, github, real, comment="false", review_comments="false", commands="allow")
+    entrypoint([], env)
+    assert read_outputs(tmp / "output.txt")["cache_trusted"] == "false"
 
 
 def test_read_only_token_does_not_change_the_exit_code(workspace, github, model_server, capsys) -> None:

@@ -96,8 +96,10 @@ def test_a_scheduled_job_runs_the_suite_against_the_newest_releases() -> None:
 
 
 def test_the_workflows_that_evaluate_pull_requests_persist_and_warm_the_gates_cache() -> None:
-    """The action uses its cache on every run (push included); the workflows restore and save that
-    directory, and run on pushes to the base branch, so a pull request's base side starts warm."""
+    """The action uses its cache on every run (push included); the workflows restore that directory
+    before it and save it after it, and run on pushes to the base branch, so a pull request's base
+    side starts warm. They save it only when the gate says it holds nothing but its own answers: a
+    pull request's committed answers, saved from its run, would come back untracked in its next."""
     from gate import CACHE_DIRECTORY
 
     for name in ("tool-eval-gate.yml", "tool-eval-gate-fork-safe.yml"):
@@ -105,7 +107,14 @@ def test_the_workflows_that_evaluate_pull_requests_persist_and_warm_the_gates_ca
         assert data["on"]["push"]["branches"] == ["main"], name
         (job,) = data["jobs"].values()
         steps = job["steps"]
-        (cache,) = [i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("actions/cache@")]
-        (gate,) = [i for i, s in enumerate(steps) if "tool-eval-gate@" in str(s.get("uses", ""))]
-        assert cache < gate and steps[cache]["with"]["path"].split("#")[0].strip() == CACHE_DIRECTORY, name
+        uses = [str(s.get("uses", "")).split("@")[0] for s in steps]
+        assert "actions/cache" not in uses, name  # it saves whatever the directory holds
+        restore, save = uses.index("actions/cache/restore"), uses.index("actions/cache/save")
+        gate = next(i for i, u in enumerate(uses) if u.endswith("/tool-eval-gate"))
+        assert restore < gate < save, name
+        for step in (steps[restore], steps[save]):
+            assert step["with"]["path"].split("#")[0].strip() == CACHE_DIRECTORY, name
+        assert steps[save]["with"]["key"] == steps[restore]["with"]["key"], name
+        gate_id = steps[gate]["id"]
+        assert steps[save]["if"] == f"always() && steps.{gate_id}.outputs.cache_trusted == 'true'", name
         assert steps[gate]["with"].get("cache", CACHE_DIRECTORY) == CACHE_DIRECTORY, name
