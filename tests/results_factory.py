@@ -26,6 +26,7 @@ from gate.results.outcomes import (
 )
 from gate.results.run_record import RecordedCall, RunRecord, Usage
 from gate.results.settings import RunSettings
+from gate.scoring.suite_metrics import check_scores, suite_metrics
 
 
 def call(
@@ -281,7 +282,8 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``planned_trials`` of
     cases that ran every trial, ``parameters`` of tools whose schema was not recorded), with each case's
     ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
-    settings in their file form and the base side only when there is one: the reference
+    settings in their file form and the base side only when there is one, and the metrics derived from
+    the cases (each suite's ``metrics``, each case's ``check_scores``): the reference
     ``gate.reports.json_codec.to_json`` is held to."""
     data = asdict(results)
     data["settings"] = results.settings.to_dict()  # the keys the file always had (RunSettings.to_dict)
@@ -294,7 +296,9 @@ def plain_results(results: RunResults) -> dict[str, Any]:
         for tool_i, tool in enumerate(s.tools):
             if tool.parameters is None:
                 data["suites"][s_i]["tools"][tool_i].pop("parameters")
+        data["suites"][s_i]["metrics"] = asdict(suite_metrics(s.cases))  # derived, written for readers
         for c_i, c in enumerate(s.cases):
+            data["suites"][s_i]["cases"][c_i]["check_scores"] = check_scores(c.trials)
             if c.non_gating is None:  # only non-gating cases store the field
                 data["suites"][s_i]["cases"][c_i].pop("non_gating")
             data["suites"][s_i]["cases"][c_i].pop("reason")

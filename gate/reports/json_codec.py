@@ -31,6 +31,7 @@ from gate.results.outcomes import (
     TrialResult,
 )
 from gate.results.run_record import RecordedCall, RunRecord
+from gate.scoring.suite_metrics import check_scores, suite_metrics
 from gate.util import schema_check
 from gate.util.json_types import JsonObject
 from gate.verdict.baseline import Comparison, headline
@@ -169,6 +170,7 @@ def _trial(t: TrialResult, prompts: dict[str, int]) -> JsonObject:
 def _case(c: CaseResult, prompts: dict[str, int]) -> JsonObject:
     return {
         "case_id": c.case_id,
+        "check_scores": check_scores(c.trials),
         "expected": c.expected,
         "failures": [_failure(f) for f in c.failures] if c.status in ("failed", "error") else [],
         "file": c.file,
@@ -205,6 +207,7 @@ def _suite(s: SuiteResult) -> JsonObject:
     prompts: dict[str, int] = {}
     return {
         "cases": [_case(c, prompts) for c in s.cases],
+        "metrics": dataclasses.asdict(suite_metrics(s.cases)),
         "model": s.model,
         "name": s.name,
         "path": s.path,

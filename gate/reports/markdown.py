@@ -29,6 +29,7 @@ from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.results.settings import PriceRecord
 from gate.scoring.pass_hat_k import suite_pass_hat_k
+from gate.scoring.suite_metrics import suite_metrics
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.util.json_types import JsonObject
 from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline, requests_line
@@ -235,15 +236,9 @@ def _trials_label(status: str | None, passed: int, n: int) -> str:
 # --- suites ---------------------------------------------------------------------------------------
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
 def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
     sv = next((s for s in verdict.suites if s.path == suite.path and s.name == suite.name), None)
-    evaluated = [c for c in suite.cases if c.status in ("passed", "failed")]
-    metrics = [c.metrics for c in evaluated]
-    tokens = sum(c.metrics.input_tokens + c.metrics.output_tokens for c in suite.cases)
+    m = suite_metrics(suite.cases)
     cost = md_cell(cost_text(suite.requests)) if suite.requests.attempts else "–"
     mark = "✅" if sv is None or sv.passed else "❌"
     rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
@@ -251,9 +246,8 @@ def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
         f"| {mark} {_code(suite.name)} | {len(suite.cases)} | {sv.passed_count if sv else 0} | "
         f"{sv.failed_count if sv else 0} | {sv.error_count if sv else 0} | {sv.flaky_count if sv else 0} | "
         f"{rate} | "
-        f"{_mean([m.precision for m in metrics]):.2f} | {_mean([m.recall for m in metrics]):.2f} | "
-        f"{_mean([m.argument_accuracy for m in metrics]):.2f} | "
-        f"{_mean([m.latency_ms for m in metrics]):,.0f} ms | {tokens:,} | {cost} |"
+        f"{m.precision:.2f} | {m.recall:.2f} | {m.argument_accuracy:.2f} | "
+        f"{m.latency_ms:,.0f} ms | {m.input_tokens + m.output_tokens:,} | {cost} |"
     )
 
 
@@ -285,6 +279,7 @@ def _suites_section(results: RunResults, verdict: Verdict, baseline: RunResults 
     curtailed = curtailed_line([c for s in results.suites for c in s.cases])
     if curtailed:
         out += [curtailed[0].upper() + curtailed[1:] + ".", ""]
+    out += _scores_section(results)
     out += _pass_hat_k_section(results)
     out += _run_facts(results, baseline)
     prices = _prices_line(results.settings.prices)
@@ -323,6 +318,24 @@ def _requests_section(results: RunResults) -> list[str]:
         cells = [_code(suite.name), *map(str, counts), *(f"{ms / 1000:,.1f} s" for ms in times)]
         out.append(f"| {' | '.join(cells)} |")
     return [*out, ""]
+
+
+def _scores_section(results: RunResults) -> list[str]:
+    """Per suite, the metrics the table has no room for: F1, the output-check score, the mean case
+    score and the mean score of each kind of check (DESIGN section 3), over the evaluated cases."""
+    rows = []
+    for suite in results.suites:
+        m = suite_metrics(suite.cases)
+        if not m.cases:
+            continue
+        kinds = ", ".join(f"{kind} {score:.2f}" for kind, score in m.check_scores.items())
+        rows.append(
+            f"- {md_text(suite.name)}: F1 {m.f1:.2f} · output checks {m.output_score:.2f} · "
+            f"mean case score {m.score:.2f}" + (f" · by kind of check: {md_text(kinds)}" if kinds else "")
+        )
+    if not rows:
+        return []
+    return ["Scores (means over the evaluated cases):", "", *rows, ""]
 
 
 def _pass_hat_k_section(results: RunResults) -> list[str]:
