@@ -25,6 +25,7 @@ from gate.results.outcomes import (
     TrialResult,
 )
 from gate.results.run_record import RecordedCall, RunRecord
+from gate.scoring.calls import prohibitions
 from gate.scoring.calls.automatic import automatic_failures
 from gate.scoring.calls.counting import calls_text
 from gate.scoring.calls.evaluation import CallEval, evaluate_calls
@@ -66,6 +67,9 @@ def score_trial(
 ) -> TrialResult:
     """Score one trial: every failure, every check, the metrics, the status and the weighted score."""
     if record.error is not None:
+        broken = _broken_before_the_end(suite, case, record)
+        if broken:
+            return _not_evaluated(record, record.error, index, broken)
         return _not_evaluated(record, record.error, index)
     log, state_broken = _expectation_checks(suite, case, record, index, verdicts)
     output_score = _output_score(log.checks)
@@ -99,21 +103,56 @@ def score_trial(
     )
 
 
-def _not_evaluated(record: RunRecord, error: str, index: int) -> TrialResult:
+def _not_evaluated(record: RunRecord, error: str, index: int, broken: Sequence[Failure] = ()) -> TrialResult:
     """A trial the provider failed, or whose reply was cut at its token limit: an error (could not
-    evaluate), never a failure of the agent nor a fault of its tool definitions."""
-    quoted = truncate(error, MAX_QUOTED_CHARS, brief=True)
-    if record.stop_reason == "max_tokens":
-        failure = Failure("reply_cut", quoted, actual=quoted)
-    else:
-        failure = Failure("provider_error", quoted, actual=quoted)
+    evaluate), never a failure of the agent nor a fault of its tool definitions; unless the calls made
+    before already broke a hard condition (``broken``): then the agent failed whatever came next."""
     metrics = Metrics(
         latency_ms=record.latency_ms,
         input_tokens=record.usage.input_tokens,
         output_tokens=record.usage.output_tokens,
         cost_usd=record.cost_usd or 0.0,
     )
+    if broken:
+        return TrialResult(index, "failed", 0.0, tuple(broken), (), metrics, record)
+    quoted = truncate(error, MAX_QUOTED_CHARS, brief=True)
+    if record.stop_reason == "max_tokens":
+        failure = Failure("reply_cut", quoted, actual=quoted)
+    else:
+        failure = Failure("provider_error", quoted, actual=quoted)
     return TrialResult(index, "error", 0.0, (failure,), (), metrics, record)
+
+
+def _broken_before_the_end(suite: Suite, case: Case, record: RunRecord) -> list[Failure]:
+    """The hard conditions the calls of an episode that ended early (the provider failed, a reply was
+    cut) had already broken for good, whatever the rest would have done: a hallucinated tool, invalid
+    arguments or a schema violation, and the prohibitions every acceptable expectation has broken (a
+    forbidden tool, ``no_calls``, an extra call under ``extra_calls: forbid``, more than ``max_calls``).
+    A missing call is not among them (it might have come). The calls of a cut reply are unfinished and
+    never held against the agent. Empty: nothing was decided."""
+    cut = record.stop_reason == "max_tokens"
+    calls = [c for c in record.calls if not (cut and c.turn >= record.turns)]
+    broken = [f for f in automatic_failures(suite, calls) if f.reason in HARD_REASONS]
+    prohibited = [_prohibitions_broken(suite, expectation, calls) for _, expectation in _candidates(case)]
+    if all(prohibited):  # the fewest: those of the expectation the calls came closest to
+        broken += sorted(prohibited, key=len)[0]
+    return broken
+
+
+def _prohibitions_broken(
+    suite: Suite, expectation: CallExpectation, calls: Sequence[RecordedCall]
+) -> list[Failure]:
+    """The prohibitions of ``expectation`` that ``calls`` broke (no later call can mend them)."""
+    defined = [
+        j
+        for j, c in enumerate(calls)
+        if suite.tool(c.name) is not None and not prohibitions.is_prohibited(expectation, c.name)
+    ]
+    return [
+        *prohibitions.forbidden_calls(expectation, calls),
+        *prohibitions.extra_calls(expectation, calls, defined),
+        *prohibitions.over_max_calls(expectation, len(calls)),
+    ]
 
 
 # --- the expectations beyond the calls --------------------------------------------------------------

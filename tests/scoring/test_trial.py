@@ -495,6 +495,28 @@ def test_provider_error_is_an_error_not_a_failure():
     assert "HTTP 500" in result.failures[0].message
 
 
+@pytest.mark.parametrize("stop", ["provider_error", "max_tokens"])
+def test_a_hard_condition_broken_before_the_provider_failed_is_the_agents_failure(stop):
+    # The agent called a forbidden tool, then the provider failed (or cut the next reply): whatever the
+    # rest of the episode would have been, the trial broke a hard condition. A failure, not an error.
+    forbidden = case(expect=expectation(ecall("get_weather", {"city": "Paris"}), forbidden_tools=("search",)))
+    made = record(call("search", {"query": "x"}, turn=1), error="HTTP 500", stop_reason=stop, turns=2)
+    result = score(forbidden, made)
+    assert (result.status, result.score, reasons(result)) == ("failed", 0.0, ["forbidden_call"])
+    weighted = dataclasses.replace(forbidden, scoring=Scoring(mode="weighted", pass_score=0.1))
+    assert score(weighted, made).status == "failed"
+    hallucinated = record(call("book", {}, turn=1), error="HTTP 500", stop_reason=stop, turns=2)
+    assert reasons(score(case(), hallucinated)) == ["hallucinated_tool"]
+    # Nothing decided yet (an expected call may still come, another alternative may allow the call):
+    # the trial could not be evaluated.
+    assert score(case(expect=expectation(ecall("get_weather"))), made).status == "error"
+    allowed = case(expect=expectation(alternatives=(calls_expectation(ecall("search")),), forbidden_tools=()))
+    assert score(allowed, made).status == "error"
+    # The calls of the reply that was cut are unfinished: never held against the agent.
+    cut = record(call("book", raw="{", turn=2), error="cut", stop_reason="max_tokens", turns=2)
+    assert reasons(score(case(), cut)) == ["reply_cut"]
+
+
 def test_weighted_mode_passes_at_pass_score_and_requires_no_missing_call():
     weights = {"precision": 0.3, "recall": 0.3, "arguments": 0.3, "output": 0.1}
     scoring = Scoring(mode="weighted", pass_score=0.8, weights=weights)
