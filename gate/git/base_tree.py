@@ -19,6 +19,7 @@ empty directories, as in a checkout without them.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import subprocess
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from gate.errors import InputError, Problem
+from gate.errors import GateError, InputError, Problem
 from gate.git.changes import FETCH_HINT, run_git
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -73,6 +74,12 @@ def materialize(commit: str, root: Path) -> tempfile.TemporaryDirectory[str]:
     directory = tempfile.TemporaryDirectory(prefix="tool-eval-gate-base-")
     try:
         _write_tree(entries, directory.name, root)
+    except OSError as exc:  # a full disk, say: the base side cannot be read, and the run says why
+        directory.cleanup()
+        raise GateError(
+            f"--baseline auto: cannot write the merge base's {len(entries)} file(s) to "
+            f"{tempfile.gettempdir()} ({exc.strerror or exc}); free space there or point TMPDIR elsewhere"
+        ) from None
     except BaseException:
         directory.cleanup()
         raise
@@ -112,40 +119,63 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 
 
+# What a name of the tree that no checkout could write either gets from the system: the entry is
+# left out. Anything else (a full disk, too many open files) stops the base side with its reason.
+_UNWRITABLE_NAME = (errno.EEXIST, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ)
+
+
 class _Directories:
-    """Descriptors of the directories created so far under the destination, by path. A directory is
-    made with ``mkdir`` and opened without following a link, so an entry whose parent is not a real
-    directory of this tree (a symlink written by an earlier entry, say) is skipped, never followed."""
+    """Descriptors of the directories on the way from the destination to the last one used: the
+    listing is in tree order, so at most the tree's depth is open at once, however many directories
+    it has (one descriptor per directory ran out at the process's limit, 1,024 or 256 on many
+    machines, and every later directory was silently left out). A directory is made with ``mkdir``
+    and opened without following a link, so an entry whose parent is not a real directory of this
+    tree (a symlink written by an earlier entry, say) is skipped, never followed."""
 
     def __init__(self, top: str):
-        self._fds: dict[tuple[bytes, ...], int] = {(): os.open(top, _DIR_FLAGS)}
+        self._top = os.open(top, _DIR_FLAGS)
+        self._chain: list[tuple[bytes, int]] = []  # (name, descriptor) from below the top down
 
     def parent_of(self, parts: tuple[bytes, ...]) -> int | None:
         """The descriptor of the directory ``parts[:-1]``, made as needed; None when it cannot be."""
         return self.directory(parts[:-1])
 
     def directory(self, parts: tuple[bytes, ...]) -> int | None:
-        for depth in range(1, len(parts) + 1):
-            here = parts[:depth]
-            if here in self._fds:
-                continue
-            above = self._fds[parts[: depth - 1]]
+        kept = 0
+        while kept < min(len(self._chain), len(parts)) and self._chain[kept][0] == parts[kept]:
+            kept += 1
+        self._close_from(kept)
+        for name in parts[kept:]:
+            above = self._chain[-1][1] if self._chain else self._top
             try:
-                os.mkdir(here[-1], 0o755, dir_fd=above)
+                os.mkdir(name, 0o755, dir_fd=above)
             except FileExistsError:
                 pass
-            except OSError:
+            except OSError as exc:
+                _left_out(exc)
                 return None
             try:
-                self._fds[here] = os.open(here[-1], _DIR_FLAGS, dir_fd=above)
-            except OSError:  # a symlink or a file already stands there
+                self._chain.append((name, os.open(name, _DIR_FLAGS, dir_fd=above)))
+            except OSError as exc:  # a symlink or a file already stands there
+                _left_out(exc)
                 return None
-        return self._fds[parts]
+        return self._chain[-1][1] if self._chain else self._top
+
+    def _close_from(self, depth: int) -> None:
+        for _, fd in self._chain[depth:]:
+            os.close(fd)
+        del self._chain[depth:]
 
     def close(self) -> None:
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds.clear()
+        self._close_from(0)
+        os.close(self._top)
+
+
+def _left_out(exc: OSError) -> None:
+    """Leave the entry out when no checkout could write it either; raise ``exc`` otherwise."""
+    if exc.errno in _UNWRITABLE_NAME:
+        return None
+    raise exc
 
 
 def _write_tree(entries: Sequence[_Entry], destination: str, root: Path) -> None:
@@ -174,14 +204,17 @@ def _write_tree(entries: Sequence[_Entry], destination: str, root: Path) -> None
 def _symlink(target: bytes, name: bytes, parent: int) -> None:
     try:
         os.symlink(target, name, dir_fd=parent)
-    except (OSError, ValueError):  # a name already taken, or a target with a NUL byte: left out
+    except ValueError:  # a target with a NUL byte: left out
         pass
+    except OSError as exc:  # a name already taken: left out
+        _left_out(exc)
 
 
 def _write_file(content: _Blob, name: bytes, mode: int, parent: int) -> None:
     try:
         fd = os.open(name, _NEW_FILE_FLAGS, mode, dir_fd=parent)
-    except OSError:  # a name already taken (by a symlink, say): left out, never written through
+    except OSError as exc:  # a name already taken (by a symlink, say): left out, never written through
+        _left_out(exc)
         content.skip()
         return
     with os.fdopen(fd, "wb") as handle:

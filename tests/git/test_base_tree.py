@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,52 @@ def test_no_dependence_on_tarfile(repo: Path, monkeypatch: pytest.MonkeyPatch) -
         assert (Path(base.name) / "a.md").read_text() == "a\n"
     finally:
         base.cleanup()
+
+
+# materialize in a child process under resource limits, printing how many files it wrote or the
+# error it raised.
+UNDER_LIMITS = """
+import os, resource, signal, sys
+from pathlib import Path
+from gate.errors import GateError
+from gate.git.base_tree import materialize
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file size limit fails (EFBIG)
+resource.setrlimit(getattr(resource, sys.argv[1]), (int(sys.argv[2]), int(sys.argv[2])))
+try:
+    base = materialize(sys.argv[3], Path("."))
+except GateError as exc:
+    print("error:", exc)
+else:
+    print(sum(len(files) for _, _, files in os.walk(base.name)))
+"""
+
+
+def under_limits(repo: Path, commit: str, limit: str, value: int) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", UNDER_LIMITS, limit, str(value), commit],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_tree_with_more_directories_than_open_files_allowed_is_written_whole(repo: Path) -> None:
+    """Every directory's descriptor was kept open: past the process's limit (1,024 or 256 on many
+    machines) every later directory was left out without a word, and the base suites with it."""
+    for n in range(400):
+        (repo / f"pkg{n // 20}" / f"mod{n}").mkdir(parents=True)
+        (repo / f"pkg{n // 20}" / f"mod{n}" / "x.txt").write_text("x\n")
+    commit = commit_all(repo)
+    assert under_limits(repo, commit, "RLIMIT_NOFILE", 64) == "400"
+
+
+def test_a_base_tree_that_cannot_be_written_is_an_error_that_says_why(repo: Path) -> None:
+    """A full disk (here: a file size limit) ended in a traceback."""
+    (repo / "data.bin").write_bytes(os.urandom(100_000))
+    commit = commit_all(repo)
+    assert under_limits(repo, commit, "RLIMIT_FSIZE", 10_000).startswith(
+        "error: --baseline auto: cannot write the merge base's 1 file(s) to"
+    )
