@@ -74,8 +74,10 @@ class EventContext:
     is_dependabot: bool = False
     # For push events: the commit before the push (change detection base), "" when unknown.
     before_sha: str = ""
-    # For workflow_run events: the head SHA of the run that produced the results.
+    # For workflow_run events: the head SHA of the run that produced the results, and the repository
+    # its head branch is in (a fork's, for a fork's pull request).
     workflow_run_head_sha: str = ""
+    workflow_run_head_repo: str = ""
     # The event's activity type (``labeled``, ``synchronize``...) and, for ``labeled``, the label.
     action: str = ""
     label: str = ""
@@ -245,6 +247,7 @@ def read_event(
             pr_number=int(number) if number is not None else None,
             head_sha=str(run.get("head_sha") or ""),
             workflow_run_head_sha=str(run.get("head_sha") or ""),
+            workflow_run_head_repo=str((run.get("head_repository") or {}).get("full_name") or ""),
             is_dependabot=actor == "dependabot[bot]",
             action=action,
         )

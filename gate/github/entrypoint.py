@@ -50,12 +50,13 @@ from gate.github.action_plan import (
     comment_mode,
     plan,
 )
-from gate.github.action_settings import ActionInputs, ActionSettings, read_settings
+from gate.github.action_settings import ActionInputs, ActionSettings, EventContext, read_settings
 from gate.reports.markdown import COMMENT_LIMIT
 from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:
     from gate.analysis.analyse import Recommendation
+    from gate.github.publisher import Publisher
     from gate.verdict.conclusion import Conclusion
     from gate.verdict.policy import Verdict
 
@@ -280,6 +281,30 @@ def _command_line(the_plan: Plan, workspace: Path) -> str:
     return actions_env.escape_data(shlex.join(["tool-eval-gate", *words]))
 
 
+def _artifact_is_for_the_pull_request(publisher: Publisher, event: EventContext) -> bool:
+    """The results came from another workflow's artifact, which could name any pull request: publish
+    only on the pull request whose head is the commit that workflow ran on, in the repository it ran
+    on (anyone can push a public commit, another pull request's head included, to a fork of their
+    own and open a pull request from it: its artifact then names the other pull request)."""
+    try:
+        head = publisher._pull_request().head
+        actual, repo = head.sha, head.repo.full_name if head.repo is not None else ""
+    except Exception as exc:  # noqa: BLE001
+        _say(actions_env.annotation("warning", f"could not read pull request #{event.pr_number}: {exc}"))
+        return False
+    if actual != event.workflow_run_head_sha:
+        why = (
+            f"is at {actual[:12]}, not at the commit the results are for ({event.workflow_run_head_sha[:12]})"
+        )
+    elif not repo or repo != event.workflow_run_head_repo:
+        ran = event.workflow_run_head_repo or "an unknown repository"
+        why = f"comes from {repo or 'a deleted repository'}, but the results were made by a run in {ran}"
+    else:
+        return True
+    _say(actions_env.annotation("warning", f"pull request #{event.pr_number} {why}: nothing was posted"))
+    return False
+
+
 def _publish(
     settings: ActionSettings, body: str, recommendations: Sequence[Recommendation], *, create_comment: bool
 ) -> dict[str, str]:
@@ -301,24 +326,8 @@ def _publish(
         fallback_login=inputs.comment_author,
     )
     outputs: dict[str, str] = {}
-    if event.workflow_run_head_sha:
-        # The results came from another workflow's artifact: only publish on the PR whose head
-        # is the commit that workflow ran on (an artifact could name any PR).
-        try:
-            actual = publisher._pull_request().head.sha
-        except Exception as exc:  # noqa: BLE001
-            _say(actions_env.annotation("warning", f"could not read pull request #{event.pr_number}: {exc}"))
-            return outputs
-        if actual != event.workflow_run_head_sha:
-            _say(
-                actions_env.annotation(
-                    "warning",
-                    f"pull request #{event.pr_number} is at {actual[:12]}, not at the commit the results "
-                    "are for "
-                    f"({event.workflow_run_head_sha[:12]}): nothing was posted",
-                )
-            )
-            return outputs
+    if event.workflow_run_head_sha and not _artifact_is_for_the_pull_request(publisher, event):
+        return outputs
     if inputs.review_comments and recommendations:
         outcome = publisher.review(recommendations, event.head_sha)
         if isinstance(outcome, ReviewOutcome):

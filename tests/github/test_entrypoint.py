@@ -513,7 +513,11 @@ def test_shards_then_publish_merged_results_from_a_workflow_run(
     # The publishing workflow: a workflow_run event, the PR number from the artifact.
     tmp = workspace["tmp"]
     event = {
-        "workflow_run": {"head_sha": workspace["head"], "pull_requests": []},
+        "workflow_run": {
+            "head_sha": workspace["head"],
+            "head_repository": {"full_name": "acme/agents"},
+            "pull_requests": [],
+        },
         "repository": {"full_name": "acme/agents"},
     }
     (tmp / "run_event.json").write_text(json.dumps(event))
@@ -544,6 +548,15 @@ def test_shards_then_publish_merged_results_from_a_workflow_run(
     assert entrypoint([], env) == 1
     assert github.issue_comments == []
     assert "not at the commit the results are for" in capsys.readouterr().out
+
+    # Nor does one made by a run in another repository: anyone can push PR 7's public head commit to
+    # a fork of their own and open a PR from it, whose artifact names PR 7.
+    event["workflow_run"].update(head_sha=workspace["head"], head_repository={"full_name": "mallory/agents"})
+    (tmp / "run_event.json").write_text(json.dumps(event))
+    assert entrypoint([], env) == 1
+    assert github.issue_comments == [] and len(github.reviews) == 1
+    out = capsys.readouterr().out
+    assert "comes from acme/agents, but the results were made by a run in mallory/agents" in out
 
 
 def test_baseline_changes_are_in_the_pr_comment(workspace, github, model_server, capsys) -> None:

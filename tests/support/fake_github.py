@@ -35,6 +35,8 @@ class FakePull:
     base_sha: str = "b" * 40
     # filename -> unified diff patch (None: binary / too large, as GitHub omits it)
     files: dict[str, str | None] = field(default_factory=dict)
+    # The repository of the head branch: "" the fake's own, None a fork that was deleted.
+    head_repo: str | None = ""
 
 
 def _right_lines(patch: str | None) -> set[int]:
@@ -150,13 +152,14 @@ class FakeGitHub:
     def _pull_json(self, pull: FakePull) -> dict[str, Any]:
         base = self._repo_url()
         repo = {"full_name": self.repo, "name": self.repo.split("/")[1], "url": base}
+        head_repo = None if pull.head_repo is None else {**repo, "full_name": pull.head_repo or self.repo}
         return {
             "number": pull.number,
             "url": f"{base}/pulls/{pull.number}",
             "issue_url": f"{base}/issues/{pull.number}",
             "html_url": f"https://github.example/{self.repo}/pull/{pull.number}",
             "state": "open",
-            "head": {"sha": pull.head_sha, "ref": "feature", "repo": repo},
+            "head": {"sha": pull.head_sha, "ref": "feature", "repo": head_repo},
             "base": {"sha": pull.base_sha, "ref": "main", "repo": repo},
         }
 
