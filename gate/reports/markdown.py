@@ -449,8 +449,14 @@ def _first_trial(case: CaseResult) -> TrialResult | None:
     return case.trials[0] if case.trials else None
 
 
-def _expected_calls(case: CaseResult) -> list[JsonObject] | None:
-    calls = case.expected.get("calls") if isinstance(case.expected, dict) else None
+def _expected_calls(case: CaseResult, trial: TrialResult) -> list[JsonObject] | None:
+    """The expected calls the trial was scored against: the alternative's it was, else the main ones."""
+    expected = case.expected if isinstance(case.expected, dict) else {}
+    alternatives = expected.get("alternatives")
+    if trial.alternative is not None and isinstance(alternatives, list):
+        chosen = alternatives[trial.alternative] if trial.alternative < len(alternatives) else None
+        expected = chosen if isinstance(chosen, dict) else {}
+    calls = expected.get("calls")
     if isinstance(calls, list) and all(isinstance(c, dict) for c in calls):
         return calls
     return None
@@ -463,7 +469,10 @@ def _expected_cell(call: JsonObject) -> str:
     times = call.get("times")
     if times not in (None, 1, {"min": 1, "max": 1}):
         extra = f" × {_json(times, 40)}"
-    args_text = _code(_json(args)) if args not in (None, {}) else "_(any arguments)_"
+    if args not in (None, {}):
+        args_text = _code(_json(args))
+    else:  # args: {} means no arguments; leaving args out (extra arguments allowed) means any
+        args_text = "_(any arguments)_" if call.get("allow_extra_args", True) else "_(no arguments)_"
     return f"{_code(name)}{md_cell(extra) if extra else ''} {args_text}"
 
 
@@ -478,10 +487,13 @@ def _actual_cell(call: Any) -> str:
 
 
 def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
-    expected = _expected_calls(case)
+    expected = _expected_calls(case, trial)
     actual = list(trial.record.calls)
     if expected is None and not actual:
         return []
+    against = (
+        [f"Scored against alternative {trial.alternative + 1}:", ""] if trial.alternative is not None else []
+    )
     rows: list[tuple[str, str]] = []
     used: set[int] = set()
     if expected is not None:
@@ -498,7 +510,7 @@ def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
             rows.append(
                 ("_(not expected)_" if expected is not None and trial.pairing else "", _actual_cell(made))
             )
-    out = ["| expected call | actual call |", "|---|---|"]
+    out = [*against, "| expected call | actual call |", "|---|---|"]
     out += [f"| {e or ' '} | {a or ' '} |" for e, a in rows]
     out.append("")
     return out

@@ -142,3 +142,37 @@ def test_worst_cases_are_kept_when_blocks_are_dropped():
     assert len(text) <= 12000
     assert "<code>s/c7</code>" in text  # two failures: the worst case comes first
     assert "were left out" in text
+
+
+def test_the_calls_table_shows_the_expectation_the_trial_was_scored_against():
+    # The trial is scored against the alternative (search), not the main expectation (get_weather):
+    # the table pairs the search call with the alternative's expected search call. And `args: {}`
+    # (no arguments) is not shown as "any arguments".
+    from gate.scoring.reducers import case_result
+    from gate.scoring.trial import score_trial
+    from tests import builders as b
+
+    alternative = b.calls_expectation(b.ecall("search", {"query": "paris weather"}))
+    expect = b.expectation(b.ecall("get_weather", {"city": "Paris"}), alternatives=(alternative,))
+    c = b.case(expect=expect)
+    s = b.suite(c)
+    trial = score_trial(s, c, b.record(b.call("search", {"query": "rome weather"})), 0, {})
+    assert trial.alternative == 0
+    text = render(conclude(run(suite("weather", [case_result(s, c, [trial])]))))
+    (row,) = _calls_rows(text)
+    assert row.startswith('| `search` `{"query": "paris weather"}` | `search` `{"query": "rome weather"}`')
+    assert "get_weather" not in row and "Scored against alternative 1:" in text
+
+    none = b.case(expect=b.expectation(b.ecall("get_weather", {}, allow_extra_args=False)))
+    s = b.suite(none)
+    trial = score_trial(s, none, b.record(b.call("get_weather", {"city": "Paris"})), 0, {})
+    text = render(conclude(run(suite("weather", [case_result(s, none, [trial])]))))
+    (row,) = _calls_rows(text)
+    assert row.startswith("| `get_weather` _(no arguments)_ |")
+
+
+def _calls_rows(text: str) -> list[str]:
+    """The rows of the first expected-vs-actual calls table."""
+    lines = text.splitlines()
+    rows = lines[lines.index("| expected call | actual call |") + 2 :]
+    return rows[: next(i for i, line in enumerate(rows) if not line.startswith("|"))]
