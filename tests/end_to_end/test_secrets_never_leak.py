@@ -2,7 +2,7 @@
 
 The scripted model repeats the OpenAI key and the GitHub token in its answers and in its tool-call
 arguments, and the server's error message for one case quotes the key. After a run, neither secret
-(nor its JSON- or XML-escaped form) is in the JSON results, the JUnit XML, the Markdown report,
+(nor its JSON- or XML-escaped form) is in the JSON results, the JUnit XML, the Markdown and HTML reports,
 stdout, stderr, the response cache, the job summary, the step outputs, or the comment and review
 bodies the fake GitHub received; the Action's entrypoint prints ``::add-mask::`` for both.
 """
@@ -140,6 +140,8 @@ def gate_args(out: Path) -> list[str]:
         str(out / "junit.xml"),
         "--markdown",
         str(out / "report.md"),
+        "--html",
+        str(out / "report.html"),
     ]
 
 
@@ -163,7 +165,7 @@ def test_echoed_secrets_are_in_no_output_of_a_run(
     assert "***" in (out / "report.md").read_text()
     assert (out / "cache").is_dir() and any((out / "cache").rglob("*.json"))
     files = dict(output_files(out))
-    assert {"results.json", "junit.xml", "report.md"} <= set(files)
+    assert {"results.json", "junit.xml", "report.md", "report.html"} <= set(files)
     for name, text in files.items():
         assert_clean(name, text)
     assert_clean("stdout", captured.out)
