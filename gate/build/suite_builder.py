@@ -28,6 +28,7 @@ from gate.build.context import BuildContext, SuiteDocument
 from gate.build.conversation_builder import ConversationReader
 from gate.build.expectation_builder import ExpectationReader, least_calls
 from gate.build.mock_builder import MockReader, merge_mocks, state_keys
+from gate.build.program_agent import read_program
 from gate.build.tool_formats import NAME_PATTERN, parse_tool
 from gate.build.tool_server_builder import read_server, server_command
 from gate.errors import Problem
@@ -89,6 +90,8 @@ class ReferencedFiles(Protocol):
         """The server as it will be started (its directory) and the tools it lists: none, with
         ``names`` None, when servers are not started (``validate``)."""
         ...
+
+    def command_files(self, argv: tuple[str, ...], at: PathKey) -> list[Problem]: ...
 
 
 def build_suite(
@@ -183,7 +186,10 @@ class _SuiteBuilder:
             dependencies=tuple(self.files.dependencies),
             source=Source(context.doc.path, 1, 1),
             user_simulator=simulator,
-            commands=tuple(c for c in map(server_command, agent.tool_servers) if c is not None),
+            commands=(
+                *((agent.program,) if agent.program is not None else ()),
+                *(c for c in map(server_command, agent.tool_servers) if c is not None),
+            ),
         )
 
     def cases(
@@ -260,6 +266,9 @@ class _SuiteBuilder:
                 self.context.err(at, message)
 
     def agent(self, raw: JsonObject) -> Agent:
+        program = read_program(self.context, raw, self.files)
+        if program is not None:  # the program picks its own model: only its tools are the suite's
+            return Agent("", "", ModelParams(), None, self.tools(raw.get("tools", [])), program=program)
         params = model_params(raw.get("params", {}))
         api: Api = raw.get("api", Agent.api)
         if not any(self.damaged(("agent", key)) for key in ("provider", "api", "params")):

@@ -131,6 +131,43 @@ class SuiteFiles:
         listed = tuple(t.name for t in found.tools or ())
         return replace(server, tools=listed), found
 
+    def command_files(self, argv: tuple[str, ...], at: PathKey) -> list[Problem]:
+        """A command's program, when written as a path (relative to the repository root, where the
+        command runs), must be a file inside the repository; it and every other argument that names a
+        file of the repository (``agent/main.py``) become dependencies of the suite."""
+        program = argv[0]
+        if "/" in program or "\\" in program:
+            problem = self._command_path(program, (*at, 0))
+            if problem is not None:
+                return [problem]
+        for rel in argv_files(self.repo.root, self.repo.real_root, argv):
+            if rel not in self.dependencies:
+                self.dependencies.append(rel)
+        return []
+
+    def _command_path(self, program: str, at: PathKey) -> Problem | None:
+        unusable = _unusable_path(program)
+        if unusable:
+            return self.doc.problem(at, f"the program {_shown(program)} {unusable}", "fix the file name")
+        lexical = Path(os.path.normpath(self.repo.root / program))
+        outside = self.doc.problem(
+            at,
+            f"the program {program!r} is outside the repository",
+            "commands run programs on PATH or inside the repository",
+        )
+        if not inside(lexical, self.repo.root):
+            return outside
+        trouble = stat_trouble(lexical)
+        if not trouble and lexical.exists() and not inside(lexical.resolve(), self.repo.real_root):
+            return outside
+        if trouble or not lexical.is_file():
+            return self.doc.problem(
+                at,
+                f"program not found: {program!r} ({trouble or 'no such file'})",
+                "a command's path is relative to the repository root, where the command runs",
+            )
+        return None
+
     def mock_file(self, ref: str, at: PathKey) -> tuple[YamlDocument | None, list[Problem]]:
         """The referenced mock file (None when it cannot be read) and its problems; with schema
         problems, its data holds only what they did not damage (see

@@ -161,13 +161,16 @@ def _shell_word(word: str) -> str:
 
 @dataclass(frozen=True)
 class Agent:
-    provider: Provider
+    provider: Provider | Literal[""]  # "" for an agent program: its requests say which API they use
     model: str
     params: ModelParams
     system_prompt: Prompt | None
     tools: tuple[ToolDef, ...]
     api: Api = "chat"
     tool_servers: tuple[ToolServer, ...] = ()  # the MCP servers some of ``tools`` come from
+    # The team's own agent program (DESIGN section 10); then provider, model, params and the system
+    # prompt are the program's own business (empty here), and ``tools`` are what its mocks serve.
+    program: Command | None = None
 
 
 @dataclass(frozen=True)

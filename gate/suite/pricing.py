@@ -231,8 +231,10 @@ def price(provider: str, model: str) -> tuple[float, float] | None:
 
 def suite_models(suite: Suite) -> list[tuple[str, str, str]]:
     """(role, provider, model) of every model a suite asks: the agent, the judge and the user
-    simulator."""
-    models: list[tuple[str, str, str]] = [("agent", suite.agent.provider, suite.agent.model)]
+    simulator. An agent program's models are its own choice, known only from its requests."""
+    models: list[tuple[str, str, str]] = []
+    if suite.agent.program is None:
+        models.append(("agent", suite.agent.provider, suite.agent.model))
     if suite.judge is not None:
         models.append(("judge", suite.judge.provider, suite.judge.model))
     if suite.user_simulator is not None:

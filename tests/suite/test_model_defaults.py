@@ -14,6 +14,7 @@ import pytest
 
 from gate.files.suite_loader import load_suites
 from gate.suite.model import (
+    DEFAULT_PROGRAM_TIMEOUT_S,
     DEFAULT_THRESHOLD,
     DEFAULT_WEIGHTS,
     CallExpectation,
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODEL_DEFAULTS: dict[tuple[str, ...], Any] = {
     ("properties", "threshold"): DEFAULT_THRESHOLD,
     ("$defs", "agent", "properties", "api"): "chat",
+    ("$defs", "agent", "properties", "timeout_s"): DEFAULT_PROGRAM_TIMEOUT_S,
     ("$defs", "judge", "properties", "api"): Judge.api,
     ("$defs", "judge", "properties", "max_tokens"): Judge.max_tokens,
     ("$defs", "userSimulator", "properties", "api"): Judge.api,
