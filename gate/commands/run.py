@@ -476,6 +476,7 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
     cache = _cache(plan, root, base_side is not None)
     policy = GatePolicy(threshold=plan.threshold, errors_count=plan.errors == "count", fail_on=fail_on_rule)
     options = _run_options(plan, suites, prices, cache, triggered, fail_on_rule)
+    options = dataclasses.replace(options, root=str(root))  # where agent programs run
     if base_side is not None:  # each case the budget starts must be able to run at the merge base too
         options = dataclasses.replace(options, reserve_base_for=frozenset(s.path for s in base_side.suites))
     if plan.trials_policy == "curtailed":

@@ -113,9 +113,9 @@ def _source_paths(items: Iterable[object]) -> set[str]:
     return paths
 
 
-def _reasons_for(suite: Suite) -> dict[str, ChangeReason]:
+def _reasons_for(suite: Suite) -> dict[str, str]:
     """Every file the suite reads, with what it is to the suite (the first reason wins)."""
-    reasons: dict[str, ChangeReason] = {_normalise(suite.path): "suite file"}
+    reasons: dict[str, str] = {_normalise(suite.path): "suite file"}
     prompt = suite.agent.system_prompt
     if prompt is not None and prompt.source.path:
         reasons.setdefault(_normalise(prompt.source.path), "prompt")
@@ -131,6 +131,11 @@ def _reasons_for(suite: Suite) -> dict[str, ChangeReason]:
             mock_paths |= _source_paths([mocks.unmocked])
     for path in sorted(mock_paths):
         reasons.setdefault(path, "mocks")
+    dependencies = {_normalise(path) for path in suite.dependencies}
+    for command in suite.commands:  # a file the command names (its script): that program's code
+        for item in command.argv:
+            if _normalise(item) in dependencies:
+                reasons.setdefault(_normalise(item), command.purpose)
     for path in suite.dependencies:
         reasons.setdefault(_normalise(path), "dependency")
     return reasons

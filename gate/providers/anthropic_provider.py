@@ -154,6 +154,11 @@ class AnthropicProvider(SdkProvider):
         # The Messages API has no seed; it is part of the cache key but not sent.
         return kwargs
 
+    def _wire_endpoint(self, request: ModelRequest) -> tuple[str, Any]:
+        from anthropic.types import Message
+
+        return "/v1/messages", Message
+
     async def _send(self, client: Any, request: ModelRequest, kwargs: JsonObject) -> Any:
         return await client.messages.create(**kwargs)
 

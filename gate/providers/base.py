@@ -19,6 +19,7 @@ Neutral messages are plain dicts:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -124,12 +125,20 @@ class ModelRequest:
     api: Api = "chat"  # OpenAI only: Chat Completions or the Responses API
     # How ``forced_tool`` is forced: "required" (when it is the only tool offered) or by its name.
     force_by: ForceForm = "required"
+    # The body an agent program sent through the recording proxy (gate.run.model_proxy), in the
+    # API of ``provider`` and ``api``: when set it goes upstream as it is (with ``wire_headers``, the
+    # request headers that change the answer, e.g. anthropic-beta), and it alone keys the cache.
+    wire: Mapping[str, Any] | None = None
+    wire_headers: tuple[tuple[str, str], ...] = ()
 
     def cache_key_material(self) -> JsonObject:
         """Everything that changes the answer, and nothing else: never an API key or a base URL. The
         named form of forcing a tool is a key of its own (a server may ignore one form and answer
         anyhow); the first form keeps the key forced requests always had."""
         api = {"api": self.api} if self.api != "chat" else {}
+        if self.wire is not None:
+            headers = {"headers": dict(self.wire_headers)} if self.wire_headers else {}
+            return {**api, "provider": self.provider, "wire": dict(self.wire), **headers}
         force_by = {"force_by": self.force_by} if self.forced_tool and self.force_by != "required" else {}
         return {
             **api,

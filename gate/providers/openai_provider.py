@@ -128,6 +128,15 @@ class OpenAIProvider(SdkProvider):
             return responses_arguments(request, [to_responses_tool(t) for t in self._tools(request.tools)])
         return chat_arguments(request, self._tools(request.tools))
 
+    def _wire_endpoint(self, request: ModelRequest) -> tuple[str, Any]:
+        if request.api == "responses":
+            from openai.types.responses import Response
+
+            return "/responses", Response
+        from openai.types.chat import ChatCompletion
+
+        return "/chat/completions", ChatCompletion
+
     async def _send(self, client: Any, request: ModelRequest, kwargs: JsonObject) -> Any:
         if request.api == "responses":
             return await client.responses.create(**kwargs)

@@ -168,12 +168,26 @@ class SdkProvider(ABC):
         self._tools_cache[id(tools)] = (tools, payload)
         return payload
 
+    async def _send_wire(self, client: Any, request: ModelRequest) -> Any:
+        """Send an agent program's own body (``request.wire``) as it is, to the same endpoint its SDK
+        call would use, parsed as that call's response."""
+        path, cast_to = self._wire_endpoint(request)
+        headers = {"headers": dict(request.wire_headers)} if request.wire_headers else {}
+        return await client.post(path, cast_to=cast_to, body=dict(request.wire or {}), options=headers)
+
+    def _wire_endpoint(self, request: ModelRequest) -> tuple[str, Any]:
+        """The path of ``request``'s API and the SDK type of its response (imports the SDK)."""
+        raise ProviderError("bad_request", f"{self.title} takes no program requests", fatal=True)
+
     async def complete(self, request: ModelRequest) -> ModelReply:
         client = self._get_client()
-        kwargs = self.build_arguments(request)
+        wire = request.wire is not None
+        kwargs = {} if wire else self.build_arguments(request)
         started = time.perf_counter()
         try:
-            response = await self._send(client, request, kwargs)
+            response = await (
+                self._send_wire(client, request) if wire else self._send(client, request, kwargs)
+            )
         except ProviderError:
             raise
         except Exception as exc:

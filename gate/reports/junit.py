@@ -154,6 +154,8 @@ def _call_lines(c: Any, lines: list[str]) -> None:
         return
     result = c.result if isinstance(c.result, str) else json_text(c.result)
     answered = "" if c.mock == "unknown_tool" else f"{'error ' if c.is_error else ''}{c.mock} mock: "
+    if c.mock == "program":
+        answered = f"{'error ' if c.is_error else ''}the program's own code: "
     lines.append(f"  -> {answered}{truncate(result, MAX_ITEM_CHARS)}")  # an unknown tool's error says so
 
 

@@ -41,6 +41,7 @@ Reason = Literal[
     "below_pass_score",
     "state_mismatch",
     "trajectory_failed",
+    "agent_crashed",
 ]
 
 REASON_TITLES: dict[str, str] = {
@@ -66,6 +67,7 @@ REASON_TITLES: dict[str, str] = {
     "reply_cut": "reply cut at the token limit",
     "state_mismatch": "final state mismatch",
     "trajectory_failed": "trajectory judged unreasonable",
+    "agent_crashed": "agent program crashed",
 }
 
 CaseStatus = Literal["passed", "failed", "error", "skipped"]

@@ -15,15 +15,23 @@ from gate.util.json_types import JsonObject
 
 # How a call was answered: by a matched rule, a tool's fallback rule, an error rule, the suite's
 # ``unmocked`` default (a defined tool without a rule), the unknown-tool error (a tool the definitions
-# do not have), the tool's own MCP server (``live``, ``calls: live``); "none": not answered (the call
-# of a reply cut at its token limit).
-MockKind = Literal["matched", "fallback", "error", "unmocked", "unknown_tool", "live", "none"]
+# do not have), the tool's own MCP server (``live``, ``calls: live``); "program": an agent program's
+# own code (not the mock server); "none": not answered (the call of a reply cut at its token limit).
+MockKind = Literal["matched", "fallback", "error", "unmocked", "unknown_tool", "live", "program", "none"]
 # Why a trial's episode ended: the agent's final answer; the simulated user said it was done; the
 # agent's turn or tool-call budget; a reply (the agent's or the simulated user's) cut at its
 # output-token limit; the provider failed (or the trial was not run, see ``error``); the run's
-# request or cost budget left no request for it.
+# request or cost budget left no request for it; the agent program failed (exited, timed out, or
+# wrote a line off the protocol: ``extra["agent_crashed"]`` says how).
 StopReason = Literal[
-    "final_answer", "user_done", "max_turns", "max_tool_calls", "max_tokens", "provider_error", "budget"
+    "final_answer",
+    "user_done",
+    "max_turns",
+    "max_tool_calls",
+    "max_tokens",
+    "provider_error",
+    "budget",
+    "agent_crashed",
 ]
 STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
 # The stop reasons of an episode that ended on the agent's final answer (the only ones with one).

@@ -8,7 +8,8 @@ answered by the cache, so on a warm cache the base side sends no request. ``--ma
 ``--max-requests`` each head case reserves for its base side too, and the base side does not spend
 requests on the cases the budget did not run on the head side. A suite that is new in
 the PR (its file is absent at the merge base) has no base side; a base suite that does not load is
-reported and left without a base side too.
+reported and left without a base side too. The base's agent programs run from the base tree, with
+the dependency directories installed in the working tree (``node_modules``, ``.venv``) linked into it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def load_base_side(
     commit = merge_base(ref, root)
     directory = materialize(commit, root)
     base_root = Path(directory.name)
+    if any(suite.commands for suite in head):  # the base's programs find the job's installs too
+        from gate.git.installed import link_installed
+
+        link_installed(root, base_root)
     suites: list[Suite] = []
     without: list[str] = []
     problems: list[str] = []
@@ -109,6 +114,7 @@ async def run_base_side(
         curtailer=None
         if options.curtailer is None
         else options.curtailer.base_side(head, side.suites, options.trials),
+        root=side.directory.name,  # the base's agent programs run from the base tree
     )
     return await run_suites(side.suites, base_options, make_provider, progress)
 

@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
 from gate.providers.concurrency import (
@@ -60,10 +61,13 @@ from gate.scoring.judge_requests import collect_requests
 from gate.scoring.reducers import case_result, skipped_result
 from gate.scoring.trial import score_trial
 from gate.suite.judging import JudgeVerdict
-from gate.suite.model import Case, Suite
+from gate.suite.model import Case, Suite, ToolDef
 from gate.suite.pricing import BUILT_IN, PRICES_HINT, PriceTable, served_prices
 from gate.tool_servers.live import LiveTools
 from gate.util.json_types import JsonObject
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gate.run.program_host import ProgramHost
 
 # The started case a request is for (set in each trial's task; judge tasks inherit it).
 _ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
@@ -128,6 +132,8 @@ class RunOptions:
     refused: frozenset[tuple[str, str]] = frozenset()
     # --trials-policy curtailed: decides which trials still need to start (None: every trial runs).
     curtailer: Curtailer | None = None
+    # Where agent programs run: the repository root (the base tree's copy for the base side); "" = cwd.
+    root: str = ""
 
 
 def _stamp(ends: dict[str, float], key: str) -> Callable[[asyncio.Task[TrialResult | None]], None]:
@@ -185,6 +191,9 @@ class _Run:
         self.fatal: dict[str, ProviderError] = {}
         self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
         self.requests_of: dict[str, RequestStats] = {}  # suite path -> its model requests so far
+        self.host: ProgramHost | None = None  # the agent programs' loopback server, from the first one
+        # Suite path -> the tools its agent program offered the model that its suite does not declare.
+        self.offered: dict[str, dict[str, ToolDef]] = {}
 
     # ---- model calls ----
 
@@ -317,17 +326,73 @@ class _Run:
                 curtailer.finished(suite, case, result)
             return result
 
+    async def _program_trial(self, suite: Suite, case: Case, index: int) -> tuple[RunRecord, Suite]:
+        """A trial of the suite's agent program (gate.run.agent_program), and the suite to score it
+        with: its tools are those the program offered the model (its own definitions win)."""
+        from gate.run.agent_program import run_program_trial
+        from gate.run.program_host import ProgramHost
+
+        if self.host is None:
+            self.host = ProgramHost()
+        account = _ACCOUNT.get()
+
+        async def call(request: ModelRequest) -> ModelReply:
+            _ACCOUNT.set(account)  # the proxy serves it in its connection's task: same case account,
+            _SUITE.set(suite.path)  # same suite's request counts
+            self._check_program_request(request)
+            return await self.call_model(request, index)
+
+        root = Path(self.options.root or ".")
+        record, proxy = await run_program_trial(
+            self.host, suite, case, index, call, root=root, prices=self.options.prices
+        )
+        if proxy.fatal is not None:
+            raise proxy.fatal
+        tools = {t.name: t for t in suite.agent.tools}
+        for exchange in proxy.exchanges:
+            for tool in exchange.request.tools:
+                if tool.name not in tools:
+                    self.offered.setdefault(suite.path, {}).setdefault(tool.name, tool)
+                tools[tool.name] = tool
+        agent = dataclasses.replace(suite.agent, tools=tuple(tools.values()))
+        return record, dataclasses.replace(suite, agent=agent)
+
+    def _check_program_request(self, request: ModelRequest) -> None:
+        """What a program's request needs that a suite could not say beforehand: the provider's SDK,
+        and under --max-cost a price for the model it chose (else the cap could not count it)."""
+        from gate.providers import SDK_PACKAGES, missing_sdks
+
+        if missing_sdks([request.provider]):
+            package = SDK_PACKAGES[request.provider]
+            raise ProviderError(
+                "bad_request",
+                f"the agent program asked {request.provider}, and the {package} package is not installed "
+                f"(fix: pip install 'tool-eval-gate[{package}]')",
+            )
+        if (
+            self.options.max_cost_usd is not None
+            and self.options.prices.lookup(request.provider, request.model) is None
+        ):
+            raise ProviderError(
+                "bad_request",
+                f"--max-cost: the agent program's model {request.model!r} ({request.provider}) has no known "
+                "price, so the budget could not cap it; " + PRICES_HINT.format(model=request.model),
+            )
+
     async def _trial(self, suite: Suite, case: Case, index: int) -> TrialResult:
         live = LiveTools(suite) if any(s.calls == "live" for s in suite.agent.tool_servers) else None
         try:
-            record = await run_trial(
-                suite,
-                case,
-                index,
-                lambda req: self.call_model(req, index),
-                prices=self.options.prices,
-                live=live,
-            )
+            if suite.agent.program is not None:
+                record, suite = await self._program_trial(suite, case, index)
+            else:
+                record = await run_trial(
+                    suite,
+                    case,
+                    index,
+                    lambda req: self.call_model(req, index),
+                    prices=self.options.prices,
+                    live=live,
+                )
         except ProviderError as exc:  # fatal for its provider or model: other suites run on
             record = not_run_record(suite, case, f"not run: {exc}")
         finally:
@@ -428,6 +493,8 @@ class _Run:
         finally:
             if self.progress is not None:
                 self.progress.finish()
+            if self.host is not None:
+                await self.host.close()
             for provider in self.providers.values():
                 try:
                     await provider.aclose()
@@ -436,7 +503,11 @@ class _Run:
         suite_results = []
         for suite in suites:
             cases = tuple(self._case_result(item) for item in work if item.suite is suite)
-            result = suite_result(suite, cases, self.options.triggered_by.get(suite.path, {}))
+            shown = suite
+            if suite.path in self.offered:  # a program's own tools are reported beside the declared ones
+                tools = (*suite.agent.tools, *self.offered[suite.path].values())
+                shown = dataclasses.replace(suite, agent=dataclasses.replace(suite.agent, tools=tools))
+            result = suite_result(shown, cases, self.options.triggered_by.get(suite.path, {}))
             wall_ms = (ends.get(suite.path, start) - start) * 1000
             requests = self.requests_of.get(suite.path, RequestStats())
             suite_results.append(dataclasses.replace(result, wall_ms=round(wall_ms, 3), requests=requests))

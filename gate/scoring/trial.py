@@ -53,6 +53,7 @@ HARD_REASONS: frozenset[Reason] = frozenset(
         "hallucinated_tool",
         "invalid_arguments",
         "schema_violation",
+        "agent_crashed",
     }
 )
 # The checks whose mean is the output-check score: the final answer's, the path assertions and the
@@ -71,6 +72,8 @@ def score_trial(
         if broken:
             return _not_evaluated(record, record.error, index, broken)
         return _not_evaluated(record, record.error, index)
+    if record.stop_reason == "agent_crashed":
+        return _agent_crashed(suite, record, index)
     log, state_broken = _expectation_checks(suite, case, record, index, verdicts)
     output_score = _output_score(log.checks)
     budget_failures, latency_checks = _budgets(suite, case, record)
@@ -121,6 +124,20 @@ def _not_evaluated(record: RunRecord, error: str, index: int, broken: Sequence[F
     else:
         failure = Failure("provider_error", quoted, actual=quoted)
     return TrialResult(index, "error", 0.0, (failure,), (), metrics, record)
+
+
+def _agent_crashed(suite: Suite, record: RunRecord, index: int) -> TrialResult:
+    """A trial whose agent program failed (exited, timed out, broke the protocol): the agent's failure,
+    with the automatic checks of the calls it made first (a hallucinated tool often is the cause)."""
+    why = str(record.extra.get("agent_crashed") or "the agent program failed")
+    failures = (*automatic_failures(suite, record.calls), Failure("agent_crashed", why, actual=why))
+    metrics = Metrics(
+        latency_ms=record.latency_ms,
+        input_tokens=record.usage.input_tokens,
+        output_tokens=record.usage.output_tokens,
+        cost_usd=record.cost_usd or 0.0,
+    )
+    return TrialResult(index, "failed", 0.0, failures, (), metrics, record)
 
 
 def _broken_before_the_end(suite: Suite, case: Case, record: RunRecord) -> list[Failure]:
