@@ -37,6 +37,7 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
             "gate",
             "run",
             "examples",
+            "--allow-commands",
             "--replay",
             "--cache",
             "examples/cassettes",
@@ -62,7 +63,14 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
     assert f"cache (replay): {cassettes} hits, 0 misses" in proc.stdout
     results = json.loads((out / "results.json").read_text())
     suites = {s["name"]: s for s in results["suites"]}
-    assert set(suites) == {"weather-agent", "banking-support", "airline-agent", "mcp-weather-agent"}
+    assert set(suites) == {
+        "weather-agent",
+        "banking-support",
+        "airline-agent",
+        "mcp-weather-agent",
+        "travel-concierge-py",
+        "order-agent-js",
+    }
     statuses = [c["status"] for s in suites.values() for c in s["cases"]]
     airline = {c["case_id"]: c for c in suites["airline-agent"]["cases"]}
     # A simulated-user episode with three trials, the stateful backend, the trajectory judged.
@@ -81,5 +89,17 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
         "get_forecast": ("examples/mcp_weather/server.py", True),
     }
     assert len(statuses) >= 20 and set(statuses) == {"passed"}
+    # The agent programs ran for real (Python on the OpenAI Agents SDK, JavaScript on the openai
+    # package), their model requests answered by the proxy from the cassettes: their own tool in
+    # code, the mock MCP server's tool with its state, the judge.
+    kyoto = {c["case_id"]: c for c in suites["travel-concierge-py"]["cases"]}["kyoto-price-in-euros"]
+    calls = kyoto["trials"][0]["record"]["calls"]
+    assert [(c["name"], c["mock"]) for c in calls] == [
+        ("search_hotels", "matched"),
+        ("convert_currency", "program"),
+    ]
+    assert calls[1]["result"] == "42000 JPY = 256.20 EUR"  # computed by the program's own code
+    refund = {c["case_id"]: c for c in suites["order-agent-js"]["cases"]}["refund-a-broken-lamp"]
+    assert refund["trials"][0]["record"]["state"]["orders"]["A-1002"] == {"status": "refunded"}
     assert (out / "junit.xml").read_text().count("<testcase ") == len(statuses)
     assert (out / "report.md").read_text().startswith("<!-- tool-eval-gate:")
