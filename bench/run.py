@@ -32,7 +32,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
-from workload import Workload, suite_text, write_suites  # noqa: E402
+from workload import TOOLS, Workload, suite_text, write_suites  # noqa: E402
 
 SERVER = ROOT / "tests" / "support" / "model_server.py"
 SCRIPT = ROOT / "tests" / "support" / "scripts" / "bench.yaml"
@@ -49,6 +49,7 @@ SECTIONS = (
     "html",
     "results_size",
     "hostile",
+    "program",
 )
 
 
@@ -816,6 +817,84 @@ def _hostile_results_and_logs(work: Path, quick: bool) -> dict[str, Any]:
         "workflow_commands_printed": len(live),
         "live_markup": markup,
     }
+
+
+def program_suite(cases: int) -> str:
+    """A suite whose agent is ``bench/program_agent.py``: the workload's cases, its mocks unused (the
+    program answers ``lookup`` with its own code, as it does when it talks to the model directly)."""
+    lines = [
+        "version: 1",
+        "name: bench-program",
+        "agent:",
+        f"  command: [python, {json.dumps(str(BENCH / 'program_agent.py'))}]",
+        f"  tools: {json.dumps(TOOLS)}",
+        "threshold: 0.9",
+        "cases:",
+    ]
+    for n in range(cases):
+        lines += [f"  - id: c{n:05d}", f"    input: Please look up case {n}.", "    expect:"]
+        lines += [
+            "      calls: [{tool: lookup, args: {key: " + f"k{n}" + "}}]",
+            '      output: {contains: "42"}',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def program(work: Path, quick: bool) -> dict[str, Any]:
+    """DESIGN section 8: the team's own agent program through the gate (recording proxy, mock MCP
+    server, scoring) within 10% of the wall time of the same program talking to the model directly,
+    at the same concurrency."""
+    cases, level = (32, 8) if quick else (96, 16)
+    directory = work / "program"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "program.suite.yaml").write_text(program_suite(cases), encoding="utf-8")
+    print(
+        f"\n## Agent program: {cases} cases x 2 model turns, a process per case, concurrency {level}, "
+        f"server latency {LATENCY * 1000:.0f} ms"
+    )
+    with ModelServer() as server:
+        env = gate_env(server)
+        direct = run_child(
+            [sys.executable, str(BENCH / "program_direct.py"), str(cases), "--concurrency", str(level)],
+            env=env,
+        )
+        if direct.returncode != 0:
+            raise RuntimeError("direct run failed: " + fail_text(direct))
+        report = json.loads(direct.stdout.strip().splitlines()[-1])
+        direct_requests = server.stats()["request_count"]
+        server.reset()
+        results = directory / "results.json"
+        args = [
+            "run",
+            str(directory),
+            "--root",
+            str(directory),
+            "--allow-commands",
+            "--concurrency",
+            str(level),
+        ]
+        child = gate([*args, "--json", str(results)], env, directory)
+        gate_requests = server.stats()["request_count"]
+    if child.returncode != 0 or report["answered"] != cases:
+        raise RuntimeError(
+            f"program run failed: {fail_text(child)}; direct answered {report['answered']}/{cases}"
+        )
+    row = {
+        "cases": cases,
+        "concurrency": level,
+        "gate_wall": child.wall,
+        "direct_wall": direct.wall,
+        "gate_vs_direct": child.wall / direct.wall,
+        "gate_requests": gate_requests,
+        "direct_requests": direct_requests,
+        "cases_passed": case_counts(results),
+    }
+    print(
+        f"- through the gate {child.wall:6.2f} s, direct {direct.wall:6.2f} s | gate/direct "
+        f"{row['gate_vs_direct']:.3f} {ratio(row['gate_vs_direct'], 1.10)} | requests gate {gate_requests}, "
+        f"direct {direct_requests} | cases {row['cases_passed']}"
+    )
+    return row
 
 
 def machine() -> dict[str, str]:

@@ -1,0 +1,50 @@
+"""The benchmark's direct run of the agent program: the same cases at the same concurrency as the gate
+runs them, each a process of ``bench/program_agent.py`` talking to the model itself (no gate).
+
+    python bench/program_direct.py CASES --concurrency N     # OPENAI_BASE_URL / OPENAI_API_KEY set
+
+Prints one JSON line: the cases run, the answers that came, the wall seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+AGENT = Path(__file__).resolve().parent / "program_agent.py"
+
+
+async def case(number: int, slots: asyncio.Semaphore) -> bool:
+    async with slots:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(AGENT),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write((json.dumps({"role": "user", "content": f"case {number}"}) + "\n").encode())
+        await process.stdin.drain()
+        line = await process.stdout.readline()
+        process.stdin.close()
+        await process.wait()
+        return json.loads(line)["content"].startswith("The value is")
+
+
+async def main(cases: int, concurrency: int) -> dict[str, object]:
+    slots = asyncio.Semaphore(concurrency)
+    started = time.perf_counter()
+    answered = await asyncio.gather(*(case(n, slots) for n in range(cases)))
+    return {"cases": cases, "answered": sum(answered), "wall": time.perf_counter() - started}
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("cases", type=int)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(main(args.cases, args.concurrency))))
