@@ -43,6 +43,8 @@ class ModelChoice:
 
 
 def _agent(agent: Agent, choice: ModelChoice) -> Agent:
+    if agent.provider == "":  # an agent program picks its own model: --model leaves it alone
+        return agent
     provider, api = choice.applied(agent.provider, agent.api)
     return replace(agent, provider=provider, model=choice.name, api=api)
 

@@ -57,7 +57,8 @@ def test_the_constraints_pin_everything_the_test_install_takes() -> None:
             pins.setdefault(_name(requirement.name), []).append(requirement)
     environment = default_environment()
     seen: set[str] = set()
-    todo = [("tool-eval-gate", frozenset({"test", "all", "openai", "anthropic", "github", "mcp", "examples"}))]
+    extras = frozenset({"test", "all", "openai", "anthropic", "github", "mcp", "examples"})
+    todo = [("tool-eval-gate", extras)]
     while todo:
         name, extras = todo.pop()
         for raw in metadata.requires(name) or ():

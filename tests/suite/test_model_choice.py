@@ -52,3 +52,18 @@ def test_switching_provider_refuses_the_parameters_the_new_one_has_no_place_for(
     ]
     _, judged = with_models([base], None, ModelChoice.parse("anthropic:claude-haiku-4-5"))
     assert judged == []  # a suite without a judge has nothing to replace
+
+
+def test_an_agent_program_keeps_its_own_model_and_its_judge_is_switched():
+    from gate.suite.model import Command
+
+    base = suite(case(), judge=Judge("openai", "gpt-4o-mini"))
+    command = Command(("python", "agent.py"), "agent program")
+    program = dataclasses.replace(
+        base, agent=dataclasses.replace(base.agent, provider="", model="", program=command)
+    )
+    [chosen], problems = with_models(
+        [program], ModelChoice.parse("anthropic:claude-x"), ModelChoice.parse("gpt-x")
+    )
+    assert chosen.agent == program.agent and problems == []
+    assert chosen.judge is not None and chosen.judge.model == "gpt-x"
