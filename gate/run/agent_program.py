@@ -6,9 +6,8 @@ gate's: every variable whose name says key, token, secret, password, DSN or webh
 ``OPENAI_*`` / ``ANTHROPIC_*`` / ``AZURE_OPENAI_*`` setting is left out, and the trial's own are put
 in: ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` (the recording proxy's routes of this trial),
 ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` (the trial's token), ``TOOL_EVAL_GATE_MCP_URL`` (the mock
-MCP server), ``PYTHONUNBUFFERED=1`` (a Python program's answers are not held in a pipe buffer), and
-``PATH`` starting with the directory of the Python running the gate (as if its virtualenv were
-active, so ``python`` is the interpreter the team installed the gate and its agent's dependencies in).
+MCP server) and ``PYTHONUNBUFFERED=1`` (a Python program's answers are not held in a pipe buffer).
+The program is what ``PATH`` finds, as for the team's own shell (and for MCP servers).
 
 The protocol: the gate writes the case's user messages one JSON line at a time to the program's
 standard input, ``{"role": "user", "content": ...}``; the first line also carries ``suite``,
@@ -36,7 +35,6 @@ import os
 import secrets
 import shutil
 import signal
-import sys
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
@@ -77,8 +75,6 @@ def program_environment(route: TrialRoute, base: Mapping[str, str]) -> dict[str,
         for name, value in base.items()
         if not is_secret_name(name) and not name.startswith(_PROVIDER_PREFIXES)
     }
-    python_bin = str(Path(sys.executable).parent)
-    env["PATH"] = os.pathsep.join([python_bin, *(p for p in env.get("PATH", "").split(os.pathsep) if p)])
     env.update(
         {
             "OPENAI_BASE_URL": route.openai_base_url,

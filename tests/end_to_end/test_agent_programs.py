@@ -57,7 +57,7 @@ SUITE = """\
 version: 1
 name: weather-desk
 agent:
-  command: [python, agent/desk.py]
+  command: [python3, agent/desk.py]
   watch: ["agent/**"]
   tools:
     - type: function
@@ -132,7 +132,7 @@ def test_a_program_suite_is_refused_without_allow_commands_and_never_on_pull_req
     refused = gate(root, None, "desk.suite.yaml")
     assert refused.returncode == 2
     assert (
-        "desk.suite.yaml:4:12: suite 'weather-desk' runs its agent program (python agent/desk.py)"
+        "desk.suite.yaml:4:12: suite 'weather-desk' runs its agent program (python3 agent/desk.py)"
         in refused.stderr
     )
     assert "--allow-commands" in refused.stderr

@@ -124,7 +124,7 @@ def test_no_secret_and_no_real_provider_setting_reaches_the_program(
         "/openai/v1"
     )
     assert env["TOOL_EVAL_GATE_MCP_URL"].endswith("/mcp") and env["PYTHONUNBUFFERED"] == "1"
-    assert env["PATH"].split(os.pathsep)[0] == str(Path(sys.executable).parent)
+    assert env["PATH"] == os.environ["PATH"]  # the program is what PATH finds, as for the team's shell
 
 
 @pytest.mark.parametrize(
