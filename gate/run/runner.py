@@ -61,7 +61,7 @@ from gate.scoring.judge_requests import collect_requests
 from gate.scoring.reducers import case_result, skipped_result
 from gate.scoring.trial import score_trial
 from gate.suite.judging import JudgeVerdict
-from gate.suite.model import Case, Suite, ToolDef
+from gate.suite.model import Case, Source, Suite, ToolDef
 from gate.suite.pricing import BUILT_IN, PRICES_HINT, PriceTable, served_prices
 from gate.tool_servers.live import LiveTools
 from gate.util.json_types import JsonObject
@@ -357,6 +357,24 @@ class _Run:
         agent = dataclasses.replace(suite.agent, tools=tuple(tools.values()))
         return record, dataclasses.replace(suite, agent=agent)
 
+    def _placed(self, suite: Suite, tools: tuple[ToolDef, ...]) -> tuple[ToolDef, ...]:
+        """The tools a program offered that its suite does not list, each at the line of the
+        repository that defines it, found by its text (gate.build.tool_sources), the program's own
+        files (``watch``, the files its command names) first: recommendations and review comments
+        then point at the docstring or string a developer edits."""
+        from gate.build.tool_sources import place_tool
+        from gate.files.server_tools import argv_files
+        from gate.files.source_files import glob_files, read_sources
+
+        program = suite.agent.program
+        assert program is not None
+        root = Path(self.options.root or ".")
+        real = root.resolve()
+        first = [*glob_files(root, real, program.watch), *argv_files(root, real, program.argv)]
+        sources = read_sources(root, real, list(dict.fromkeys(first)))
+        fallback = program.source or Source(suite.path, 1, 1)
+        return tuple(place_tool(tool, sources.texts, sources.first, fallback) for tool in tools)
+
     def _check_program_request(self, request: ModelRequest) -> None:
         """What a program's request needs that a suite could not say beforehand: the provider's SDK,
         and under --max-cost a price for the model it chose (else the cap could not count it)."""
@@ -505,7 +523,7 @@ class _Run:
             cases = tuple(self._case_result(item) for item in work if item.suite is suite)
             shown = suite
             if suite.path in self.offered:  # a program's own tools are reported beside the declared ones
-                tools = (*suite.agent.tools, *self.offered[suite.path].values())
+                tools = (*suite.agent.tools, *self._placed(suite, tuple(self.offered[suite.path].values())))
                 shown = dataclasses.replace(suite, agent=dataclasses.replace(suite.agent, tools=tools))
             result = suite_result(shown, cases, self.options.triggered_by.get(suite.path, {}))
             wall_ms = (ends.get(suite.path, start) - start) * 1000

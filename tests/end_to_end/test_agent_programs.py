@@ -33,7 +33,13 @@ def mcp(method, params):
 def function(tool):
     return {"name": tool["name"], "description": tool["description"], "parameters": tool["inputSchema"]}
 
+LOCAL_TIME = {
+    "name": "local_time",
+    "description": "The local time in a city, as HH:MM.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
 tools = [{"type": "function", "function": function(t)} for t in mcp("tools/list", {})["tools"]]
+tools.append({"type": "function", "function": LOCAL_TIME})  # a tool of its own code
 messages = [{"role": "system", "content": "You are the weather desk."}]
 for line in sys.stdin:
     message = json.loads(line)
@@ -166,6 +172,11 @@ def test_the_program_runs_behind_the_proxy_and_a_rerun_sends_nothing(
     assert [(c["name"], c["arguments"], c["mock"]) for c in record["calls"]] == [
         ("get_weather", {"city": "Paris"}, "fallback")
     ]
+    # The tool the program offers from its own code is reported at the line that defines it.
+    tools = {t["name"]: t for t in results(root / "out.json")["suites"][0]["tools"]}
+    line = AGENT.splitlines().index('    "description": "The local time in a city, as HH:MM.",') + 1
+    assert (tools["local_time"]["file"], tools["local_time"]["description_line"]) == ("agent/desk.py", line)
+    assert tools["get_weather"]["file"] == "desk.suite.yaml"  # the suite's own definition
     again = gate(root, server, "desk.suite.yaml", "--allow-commands", "--cache", "cache")
     assert again.returncode == 0 and server.request_count == 2  # answered by the cache: 0 requests
     assert "cache (use): 2 hits, 0 misses" in again.stdout
