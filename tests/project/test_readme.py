@@ -29,7 +29,7 @@ def test_readme_opens_with_the_run_and_test_commands() -> None:
     first_block = re.search(r"```bash\n(.*?)```", README, re.S).group(1)
     commands = [line for line in first_block.splitlines() if line and not line.startswith("#")]
     assert len(commands) == 2
-    assert "tool-eval-gate run examples --allow-commands --replay" in commands[0]
+    assert "tool-eval-gate run examples --replay" in commands[0] and "--allow-commands" in commands[0]
     # It sets up everything the examples need on a fresh machine: the agent programs' dependencies too.
     assert "'.[all,examples]'" in commands[0] and "npm ci --prefix examples/js-agent" in commands[0]
     assert "pytest" in commands[1] and "-c constraints.txt" in commands[1]
