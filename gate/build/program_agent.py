@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from gate.build.context import BuildContext, PathKey
+from gate.build.context import BuildContext
 from gate.errors import Problem
 from gate.suite.model import DEFAULT_PROGRAM_TIMEOUT_S, Command
 from gate.util.globs import glob_problem
+from gate.util.json_types import PathKey
 
 PROGRAM_KEYS = ("command", "watch", "timeout_s")
 # What the program decides for itself: a program agent writes none of these.
