@@ -426,7 +426,7 @@ class _Run:
                     answers = {r.key: f"judge not run: {exc}" for r in requests}
         verdicts = {key: value for key, value in answers.items() if isinstance(value, JudgeVerdict)}
         result = score_trial(suite, case, record, index, verdicts)
-        if record.stop_reason == "budget":
+        if record.stop_reason == "budget" and result.status == "error":  # failed: a hard condition says why
             return budget_result(result)
         problems = sorted({value for value in answers.values() if isinstance(value, str)})
         return with_judge_reasons(result, problems) if problems else result

@@ -292,6 +292,25 @@ def test_max_cost_budget_stops_cleanly(model_server, monkeypatch):
     assert not results.complete and "max-cost" in results.incomplete_reason
 
 
+def test_a_hard_condition_broken_before_the_cost_budget_stopped_the_case_is_its_reason(
+    model_server, monkeypatch
+):
+    """The agent called a forbidden tool, then --max-cost refused the next request: the trial failed
+    (nothing later could mend it), and says why: the forbidden call, not the budget."""
+    server = model_server(SCRIPT)
+    forbidding = builders.case(
+        id="forbidden",
+        input="What's the weather in Paris?",
+        expect=builders.expectation(builders.ecall("search"), forbidden_tools=("get_weather",)),
+    )
+    suite = make_suite(forbidding)
+    priced = dataclasses.replace(suite, agent=dataclasses.replace(suite.agent, model="gpt-4o"))
+    results = run(server, monkeypatch, [priced], concurrency=1, max_cost_usd=1e-9)
+    (case,) = results.suites[0].cases
+    assert case.trials[0].record.stop_reason == "budget" and server.request_count == 1
+    assert case.status == "failed" and [f.reason for f in case.failures] == ["forbidden_call"]
+
+
 def test_fatal_auth_error_stops_the_run_and_keeps_what_completed(model_server, monkeypatch):
     script = script_with(
         {"when": {"last_user": "case 3"}, "fault": {"kind": "status", "status": 401}},
