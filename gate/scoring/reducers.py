@@ -20,20 +20,11 @@ from gate.scoring.trial import expected_summary
 from gate.suite.model import Case, Reducer, Suite
 
 
-def reduce_passed(
-    reducer: Reducer,
-    passed: Sequence[bool],
-    scores: Sequence[float],
-    at_least: int = 1,
-    mean_pass_score: float = 0.5,
-) -> bool:
-    """Whether trials with these outcomes make the case pass (no trials: it does not)."""
-    return _reduced(reducer, sum(passed), len(passed), sum(scores), at_least, mean_pass_score)
-
-
 def _reduced(
     reducer: Reducer, passes: int, counted: int, score_sum: float, at_least: int, mean_pass_score: float
 ) -> bool:
+    """Whether ``passes`` of ``counted`` trials (scores summing to ``score_sum``) make the case pass
+    (no trial counted: it does not)."""
     if not counted:
         return False
     if reducer == "all":

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from gate.results.outcomes import Failure, Metrics, TrialResult
-from gate.scoring.reducers import case_result, reduce_passed, skipped_result
+from gate.scoring.reducers import case_result, case_status, skipped_result
 from tests.builders import case, record, suite
 
 
@@ -142,5 +142,7 @@ def test_skipped_result_keeps_the_reason():
     assert (r.status, r.skip_reason, r.trials) == ("skipped", "flaky upstream", ())
 
 
-def test_reduce_passed_without_trials_fails():
-    assert not reduce_passed("any", [], [])
+def test_a_case_without_a_counted_trial_is_an_error_under_every_reducer():
+    for reducer in ("all", "any", "at_least", "majority", "mean"):
+        assert case_status(case(reducer=reducer), 0, 0, 0, 0.0) == "error"
+        assert result([], reducer=reducer).status == "error"
