@@ -115,11 +115,3 @@ def state_keys(*states: Any) -> frozenset[str] | None:
     """The top-level keys of the declared states (None when none is declared)."""
     declared = [s for s in states if isinstance(s, dict)]
     return frozenset(k for s in declared for k in s) if declared else None
-
-
-def merge_mocks(case: Mocks, suite: Mocks) -> Mocks:
-    """Case rules are tried before the suite's rules of the same tool."""
-    tools = dict(suite.tools)
-    for name, rules in case.tools.items():
-        tools[name] = rules + suite.tools.get(name, ())
-    return Mocks(tools=tools, unmocked=case.unmocked or suite.unmocked, source=case.source or suite.source)

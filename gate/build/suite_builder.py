@@ -27,12 +27,13 @@ from gate.build.checks.schema_messages import render_path
 from gate.build.context import BuildContext, SuiteDocument
 from gate.build.conversation_builder import ConversationReader
 from gate.build.expectation_builder import ExpectationReader, least_calls
-from gate.build.mock_builder import MockReader, merge_mocks, state_keys
+from gate.build.mock_builder import MockReader, state_keys
 from gate.build.program_agent import read_program
 from gate.build.tool_formats import NAME_PATTERN, parse_tool
 from gate.build.tool_server_builder import read_server, server_command
 from gate.errors import Problem
 from gate.suite import mock_state, templating
+from gate.suite.mocks import merged
 from gate.suite.model import (
     DEFAULT_THRESHOLD,
     Agent,
@@ -442,7 +443,7 @@ class _SuiteBuilder:
             self.check_reducer(raw, at, trials, reducer, at_least)
         mocks = suite_mocks
         if "mocks" in raw:
-            mocks = merge_mocks(self.mocks(raw["mocks"], (*at, "mocks")), suite_mocks)
+            mocks = merged(self.mocks(raw["mocks"], (*at, "mocks")), suite_mocks)
         expect = self.expectations.expectation(raw.get("expect", {}), (*at, "expect"), defaults.latency_ms)
         max_tool_calls = raw.get("max_tool_calls", defaults.max_tool_calls)
         self.check_budget(raw, at, expect, max_tool_calls)
