@@ -4,6 +4,7 @@ stopped early, how many of its planned trials ran ("0/1 trials passed, 1 of 5 ru
 from __future__ import annotations
 
 from gate.results.outcomes import CaseResult
+from gate.util.wording import plural
 
 
 def passed_of_run(case: CaseResult) -> str:
@@ -32,7 +33,6 @@ def curtailed_line(cases: list[CaseResult]) -> str:
     saved = sum(c.planned_trials - len(c.trials) for c in stopped)
     planned = sum(max(c.planned_trials, len(c.trials)) for c in cases)
     return (
-        f"curtailed trials: {saved} of {planned} planned trials not run ({len(stopped)} "
-        f"{'case' if len(stopped) == 1 else 'cases'} decided early, each exactly as the full run would "
-        f"decide it; flakiness is as observed)"
+        f"curtailed trials: {saved} of {planned} planned trials not run ({plural(len(stopped), 'case')} "
+        "decided early, each exactly as the full run would decide it; flakiness is as observed)"
     )

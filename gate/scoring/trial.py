@@ -27,7 +27,6 @@ from gate.results.outcomes import (
 from gate.results.run_record import RecordedCall, RunRecord
 from gate.scoring.calls import prohibitions
 from gate.scoring.calls.automatic import automatic_failures
-from gate.scoring.calls.counting import calls_text
 from gate.scoring.calls.evaluation import CallEval, evaluate_calls
 from gate.scoring.final_state import final_state_check, final_state_failures
 from gate.scoring.judge_requests import answer_requests
@@ -38,6 +37,7 @@ from gate.suite.matchers import has_judge
 from gate.suite.model import CallExpectation, Case, Suite
 from gate.util.escape import show, truncate
 from gate.util.json_types import JsonObject
+from gate.util.wording import plural
 
 ARGUMENT_REASONS: frozenset[Reason] = frozenset(
     {"missing_argument", "unexpected_argument", "type_error", "value_error"}
@@ -256,7 +256,7 @@ def _budgets(suite: Suite, case: Case, record: RunRecord) -> tuple[list[Failure]
         failures.append(
             Failure(
                 "over_call_budget",
-                f"{calls_text(n_calls)} made; the case allows at most {case.max_tool_calls}",
+                f"{plural(n_calls, 'call')} made; the case allows at most {case.max_tool_calls}",
                 expected=case.max_tool_calls,
                 actual=n_calls,
             )

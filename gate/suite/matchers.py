@@ -25,6 +25,7 @@ from gate.util import bounded_regex
 from gate.util.assignment import optimal_assignment
 from gate.util.escape import show
 from gate.util.text_normalization import LOOSER_COMPARISONS, NOTHING_IGNORED, Ignored, normalize_text
+from gate.util.wording import plural
 
 MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
 
@@ -201,7 +202,7 @@ def _match_list(pattern: list[Any] | tuple[Any, ...], value: Any, ctx: _Context,
     if len(pattern) != len(value):
         return _fail(
             "value_error",
-            f"expected {len(pattern)} element{'' if len(pattern) == 1 else 's'}, got {len(value)}",
+            f"expected {plural(len(pattern), 'element')}, got {len(value)}",
             pattern,
             value,
             path,

@@ -400,7 +400,7 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
             rest = changes[HEADLINE_CHANGES:]
             if rest:
                 ids = truncate(", ".join(c.case_id for c in rest), 200, brief=True)
-                out.append(f"{len(rest)} more {word if len(rest) == 1 else words} in {suite}: {ids}")
+                out.append(f"{plural(len(rest), 'more ' + word, 'more ' + words)} in {suite}: {ids}")
     new_suites = [d.suite for d in comparison.suites if d.base is None]
     if new_suites:
         out.append(f"new suite(s) without a base side: {', '.join(new_suites)}")

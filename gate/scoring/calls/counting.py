@@ -16,6 +16,7 @@ from gate.results.outcomes import Failure
 from gate.results.run_record import RecordedCall
 from gate.suite.model import ExpectedCall, Suite, Times
 from gate.util.escape import show
+from gate.util.wording import plural
 
 
 def times_text(times: Times) -> str:
@@ -24,10 +25,6 @@ def times_text(times: Times) -> str:
     if times.max is None:
         return f"at least {times.min}"
     return f"{times.min} to {times.max}"
-
-
-def calls_text(count: int) -> str:
-    return f"{count} call" + ("" if count == 1 else "s")
 
 
 def _times_calls(times: Times, kind: str = "") -> str:
@@ -61,7 +58,7 @@ def _too_few(expected: ExpectedCall, paired: int, named: Mapping[str, int]) -> F
     return Failure(
         "wrong_count",
         f"expected {_times_calls(expected.times, 'matching ')} to {call}, got {paired} "
-        f"({calls_text(named[expected.tool])} to {expected.tool} in total)",
+        f"({plural(named[expected.tool], 'call')} to {expected.tool} in total)",
         tool=expected.tool,
         expected=f"{call} {times_text(expected.times)}",
         actual=paired,
@@ -81,7 +78,7 @@ def _wrong_tool(expected: ExpectedCall, call: RecordedCall, j: int) -> Failure:
 
 def _matched_elsewhere(expected: ExpectedCall, named: Mapping[str, int]) -> Failure:
     call = expected_call_text(expected)
-    made = calls_text(named.get(expected.tool, 0))
+    made = plural(named.get(expected.tool, 0), "call")
     return Failure(
         "wrong_count",
         f"expected {_times_calls(expected.times)} to {call}, got none: {expected.tool}'s {made} matched "

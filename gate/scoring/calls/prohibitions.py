@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from gate.results.outcomes import Failure
 from gate.results.run_record import RecordedCall
-from gate.scoring.calls.counting import calls_text
 from gate.suite.model import CallExpectation
+from gate.util.wording import plural
 
 
 def is_prohibited(expectation: CallExpectation, name: str) -> bool:
@@ -73,7 +73,7 @@ def over_max_calls(expectation: CallExpectation, n_calls: int) -> list[Failure]:
     return [
         Failure(
             "over_call_budget",
-            f"{calls_text(n_calls)} made, the expectation allows at most {expectation.max_calls}",
+            f"{plural(n_calls, 'call')} made, the expectation allows at most {expectation.max_calls}",
             expected=expectation.max_calls,
             actual=n_calls,
         )

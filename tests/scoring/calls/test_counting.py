@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from gate.scoring.calls.counting import calls_text, shortfall, surplus, times_text
+from gate.scoring.calls.counting import shortfall, surplus, times_text
 from gate.suite.model import Times
 from tests.builders import call, ecall, suite
 
 WEATHER = suite()
 
 
-def test_times_and_calls_text():
+def test_times_text():
     assert times_text(Times(1, 1)) == "exactly 1"
     assert times_text(Times(2, None)) == "at least 2"
     assert times_text(Times(0, 3)) == "0 to 3"
-    assert (calls_text(1), calls_text(0), calls_text(2)) == ("1 call", "0 calls", "2 calls")
 
 
 def test_enough_calls_is_no_shortfall():
