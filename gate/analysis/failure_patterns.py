@@ -24,6 +24,7 @@ from typing import Literal
 from gate.analysis.definition_facts import name_words, purpose_words
 from gate.results.outcomes import REASON_TITLES, CaseResult, Failure, RunResults, ToolInfo
 from gate.util.escape import json_text
+from gate.util.wording import closest
 
 ARGUMENT_REASONS = (
     "missing_argument",
@@ -35,6 +36,7 @@ ARGUMENT_REASONS = (
 _EXPECTATION_REASONS = ("missing_argument", "unexpected_argument", "type_error", "value_error")
 _SENT_SHOWN = 5  # distinct values the model sent, kept per argument for the advice
 _TYPO = 0.8  # a hallucinated name at least this similar to a defined one is a misspelling of it
+_SPELLED = 0.5  # when nothing else says which tool was meant: the closest name at least this similar
 
 
 @dataclass(frozen=True)
@@ -309,9 +311,9 @@ def _meant(
     if expected:
         best = max(sorted(expected), key=lambda tool: expected[tool])
         return best, "expected", ()
-    typo = difflib.get_close_matches(name, sorted(tools), n=1, cutoff=_TYPO)
-    if typo:  # get_wether: a misspelling, whatever the definitions say
-        return typo[0], "spelling", ()
+    typo = closest(name, sorted(tools), _TYPO)
+    if typo is not None:  # get_wether: a misspelling, whatever the definitions say
+        return typo, "spelling", ()
     wanted = name_words(name)
     scored = []
     for tool in tools.values():
@@ -323,8 +325,8 @@ def _meant(
         count, _, best_name, shared = max(scored, key=lambda s: (s[0], s[1], s[2]))
         if count:
             return best_name, "purpose", tuple(sorted(shared))
-    spelled = difflib.get_close_matches(name, sorted(tools), n=1, cutoff=0.5)
-    return (spelled[0], "spelling", ()) if spelled else (None, None, ())
+    spelled = closest(name, sorted(tools), _SPELLED)
+    return (spelled, "spelling", ()) if spelled is not None else (None, None, ())
 
 
 def pattern_refs(failed: Sequence[FailedCase]) -> dict[tuple[str, str | None], list[str]]:

@@ -9,7 +9,6 @@ key, index out of range, a list step on a non-list) selects nothing rather than 
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from gate.suite.matchers import has_judge, judge_requests_for_value, match_value
 from gate.suite.model import PathAssertion
 from gate.util import bounded_regex
 from gate.util.escape import show
+from gate.util.wording import closest
 
 Segment = tuple[str, Any]  # ("key", name) | ("index", int) | ("each", None)
 
@@ -94,7 +94,7 @@ def unreachable(path: str) -> str | None:
             return None
         elif arg not in shape:
             keys = ", ".join(sorted(shape))
-            meant = _SYNONYMS.get(arg) or next(iter(difflib.get_close_matches(arg, sorted(shape), n=1)), "")
+            meant = _SYNONYMS.get(arg) or closest(arg, sorted(shape))
             hint = f"; did you mean {meant!r}?" if meant in shape else ""
             where = f"the run record's {walked}" if walked else "the run record"
             return f"path {path!r}: {where} has no key {arg!r} (keys: {keys}){hint}"

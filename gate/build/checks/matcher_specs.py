@@ -25,7 +25,6 @@ Pure: ``(path, message, hint)`` triples, reported by the suite builder.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -36,6 +35,7 @@ from gate.suite.model import MATCHER_KEYS
 from gate.util.escape import show
 from gate.util.json_types import PathKey
 from gate.util.text_normalization import ignore_chars
+from gate.util.wording import closest
 
 # The operand shapes of the matchers whose operand has one: a misspelled key is only reported when its
 # operand fits the matcher it resembles (``{regexp: {title: "a.*"}}`` is an object literal, as in a
@@ -216,8 +216,8 @@ def _misspelled(key: str, operand: Any, cutoff: float) -> str | None:
     canonical = _canonical(key)
     meant = _CANONICAL_KEYS.get(canonical)
     if meant is None:
-        close = difflib.get_close_matches(canonical, list(_CANONICAL_KEYS), n=1, cutoff=cutoff)
-        meant = _CANONICAL_KEYS[close[0]] if close else None
+        close = closest(canonical, list(_CANONICAL_KEYS), cutoff)
+        meant = _CANONICAL_KEYS[close] if close is not None else None
     if meant is None or meant == key:
         return None
     kinds = _OPERAND_TYPES.get(meant)
