@@ -52,6 +52,11 @@ def is_matcher(value: Any) -> bool:
     return len(value) == 2 and "object" in value and "extra_keys" in value
 
 
+def matcher_key(matcher: Mapping[str, Any]) -> str:
+    """The key that names a matcher mapping's matcher (``object`` beside its ``extra_keys``)."""
+    return "object" if "object" in matcher else next(iter(matcher))
+
+
 _JSON_TYPES = {
     type(None): "null",
     bool: "boolean",
@@ -380,7 +385,7 @@ def argument_request(criterion: str, value: Any, path: str) -> JudgeRequest:
 def _match(matcher: Any, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     if not is_matcher(matcher):
         return _match_plain(matcher, present, value, ctx, path)
-    key = "object" if "object" in matcher else next(iter(matcher))
+    key = matcher_key(matcher)
     arg = matcher[key]
     presence = _PRESENCE_MATCHERS.get(key)
     if presence is not None:

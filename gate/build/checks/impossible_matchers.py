@@ -22,8 +22,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gate.build.checks.finding import Finding
+from gate.build.checks.matcher_specs import NEVER_AN_OBJECT
 from gate.build.checks.schema_position import declared, item_schema, property_schema, resolve
-from gate.suite.matchers import is_matcher, json_type, typed_equal
+from gate.suite.matchers import is_matcher, json_type, matcher_key, typed_equal
 from gate.util import schema_check
 from gate.util.escape import show
 from gate.util.json_types import PathKey
@@ -43,8 +44,6 @@ _MATCHER_KINDS: dict[str, Kinds] = {
     "unordered": _ARRAY,
     "object": _OBJECT,
 }
-# Matchers that also read an object's own key of their name (checked in gate.build.checks.matcher_specs).
-_NEVER_AN_OBJECT = frozenset({"regex", "normalized", "range", "approx", "unordered", "contains"})
 _KIND_WORDS = {
     "null": "null",
     "boolean": "a boolean",
@@ -98,7 +97,7 @@ def _walk(node: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Ite
 def _matcher(
     node: Mapping[str, Any], at: PathKey, label: str, schema: Any, place: _Place
 ) -> Iterator[Finding]:
-    key = "object" if "object" in node else next(iter(node))
+    key = matcher_key(node)
     operand = node[key]
     where = (*at, key)
     if key == "equals":
@@ -165,7 +164,7 @@ def matcher_kinds(node: Any) -> Kinds | None:
         return _ARRAY
     if not is_matcher(node):
         return _OBJECT
-    key = "object" if "object" in node else next(iter(node))
+    key = matcher_key(node)
     operand = node[key]
     if key in _MATCHER_KINDS:
         return _MATCHER_KINDS[key]
@@ -224,10 +223,10 @@ def _kind_conflict(node: Any, label: str, schema: Any, place: _Place) -> tuple[s
         return None  # a scalar literal is checked whole against the schema
     key = None
     if isinstance(node, dict) and is_matcher(node):
-        key = "object" if "object" in node else next(iter(node))
+        key = matcher_key(node)
         if key not in _MATCHER_KINDS and key != "contains":
             return None  # literals are checked whole, wrapping matchers by what they wrap
-        if key in _NEVER_AN_OBJECT and key in declared(schema, place.root):
+        if key in NEVER_AN_OBJECT and key in declared(schema, place.root):
             return None  # read as an object's own key: gate.build.checks.matcher_specs says so
     allowed = _schema_kinds(schema, place)
     wanted = matcher_kinds(node)
@@ -281,7 +280,7 @@ def _presence(node: Any) -> tuple[bool, bool]:
     """(fails when the value is absent, fails whenever it is present) for a matcher."""
     if not (isinstance(node, dict) and is_matcher(node)):
         return True, False
-    key = next(iter(node)) if "object" not in node else "object"
+    key = matcher_key(node)
     operand = node[key]
     items = [_presence(item) for item in (operand if isinstance(operand, list) else [operand])]
     if key == "optional":

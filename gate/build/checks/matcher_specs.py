@@ -30,7 +30,7 @@ from typing import Any
 
 from gate.build.checks.finding import Finding
 from gate.build.checks.schema_position import declared, item_schema, property_schema, types
-from gate.suite.matchers import is_matcher, normalized_operand
+from gate.suite.matchers import is_matcher, matcher_key, normalized_operand
 from gate.suite.model import MATCHER_KEYS
 from gate.util.escape import show
 from gate.util.json_types import PathKey
@@ -55,8 +55,9 @@ _OPERAND_TYPES: dict[str, tuple[type, ...]] = {
     "absent": (bool,),
     "anything": (bool,),
 }
-# Matchers that only ever match strings, numbers or arrays.
-_NEVER_AN_OBJECT = frozenset({"regex", "normalized", "range", "approx", "unordered", "contains"})
+# Matchers that only ever match strings, numbers or arrays: where the schema declares an object
+# property of their name, ``{key: ...}`` is more likely that object than the matcher.
+NEVER_AN_OBJECT = frozenset({"regex", "normalized", "range", "approx", "unordered", "contains"})
 # difflib ratio of the keys with case, "-" and "_" ignored: where the schema says the value is no object
 # (a mapping there can only be a matcher), and the stricter one where no schema is known (a state, a
 # path match: ``{option: dark}`` or ``{ordered: [...]}`` are as likely an object's own keys).
@@ -91,9 +92,9 @@ def _matcher(
     node: Mapping[str, Any], at: PathKey, schema: Any, root: Mapping[str, Any] | None
 ) -> Iterator[Finding]:
     """Problems inside a matcher's operand (matchers nest)."""
-    key = "object" if "object" in node else next(iter(node))
+    key = matcher_key(node)
     operand = node[key]
-    if key in _NEVER_AN_OBJECT and key in declared(schema, root) and types(schema, root) == {"object"}:
+    if key in NEVER_AN_OBJECT and key in declared(schema, root) and types(schema, root) == {"object"}:
         yield (
             at,
             f"{{{key}: ...}} is read as the matcher {key!r}, which never matches an object, "
