@@ -21,7 +21,7 @@ it, so every other item keeps its index and its position in the file). Pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,25 +122,27 @@ def _damaged_keys(error: Any) -> list[str] | None:
     if not isinstance(instance, dict):
         return None
     if keyword == "additionalProperties":
-        allowed = error.schema.get("properties", {})
-        patterns = error.schema.get("patternProperties", {})
-        return [k for k in instance if k not in allowed and not _matches_any(patterns, k)]
+        return extra_keys(instance, error.schema)
     if keyword == "required":
         return [k for k in error.validator_value if k not in instance]
     if keyword in ("oneOf", "anyOf"):
-        names = _one_key_forms(error.validator_value)
+        names = one_key_forms(error.validator_value)
         if names:
             present = [n for n in names if n in instance]
             return present[1:] if present else names[:1]
     return None
 
 
-def _matches_any(patterns: Iterable[str], key: str) -> bool:
-    return any(re.search(p, key) for p in patterns)
+def extra_keys(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    """The keys of ``instance`` that ``schema`` (with ``additionalProperties: false``) does not allow."""
+    allowed = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [k for k in instance if k not in allowed and not any(re.search(p, k) for p in patterns)]
 
 
-def _one_key_forms(branches: Any) -> list[str]:
-    """The keys of a choice whose every branch requires exactly one key (else empty)."""
+def one_key_forms(branches: Any) -> list[str]:
+    """The keys of a ``oneOf`` / ``anyOf`` whose every branch requires exactly one key (``input`` or
+    ``conversation``); empty when it is not such a choice."""
     if not isinstance(branches, list):
         return []
     names = []

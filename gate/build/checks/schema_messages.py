@@ -12,11 +12,11 @@ schema's ``$defs`` are passed in.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from gate.build.checks.schema_damage import extra_keys, one_key_forms
 from gate.errors import Problem
 from gate.util.escape import show, truncate
 from gate.util.json_types import JsonObject, PathKey
@@ -60,7 +60,7 @@ def _misspelt(errors: list[Any]) -> frozenset[PathKey]:
         if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
             continue
         allowed = list(error.schema.get("properties", {}))
-        for key in _extra_keys(error.instance, error.schema):
+        for key in extra_keys(error.instance, error.schema):
             close = closest(key, allowed)
             if close is not None:
                 meant.add((*error.absolute_path, close))
@@ -120,15 +120,8 @@ def _unknown_keys(found: _Error) -> list[Problem] | None:
     allowed = list(schema.get("properties", {}))
     return [
         found.problem(f"unknown key {key!r}", did_you_mean(key, allowed), (*found.path, key), at_key=True)
-        for key in _extra_keys(instance, schema)
+        for key in extra_keys(instance, schema)
     ]
-
-
-def _extra_keys(instance: JsonObject, schema: Mapping[str, Any]) -> list[str]:
-    """The keys of ``instance`` that ``schema`` (with ``additionalProperties: false``) does not allow."""
-    allowed = schema.get("properties", {})
-    patterns = list(schema.get("patternProperties", {}))
-    return [k for k in instance if k not in allowed and not any(re.search(p, k) for p in patterns)]
 
 
 def _missing_keys(found: _Error) -> list[Problem] | None:
@@ -145,10 +138,8 @@ def _missing_keys(found: _Error) -> list[Problem] | None:
 def _alternatives(found: _Error) -> list[Problem]:
     """``oneOf`` / ``anyOf``: which one key to write, or what is wrong with the value."""
     error, instance = found.error, found.error.instance
-    branches = error.validator_value
-    forms: list[Any] = [s.get("required") for s in branches if isinstance(s, dict) and set(s) == {"required"}]
-    if len(forms) == len(branches) and all(f and len(f) == 1 for f in forms) and isinstance(instance, dict):
-        names = [f[0] for f in forms]
+    names = one_key_forms(error.validator_value)
+    if names and isinstance(instance, dict):
         if any((*found.path, name) in found.meant for name in names):
             return []  # one of them is written, misspelt: the unknown key says so
         return [_one_key_of(found, names)]
