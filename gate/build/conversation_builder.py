@@ -17,14 +17,10 @@ from typing import Any
 
 from gate.build.context import BuildContext
 from gate.suite.model import GivenCall, Message
+from gate.util.escape import as_text
 from gate.util.json_types import JsonObject, PathKey
 
 _RESULT_HINT = "add {role: tool, tool_call_id: ID, content: ...} for each, right after this message"
-
-
-def tool_content(value: Any) -> str:
-    """A tool message's content as the text sent: strings as written, other values as JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 @dataclass
@@ -66,7 +62,7 @@ class ConversationReader:
             if key in raw and role != owner:
                 self.context.err((*at, key), f"{key} belongs to {owner} messages, not to {role} ones")
         if role == "tool":
-            return Message("tool", tool_content(raw["content"]), is_error=bool(raw.get("is_error", False)))
+            return Message("tool", as_text(raw["content"]), is_error=bool(raw.get("is_error", False)))
         calls = raw.get("tool_calls", ()) if role == "assistant" else ()
         given = tuple(
             self.call(call, (*at, "tool_calls", i)) for i, call in enumerate(calls) if call is not None

@@ -8,16 +8,13 @@ the prompt and parses the verdict, as for every other judged check.
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from gate.util.escape import as_text
 
 if TYPE_CHECKING:
     from gate.results.run_record import RunRecord
     from gate.suite.model import Suite
-
-
-def _value_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def goal_text(record: RunRecord, goal: str = "") -> str:
@@ -51,7 +48,7 @@ def trajectory_text(suite: Suite, record: RunRecord) -> str:
                 call = results.get(call_id)
                 if call is None:
                     continue
-                arguments = call.raw_arguments if call.arguments is None else _value_text(call.arguments)
+                arguments = call.raw_arguments if call.arguments is None else as_text(call.arguments)
                 outcome = "ERROR" if call.is_error else "RESULT"
-                steps.append(f"CALL {call.name}({arguments}) -> {outcome}: {_value_text(call.result)}")
+                steps.append(f"CALL {call.name}({arguments}) -> {outcome}: {as_text(call.result)}")
     return f"Available tools:\n{tools}\n\nThe episode, in order:\n" + "\n".join(steps)

@@ -162,6 +162,12 @@ def json_text(value: object) -> str:
         return repr(value)
 
 
+def as_text(value: object) -> str:
+    """``value`` as the text a message carries (a tool result, a call's arguments): a string as it is,
+    anything else as its JSON text (``json_text``)."""
+    return value if isinstance(value, str) else json_text(value)
+
+
 def show(value: object, limit: int = 120) -> str:
     """``value`` quoted in a one-line message: its JSON text, at most ``limit`` characters."""
     if type(value) is str and len(value) <= 512:

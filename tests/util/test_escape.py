@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gate.util.escape import (
+    as_text,
     html_text,
     json_text,
     md_code_block,
@@ -113,3 +114,9 @@ def test_values_are_shown_as_short_json():
     assert show("Oslo") == '"Oslo"'
     assert show(list(range(100)), 20) == "[0, 1, 2, 3, 4, 5, …"
     assert show("x" * 1000, 10) == '"xxxxxxxx…'
+
+
+def test_a_value_as_a_message_carries_it_is_a_string_as_written_else_its_json():
+    assert as_text("Sunny, 21 °C") == "Sunny, 21 °C"
+    assert as_text({"temp": 21, "city": "Zürich"}) == '{"city": "Zürich", "temp": 21}'
+    assert (as_text(None), as_text([1, 2.5])) == ("null", "[1, 2.5]")
