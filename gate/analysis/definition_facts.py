@@ -146,11 +146,6 @@ def closed_object(parameters: JsonObject | None) -> bool | None:
     return isinstance(root, dict) and root.get("additionalProperties") is False
 
 
-def mentions(text: str, name: str) -> bool:
-    """Whether ``text`` names ``name`` as a whole word (a tool or parameter name in a description)."""
-    return bool(name) and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
-
-
 def words(text: str) -> set[str]:
     """The content words of a description (lower case, without stop words)."""
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from gate.analysis.definition_facts import (
     ParameterFacts,
     closed_object,
-    mentions,
     overlap,
     parameter_facts,
     says_when,
@@ -30,7 +29,7 @@ from gate.results.outcomes import REASON_TITLES, RunResults, SuiteResult, ToolIn
 from gate.suite.matchers import json_type
 from gate.util.escape import md_inline_code, show
 from gate.util.json_types import JsonObject
-from gate.util.wording import plural
+from gate.util.wording import mentions, plural
 
 _SIMILAR = 0.5  # descriptions sharing at least this share of their content words are "similar"
 _UNREAD = "these results do not hold the tool's schema"

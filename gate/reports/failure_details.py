@@ -15,14 +15,10 @@ from typing import Any
 
 from gate.results.outcomes import Failure
 from gate.util.escape import json_text
+from gate.util.wording import mentions
 
 _POSITION = re.compile(r"\bcall \d+")
 _NAMES = ("expected tool", "tool", "argument")  # details that are names, not JSON values
-
-
-def _names(message: str, name: str) -> bool:
-    """Whether ``message`` names ``name`` as a whole word."""
-    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", message) is not None
 
 
 def _states(message: str, value: Any) -> bool:
@@ -44,7 +40,7 @@ def unstated_details(failure: Failure) -> tuple[tuple[str, Any], ...]:
     message = _POSITION.sub("", failure.message)  # "(call 5)" says which call, not a value
     names = (("expected tool", failure.expected_tool), ("tool", failure.tool), ("argument", failure.argument))
     found: list[tuple[str, Any]] = [
-        (label, name) for label, name in names if name and not _names(message, name)
+        (label, name) for label, name in names if name and not mentions(message, name)
     ]
     for label, value in (("expected", failure.expected), ("actual", failure.actual)):
         if value is not None and not _states(message, value):

@@ -1,9 +1,10 @@
-"""Words the messages share: a count with its noun (``plural``) and the "did you mean" hint for a
-misspelt name (``closest``, ``did_you_mean``). Pure."""
+"""Words the messages share: a count with its noun (``plural``), the "did you mean" hint for a
+misspelt name (``closest``, ``did_you_mean``), and whether a text names a name (``mentions``). Pure."""
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 CLOSE = 0.6  # how alike a word must be to a choice to be offered as "did you mean"
@@ -26,3 +27,9 @@ def did_you_mean(word: str, choices: Sequence[str], listed: str = "allowed") -> 
     if close is not None:
         return f"did you mean {close!r}?"
     return (f"{listed}: " + ", ".join(choices)) if choices else ""
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a whole word (``get_weather`` in a description or a message,
+    not inside ``get_weather_now``)."""
+    return bool(name) and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gate.analysis.definition_facts import closed_object, mentions, overlap, parameter_facts
+from gate.analysis.definition_facts import closed_object, overlap, parameter_facts
 
 SCHEMA = {
     "type": "object",
@@ -49,11 +49,9 @@ def test_what_cannot_be_read_is_opaque_and_what_is_absent_is_undeclared():
     assert not unknown.known and not unknown.declared
 
 
-def test_closed_object_mentions_and_overlap():
+def test_closed_object_and_overlap():
     assert closed_object(SCHEMA) is True and closed_object({"type": "object"}) is False
     assert closed_object(None) is None
-    assert mentions("use get_forecast for later", "get_forecast")
-    assert not mentions("use get_forecast_daily", "get_forecast")
     share = overlap("Weather now in a city.", "Weather forecast for a city.")
     assert (share.shared, share.total) == (2, 4)
     # Words with letters outside a-z are words too (they were cut apart at each accent).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gate.util.wording import closest, did_you_mean, plural
+from gate.util.wording import closest, did_you_mean, mentions, plural
 
 
 def test_a_count_says_its_noun_in_the_right_number():
@@ -20,3 +20,9 @@ def test_did_you_mean_offers_the_close_choice_else_lists_them():
     assert did_you_mean("regexp", ["regex", "range"]) == "did you mean 'regex'?"
     assert did_you_mean("zzz", ["regex", "range"], "keys") == "keys: regex, range"
     assert did_you_mean("zzz", []) == ""
+
+
+def test_a_text_mentions_a_name_only_as_a_whole_word():
+    assert mentions("Use get_weather for today.", "get_weather")
+    assert not mentions("Use get_weather_now for today.", "get_weather")
+    assert not mentions("anything", "")
