@@ -24,6 +24,7 @@ from gate.suite.judging import (
     semantic_request,
     trajectory_request,
     unambiguous_choice,
+    unique_requests,
 )
 from gate.suite.matchers import has_judge, judge_requests_for_arguments
 from gate.suite.model import Case, OutputChecks, Suite
@@ -104,7 +105,4 @@ def collect_requests(suite: Suite, case: Case, record: RunRecord, index: int) ->
         requests += path_assertions.judge_requests(assertion, record)
     if asked.trajectory is not None:
         requests.append(asked.trajectory)
-    unique: dict[str, JudgeRequest] = {}
-    for request in requests:
-        unique.setdefault(request.key, request)
-    return list(unique.values())
+    return unique_requests(requests)

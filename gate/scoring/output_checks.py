@@ -69,7 +69,7 @@ def output_checks(
     case: Case, record: RunRecord, asked: AnswerRequests, verdicts: Mapping[str, JudgeVerdict]
 ) -> CheckLog:
     """Every check of ``expect.output`` on a trial's final answer, string checks first; the judged
-    ones read the verdicts of the requests in ``asked`` (``trial_judging.answer_requests``)."""
+    ones read the verdicts of the requests in ``asked`` (``judge_requests.answer_requests``)."""
     log = CheckLog()
     out = case.expect.output
     if not record.answered:
@@ -201,18 +201,17 @@ def _judged_checks(
     log: CheckLog,
 ) -> None:
     """criteria, semantic_contains and ranking: the judge's verdict is the check's."""
-    for criterion, request in zip(out.criteria, asked.criteria, strict=True):
-        label = f"criteria {show(criterion)}"
-        verdict = judged(log, "criteria", label, request, verdicts)
-        if verdict is not None:
-            score = verdict.score if verdict.passed else 0.0
-            _judged_result(log, "criteria", label, verdict, verdict.passed, score, criterion, answer)
-    for phrase, request in zip(out.semantic_contains, asked.semantic, strict=True):
-        label = f"semantic_contains {show(phrase)}"
-        verdict = judged(log, "semantic_contains", label, request, verdicts)
-        if verdict is not None:
-            score = verdict.score if verdict.passed else 0.0
-            _judged_result(log, "semantic_contains", label, verdict, verdict.passed, score, phrase, answer)
+    listed: tuple[tuple[JudgedKind, tuple[str, ...], tuple[judging.JudgeRequest, ...]], ...] = (
+        ("criteria", out.criteria, asked.criteria),
+        ("semantic_contains", out.semantic_contains, asked.semantic),
+    )
+    for kind, texts, requests in listed:
+        for text, request in zip(texts, requests, strict=True):
+            label = f"{kind} {show(text)}"
+            verdict = judged(log, kind, label, request, verdicts)
+            if verdict is not None:
+                score = verdict.score if verdict.passed else 0.0
+                _judged_result(log, kind, label, verdict, verdict.passed, score, text, answer)
     if out.ranking is not None and asked.ranking is not None:
         r = out.ranking
         verdict = judged(log, "ranking", "ranking", asked.ranking, verdicts)

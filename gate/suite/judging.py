@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from gate.suite.model import DEFAULT_RANKING_THRESHOLD
 from gate.util.json_types import JsonObject
-
-if TYPE_CHECKING:
-    pass
 
 JudgeKind = Literal[
     "criteria", "semantic_contains", "ranking", "choice", "clarification", "argument", "trajectory"
@@ -70,6 +67,14 @@ class JudgeVerdict:
     score: float
     rationale: str
     detail: JsonObject = field(default_factory=dict)
+
+
+def unique_requests(requests: Iterable[JudgeRequest]) -> list[JudgeRequest]:
+    """``requests`` with each question once (by ``key``), in the order first asked."""
+    unique: dict[str, JudgeRequest] = {}
+    for request in requests:
+        unique.setdefault(request.key, request)
+    return list(unique.values())
 
 
 class JudgeReplyError(ValueError):

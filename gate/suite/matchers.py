@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gate.suite.judging import JudgeRequest, JudgeVerdict
+from gate.suite.judging import JudgeRequest, JudgeVerdict, unique_requests
 from gate.suite.model import MATCHER_KEYS
 from gate.util import bounded_regex
 from gate.util.assignment import optimal_assignment
@@ -648,21 +648,14 @@ def judge_requests_for_arguments(
         return []
     ctx = _Context(verdicts=None, requests=[])
     _match_arguments(expected_args, actual, True, ctx)
-    return _unique(ctx.requests or [])
+    return unique_requests(ctx.requests or [])
 
 
 def judge_requests_for_value(matcher: Any, value: Any, path: str = "") -> list[JudgeRequest]:
     """The judge requests that ``match_value(matcher, True, value, verdicts, path)`` will look up."""
     ctx = _Context(verdicts=None, requests=[])
     _match(matcher, True, value, ctx, path)
-    return _unique(ctx.requests or [])
-
-
-def _unique(requests: list[JudgeRequest]) -> list[JudgeRequest]:
-    seen: dict[str, JudgeRequest] = {}
-    for request in requests:
-        seen.setdefault(request.key, request)
-    return list(seen.values())
+    return unique_requests(ctx.requests or [])
 
 
 def has_judge(matcher: Any) -> bool:
