@@ -11,7 +11,7 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JSON_SCALARS, JsonObject
 
 # How a call was answered: by a matched rule, a tool's fallback rule, an error rule, the suite's
 # ``unmocked`` default (a defined tool without a rule), the unknown-tool error (a tool the definitions
@@ -46,14 +46,11 @@ def stop_reason(value: object) -> StopReason:
     raise ValueError(f"unknown stop_reason {value!r} (one of: {', '.join(STOP_REASONS)})")
 
 
-_SCALARS = (str, int, float, bool, type(None))
-
-
 def copy_value(value: Any) -> Any:
     """A copy of a JSON-like value the way ``dataclasses.asdict`` copies field values: dicts, lists
     and tuples are rebuilt (keeping their type), scalars shared, anything else deep-copied."""
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in JSON_SCALARS:
         return value
     if kind is dict:
         return {copy_value(k): copy_value(v) for k, v in value.items()}

@@ -36,7 +36,7 @@ from gate.suite.judging import JudgeRequest, JudgeVerdict
 from gate.suite.matchers import has_judge
 from gate.suite.model import CallExpectation, Case, Suite
 from gate.util.escape import show, truncate
-from gate.util.json_types import JsonObject
+from gate.util.json_types import JSON_SCALARS, JsonObject
 from gate.util.wording import plural
 
 ARGUMENT_REASONS: frozenset[Reason] = frozenset(
@@ -490,16 +490,13 @@ def _all_verdict(failures: Sequence[Failure]) -> tuple[CaseStatus, float]:
 # --- a readable expectation ---------------------------------------------------------------------------
 
 
-_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
 def _jsonable(value: Any) -> Any:
     kind = type(value)
-    if kind in _JSON_SCALARS:
+    if kind in JSON_SCALARS:
         return value
     if kind is dict:
         return {
-            k if type(k) is str else str(k): v if type(v) in _JSON_SCALARS else _jsonable(v)
+            k if type(k) is str else str(k): v if type(v) in JSON_SCALARS else _jsonable(v)
             for k, v in value.items()
         }
     if isinstance(value, Mapping):

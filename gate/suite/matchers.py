@@ -24,6 +24,7 @@ from gate.suite.model import MATCHER_KEYS
 from gate.util import bounded_regex
 from gate.util.assignment import optimal_assignment
 from gate.util.escape import show
+from gate.util.json_types import JSON_SCALARS
 from gate.util.text_normalization import LOOSER_COMPARISONS, NOTHING_IGNORED, Ignored, normalize_text
 from gate.util.wording import plural
 
@@ -596,20 +597,17 @@ def match_value(
     return _match(matcher, present, value, _Context(verdicts), path)
 
 
-# Scalar types whose same-type ``==`` is exactly ``typed_equal`` (NaN is unequal to itself in both).
-_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
 def _match_arguments(
     expected_args: Mapping[str, Any], actual: Mapping[str, Any], allow_extra: bool, ctx: _Context
 ) -> tuple[MatchOutcome, ...]:
     outcomes = []
     for name, m in expected_args.items():
         # The common case first: a scalar literal (not a matcher mapping) and a present value of the
-        # very same Python type that equals it, which ``_literal`` would pass as typed-equal.
+        # very same Python type that equals it, which ``_literal`` would pass as typed-equal (for
+        # JSON's scalars same-type ``==`` is exactly ``typed_equal``; NaN is unequal to itself in both).
         if name in actual:
             value = actual[name]
-            if type(m) in _PLAIN_SCALARS and type(value) is type(m) and m == value:
+            if type(m) in JSON_SCALARS and type(value) is type(m) and m == value:
                 outcomes.append(MatchOutcome(True, None, "", m, value, name))
                 continue
             outcomes.append(_match(m, True, value, ctx, name))

@@ -13,6 +13,7 @@ from gate.results.run_record import RecordedCall
 from gate.scoring.calls import counting, metrics, order, pairing, prohibitions
 from gate.suite.judging import JudgeVerdict
 from gate.suite.model import CallExpectation, ExpectedCall, Suite
+from gate.util.json_types import JSON_SCALARS
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,6 @@ def evaluate_one_to_one(
     )
 
 
-_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
 _MISSING = object()
 
 
@@ -165,7 +165,7 @@ def literals_agree(expected: ExpectedCall, arguments: Mapping[str, Any] | None) 
     if not expected.allow_extra_args and len(arguments) != len(args):
         return False
     for name, literal in args.items():
-        if type(literal) not in _PLAIN_SCALARS:
+        if type(literal) not in JSON_SCALARS:
             return False
         value = arguments.get(name, _MISSING)
         if type(value) is not type(literal) or value != literal:
