@@ -361,12 +361,18 @@ def parse_results(data: Any, path: str = "") -> RunResults:
                 )
             ]
         )
-    if fast_valid(results_schema(), data):
-        _refuse_duplicates(data, path)
-        try:
-            return RunResults.from_dict(data)
-        except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
-            raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
+    if not fast_valid(results_schema(), data):
+        _refuse_schema_errors(data, path)
+    _refuse_duplicates(data, path)
+    try:
+        return RunResults.from_dict(data)
+    except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
+        raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
+
+
+def _refuse_schema_errors(data: Any, path: str) -> None:
+    """What the results schema finds wrong in ``data``, said by ``jsonschema`` (the fast check said
+    only that something is)."""
     from jsonschema import Draft202012Validator
 
     validator = Draft202012Validator(results_schema())
@@ -379,11 +385,6 @@ def parse_results(data: Any, path: str = "") -> RunResults:
                 Problem(path, 0, 0, f"... and more problems (the first {_SHOWN_ERRORS} are shown)")
             )
         raise InputError(problems)
-    _refuse_duplicates(data, path)
-    try:
-        return RunResults.from_dict(data)
-    except (TypeError, KeyError, ValueError) as exc:  # pragma: no cover - the schema should catch these
-        raise InputError([Problem(path, 0, 0, f"invalid results file: {exc}")]) from exc
 
 
 def _refuse_duplicates(data: JsonObject, path: str) -> None:
