@@ -10,6 +10,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 from gate import __version__
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, GateError, InputError
@@ -27,7 +28,14 @@ USAGE = "usage: tool-eval-gate {validate,run,report,init} [options]\n\n" + "\n".
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    restore = tolerate_closed_output()
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        restore()
+
+
+def _dispatch(args: list[str]) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(USAGE)
         return 0 if args else EXIT_INVALID_INPUT
@@ -58,6 +66,59 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INCOMPLETE  # the contract's "could not be completed", as run's own handler returns
     finally:
         restore()
+
+
+class _ReaderMayLeave:
+    """A standard stream whose reader may go away before the command ends (``tool-eval-gate --help |
+    head -1``, ``run ... | head`` in a CI step): from then on what is written to it goes nowhere, and
+    the command goes on to its own end and exit code (a run still writes its reports and gates)."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._discard()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._discard()
+
+    def _discard(self) -> None:
+        """Point the stream's descriptor at the null device: what it still buffers, and everything
+        written later, is dropped there (the interpreter's last flush at exit included)."""
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self._stream.fileno())
+            finally:
+                os.close(null)
+        except (OSError, ValueError, AttributeError):  # not a stream with a descriptor
+            pass
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def tolerate_closed_output() -> Callable[[], None]:
+    """Put stdout and stderr behind ``_ReaderMayLeave`` while a command runs. Returns the function that
+    flushes them (a reader gone by then is found here, not by the interpreter at exit, where it
+    would print a traceback) and restores the original streams."""
+    saved = sys.stdout, sys.stderr
+    guarded = _ReaderMayLeave(saved[0]), _ReaderMayLeave(saved[1])
+    sys.stdout, sys.stderr = guarded
+
+    def restore() -> None:
+        for stream in guarded:
+            stream.flush()
+        sys.stdout, sys.stderr = saved
+
+    return restore
 
 
 def tolerate_unencodable_output() -> None:

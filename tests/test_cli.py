@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +77,89 @@ def test_a_forged_shard_count_in_a_results_file_is_refused_not_counted_up_to(tmp
     path.write_text(json.dumps(data))
     assert main(["report", str(path)]) == 2
     assert "at most 10,000" in capsys.readouterr().err
+
+
+def _with_closed_stdout(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None, module: str = "gate"
+) -> tuple[int, str]:
+    """``python -m MODULE ARGV`` whose standard output is a pipe nobody reads any more (``| head -1``
+    once head has exited): every write to it fails with EPIPE. The exit code and the standard error."""
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", module, *argv],
+            cwd=cwd,
+            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("module", "argv", "code"),
+    [
+        ("gate", ["--help"], 0),
+        ("gate", ["--version"], 0),
+        ("gate", ["validate", "--help"], 0),
+        ("gate", ["run", "--help"], 0),
+        ("gate", ["validate", "."], 0),
+        ("gate", ["frobnicate"], 2),
+        ("gate.github.entrypoint", ["--help"], 0),  # the action's image: docker run IMAGE --help
+        ("gate.github.entrypoint", ["validate", "."], 0),
+    ],
+)
+def test_a_reader_that_went_away_is_no_traceback(tmp_path, module, argv, code):
+    """``tool-eval-gate --help | head -1``: the pipe is closed, nothing more can be shown; the command
+    ends as it would have, without a BrokenPipeError traceback (DESIGN section 4)."""
+    (tmp_path / "s.suite.yaml").write_text(
+        "version: 1\nname: s\nagent: {provider: openai, model: gpt-4o-mini}\ncases: [{id: a, input: hi}]\n"
+    )
+    returncode, err = _with_closed_stdout(argv, tmp_path, module=module)
+    assert returncode == code, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err and "Exception ignored" not in err
+
+
+def test_a_run_whose_output_pipe_closes_still_writes_its_reports_and_gates(tmp_path, model_server):
+    """``tool-eval-gate run ... | head`` in a CI step with pipefail: the verdict still decides the
+    exit code, and the reports are written."""
+    script = {
+        "rules": [
+            {
+                "when": {"last_user": "in (?P<city>[A-Za-z]+)", "turn": 1},
+                "tool_calls": [{"name": "get_weather", "arguments": {"city": "{city}"}}],
+            }
+        ],
+        "default": {"text": "Sunny."},
+    }
+    server = model_server(script)
+    tools = [{"name": "get_weather", "description": "Weather.", "input_schema": {"type": "object"}}]
+    (tmp_path / "tools.json").write_text(json.dumps(tools))
+    (tmp_path / "s.suite.yaml").write_text(
+        "version: 1\nname: s\nagent: {provider: openai, model: test-model, tools: [{file: tools.json}]}\n"
+        "mocks: {tools: {get_weather: [{returns: {temp_c: 18}}]}}\n"
+        "cases:\n"
+        "  - {id: rome, input: Weather in Rome?, "
+        "expect: {calls: [{tool: get_weather, args: {city: Rome}}]}}\n"
+        "  - {id: oslo, input: Weather in Oslo?, "
+        "expect: {calls: [{tool: get_weather, args: {city: Oslo}}]}}\n"
+    )
+    env = {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-test-closed-pipe-0123456789"}
+    argv = ["run", ".", "--json", "out/results.json", "--markdown", "out/report.md"]
+
+    returncode, err = _with_closed_stdout(argv, tmp_path, env)
+
+    assert returncode == 0, err  # both cases passed (it was 1: a BrokenPipeError traceback)
+    assert "Traceback" not in err and "Exception ignored" not in err
+    results = json.loads((tmp_path / "out/results.json").read_text())
+    assert [c["status"] for c in results["suites"][0]["cases"]] == ["passed", "passed"]
+    assert (tmp_path / "out/report.md").is_file()

@@ -364,6 +364,16 @@ class Outcome:
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+    from gate.cli import tolerate_closed_output
+
+    restore = tolerate_closed_output()  # `docker run IMAGE --help | head -1`
+    try:
+        return _main(argv, env)
+    finally:
+        restore()
+
+
+def _main(argv: Sequence[str] | None, env: Mapping[str, str] | None) -> int:
     from gate.cli import tolerate_unencodable_output
 
     tolerate_unencodable_output()  # annotations quote model text, which may hold a lone surrogate
