@@ -2,9 +2,10 @@
 
 The program runs without a shell from the repository root (the base tree's copy for the base side
 of ``--baseline auto``), in its own process group, with an environment that holds no secret of the
-gate's: every variable whose name says key, token, secret, password, DSN or webhook, and every
-``OPENAI_*`` / ``ANTHROPIC_*`` / ``AZURE_OPENAI_*`` setting is left out, and the trial's own are put
-in: ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` (the recording proxy's routes of this trial),
+gate's (``environment_without_secrets``, the rule of every process the gate starts: every variable
+whose name says key, token, secret, password, DSN or webhook, every ``OPENAI_*`` / ``ANTHROPIC_*`` /
+``AZURE_OPENAI_*`` setting and the action's inputs are left out), and the trial's own are put in:
+``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` (the recording proxy's routes of this trial),
 ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` (the trial's token), ``TOOL_EVAL_GATE_MCP_URL`` (the mock
 MCP server) and ``PYTHONUNBUFFERED=1`` (a Python program's answers are not held in a pipe buffer).
 The program is what ``PATH`` finds, as for the team's own shell (and for MCP servers).
@@ -53,7 +54,7 @@ from gate.suite import conversation
 from gate.suite.mocks import MockSession, merged
 from gate.suite.model import Case, Command, Suite
 from gate.suite.pricing import PriceTable
-from gate.util.redact import Redactor, is_secret_name
+from gate.util.redact import Redactor, environment_without_secrets
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 
@@ -61,7 +62,6 @@ MAX_ANSWER_BYTES = 1024 * 1024  # one answer line
 STDERR_TAIL_CHARS = 4000  # of the program's standard error, kept in the transcript
 _STDERR_KEPT = 64 * 1024  # bytes of standard error held while the program runs
 EXIT_GRACE_S = 2.0  # after its last answer, the time the program has to exit by itself
-_PROVIDER_PREFIXES = ("OPENAI_", "ANTHROPIC_", "AZURE_OPENAI_")
 
 
 class _Crash(Exception):
@@ -70,11 +70,7 @@ class _Crash(Exception):
 
 def program_environment(route: TrialRoute, base: Mapping[str, str]) -> dict[str, str]:
     """The environment of the program of the trial at ``route`` (see the module doc)."""
-    env = {
-        name: value
-        for name, value in base.items()
-        if not is_secret_name(name) and not name.startswith(_PROVIDER_PREFIXES)
-    }
+    env = environment_without_secrets(base)
     env.update(
         {
             "OPENAI_BASE_URL": route.openai_base_url,

@@ -5,9 +5,8 @@ tools (every page of ``tools/list``) or to run a call (``tools/call``).
 A server that cannot be started, exits, does not speak MCP or does not answer within its
 ``timeout_s`` is a :class:`ServerFailed` (exit 3) naming the server, what went wrong and the tail of
 its standard error, every secret masked. The server's process (and its children) ends with the session.
-Its environment is the gate's without the gate's own credentials (the model keys and base URLs, the
-GitHub tokens, the action's inputs): a server never holds what it does not need to list or run its
-tools.
+Its environment is the gate's without any secret and without the gate's own settings
+(``environment_without_secrets``, as for an agent program): a server may be a pull request's code.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
@@ -23,23 +22,10 @@ from typing import IO, Any, TextIO
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
 from gate.suite.model import ToolServer
 from gate.util.escape import truncate
-from gate.util.redact import Redactor
+from gate.util.redact import Redactor, environment_without_secrets
 
 MAX_PAGES = 100  # tools/list pages read at most
 STDERR_TAIL_CHARS = 2000
-# What the gate holds for itself: never handed to a server it starts.
-_GATE_CREDENTIALS = frozenset(
-    {
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-        "GITHUB_TOKEN",
-        "GH_TOKEN",
-        "ACTIONS_RUNTIME_TOKEN",
-        "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-    }
-)
 
 
 class ServerFailed(GateError):
@@ -54,15 +40,6 @@ def listing_refused(server: ToolServer, exc: BaseException) -> InputError:
     where = server.source
     message = f"the MCP server {server.label} lists an invalid tool: {_reason(exc)}"
     return InputError([Problem(where.path, where.line, where.column, message, "fix the tool's definition")])
-
-
-def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """The environment a started server gets: the gate's, without the gate's own credentials."""
-    return {
-        name: value
-        for name, value in environ.items()
-        if name not in _GATE_CREDENTIALS and not name.startswith("INPUT_")
-    }
 
 
 @dataclass(frozen=True)
@@ -270,7 +247,7 @@ async def _connect(stack: AsyncExitStack, server: ToolServer, stderr: TextIO) ->
         parameters = StdioServerParameters(
             command=server.command[0],
             args=list(server.command[1:]),
-            env=server_environment(os.environ),
+            env=environment_without_secrets(os.environ),
             cwd=server.directory or None,
         )
         read, write = await stack.enter_async_context(stdio_client(parameters, errlog=stderr))

@@ -87,6 +87,26 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.match(name))
 
 
+# What the gate's own settings are, besides the secret-named: the model providers' settings (a base URL
+# can carry credentials, and a started program must talk to the gate's proxy, not the provider), the
+# action's inputs, and git settings given in the environment (their values can be credentials, such as
+# an ``http.extraheader``; a count whose keys were dropped as secret-named would break every git call).
+_GATE_SETTINGS = re.compile(r"^(?:OPENAI_|ANTHROPIC_|AZURE_OPENAI_|INPUT_|GIT_CONFIG_(?:COUNT$|KEY_|VALUE_))")
+
+
+def environment_without_secrets(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of every process the gate starts (an agent program, an MCP server): ``environ``
+    without any secret-named variable (``is_secret_name``) and without the gate's own settings (the
+    providers' ``OPENAI_*``, ``ANTHROPIC_*``, ``AZURE_OPENAI_*``, the action's ``INPUT_*``, git's
+    ``GIT_CONFIG_COUNT`` / ``_KEY_n`` / ``_VALUE_n``). One rule: such a process may be a pull
+    request's code."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if not is_secret_name(name) and _GATE_SETTINGS.match(name) is None
+    }
+
+
 def url_credentials(url: str) -> list[str]:
     """The credentials a URL carries: its user name and password, and the values of its query
     parameters (``https://host/v1?api-key=...``); the host and path are not secrets."""

@@ -98,6 +98,31 @@ def test_live_calls_reach_a_fresh_server_in_every_trial(repo, capsys):
     assert len(starts.read_text().split()) == 4
 
 
+def test_a_started_server_gets_no_secret_of_the_job(repo, monkeypatch, capsys):
+    """An MCP server is the pull request's code when commands are allowed: like an agent program it
+    gets none of the job's secret-named variables, whatever their names (DESIGN section 9), nor the
+    gate's own settings; the rest of the environment it does get. Listing and live calls alike."""
+    secrets = {
+        "AZURE_OPENAI_API_KEY": "azure-key-0123456789abcdef",
+        "AWS_SECRET_ACCESS_KEY": "aws-secret-0123456789abcdef",
+        "SENTRY_DSN": "https://0123456789abcdef@sentry.example/1",
+        "SLACK_WEBHOOK_URL": "https://hooks.slack.example/services/T0/B0/x",
+        "DEPLOY_PASSWORD": "correct-horse-battery",
+        "NPM_TOKEN": "npm_0123456789abcdef0123",
+        "INPUT_OPENAI_BASE_URL": "https://proxy.example/v1",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("SHOP_REGION", "eu-west")
+    seen = repo / "environ.log"
+    mcp = json.dumps({"command": [sys.executable, "server.py", "--environ", str(seen)], "calls": "live"})
+    write_suite(repo, suite_text(mcp))
+    assert run(repo, "--allow-commands") == 0, capsys.readouterr()
+    names = seen.read_text().split()
+    assert names.count("SHOP_REGION") == 2  # listed once, then called live in the one trial
+    assert not set(secrets) & set(names) and "OPENAI_API_KEY" not in names and "OPENAI_BASE_URL" not in names
+
+
 def test_without_calls_live_the_mocks_answer(repo, capsys):
     write_suite(repo, suite_text(command()).replace("holds 1 item", "holds 99 item"))
     assert run(repo, "--allow-commands", "--json", str(repo / "out.json")) == 0, capsys.readouterr()

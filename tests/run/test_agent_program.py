@@ -112,6 +112,9 @@ def test_no_secret_and_no_real_provider_setting_reaches_the_program(
     monkeypatch.setenv("OPENAI_ORG_ID", "org-real")
     monkeypatch.setenv("DATABASE_PASSWORD", "hunter2hunter2")
     monkeypatch.setenv("PLAIN_SETTING", "kept")
+    monkeypatch.setenv("INPUT_OPENAI_BASE_URL", "https://user:pass@proxy.example/v1")  # the action's
+    for name, value in (("COUNT", "1"), ("KEY_0", "safe.directory"), ("VALUE_0", "/github/workspace")):
+        monkeypatch.setenv(f"GIT_CONFIG_{name}", value)  # as the action sets them for its own git
     code = """
         import json, os, sys
         for line in sys.stdin:
@@ -119,6 +122,9 @@ def test_no_secret_and_no_real_provider_setting_reaches_the_program(
     """
     env = json.loads(run(tmp_path, code).output)
     assert "DATABASE_PASSWORD" not in env and "OPENAI_ORG_ID" not in env and env["PLAIN_SETTING"] == "kept"
+    assert "INPUT_OPENAI_BASE_URL" not in env
+    # A count without its keys breaks every git call ("missing config key"): the whole group goes.
+    assert not [name for name in env if name.startswith("GIT_CONFIG_")]
     assert env["OPENAI_API_KEY"] == env["ANTHROPIC_API_KEY"] != "sk-real-key-1234567890"
     assert env["OPENAI_BASE_URL"].startswith("http://127.0.0.1:") and env["OPENAI_BASE_URL"].endswith(
         "/openai/v1"

@@ -1,8 +1,9 @@
 """A scripted MCP server on stdio for the tests: JSON-RPC written by hand (no SDK), so that a test can
 make it misbehave exactly: paginate, loop its cursor, list an invalid tool, crash, speak no MCP.
 
-    python mcp_stdio_server.py [--page-size N] [--loop-cursor] [--invalid-tool] [--crash] [--garbage]
-                               [--starts FILE] [--no-tools] [--hang]
+    python mcp_stdio_server.py [--page-size N] [--loop-cursor] [--invalid-tool] [--garbage]
+                               [--crash [--leak TEXT]] [--starts FILE] [--environ FILE] [--no-tools]
+                               [--hang]
 
 Tools: ``get_weather`` (text result), ``add_item`` (appends to this process's list and answers the
 count, with structured content: a new process starts from an empty list), ``fail`` (an error result),
@@ -88,15 +89,22 @@ def call(name: str, arguments: dict[str, object], items: list[object]) -> dict[s
     return {"content": [{"type": "text", "text": "the tool failed on purpose"}], "isError": True}
 
 
+def leaked(args: list[str]) -> str:
+    """What ``--leak`` says the server found (in a file of its own, say): a server gets no secret of
+    the gate's environment, but it may still print one."""
+    return args[args.index("--leak") + 1] if "--leak" in args else "(none)"
+
+
 def main(args: list[str]) -> None:
     if "--starts" in args:
         with open(args[args.index("--starts") + 1], "a", encoding="utf-8") as log:
             log.write(f"{os.getpid()}\n")
+    if "--environ" in args:  # the names of the variables this process got, one a line
+        with open(args[args.index("--environ") + 1], "a", encoding="utf-8") as log:
+            log.write("".join(f"{name}\n" for name in sorted(os.environ)))
     if "--crash" in args:
         sys.stderr.write("Traceback (most recent call last):\n")
-        sys.stderr.write(
-            f"RuntimeError: cannot reach the database with key {os.environ.get('SERVER_API_KEY')}\n"
-        )
+        sys.stderr.write(f"RuntimeError: cannot reach the database with key {leaked(args)}\n")
         sys.exit(1)
     if "--garbage" in args:
         sys.stdout.write("Hello! I am not an MCP server.\n")

@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape as xml_escape
 import pytest
 
 from gate.reports.json_codec import to_json
-from gate.util.redact import MASK, RedactingStream, Redactor, is_secret_name
+from gate.util.redact import MASK, RedactingStream, Redactor, environment_without_secrets, is_secret_name
 
 OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"
 ANTHROPIC_KEY = "sk-ant-api03-ZZZyyyXXXwww-vvvUUUttt_sss"
@@ -239,3 +239,30 @@ def test_secrets_are_masked_in_base64_and_basic_credentials_by_their_shape() -> 
         Redactor().redact("Basic information and Basic c29tZXRleHQ=")
         == "Basic information and Basic c29tZXRleHQ="
     )
+
+
+def test_a_started_process_gets_no_secret_and_none_of_the_gates_settings():
+    """The one rule of every process the gate starts (agent programs, MCP servers)."""
+    environ = {
+        "PATH": "/bin",
+        "DATABASE_URL": "postgres://localhost/db",
+        "OPENAI_API_KEY": "k",
+        "OPENAI_ORG_ID": "org",
+        "ANTHROPIC_BASE_URL": "u",
+        "AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.example",
+        "AZURE_OPENAI_API_KEY": "k",
+        "INPUT_OPENAI_BASE_URL": "u",
+        "GITHUB_TOKEN": "t",
+        "AWS_SECRET_ACCESS_KEY": "s",
+        "SENTRY_DSN": "d",
+        "SLACK_WEBHOOK_URL": "w",
+        "GIT_CONFIG_COUNT": "1",  # its KEY_0 is secret-named: a count left alone would break git
+        "GIT_CONFIG_KEY_0": "http.extraheader",
+        "GIT_CONFIG_VALUE_0": "AUTHORIZATION: basic abc",
+        "GIT_AUTHOR_NAME": "ci",
+    }
+    assert environment_without_secrets(environ) == {
+        "PATH": "/bin",
+        "DATABASE_URL": "postgres://localhost/db",
+        "GIT_AUTHOR_NAME": "ci",
+    }
