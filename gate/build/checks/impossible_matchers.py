@@ -103,6 +103,10 @@ def _matcher(
     if key == "equals":
         yield from _literal(operand, where, label, schema, place)
     elif key == "one_of" and isinstance(operand, list):
+        whole = _one_of_elements(operand, where, label, schema, place)
+        if whole is not None:
+            yield whole
+            return
         for index, value in enumerate(operand):
             yield from _literal(value, (*where, index), label, schema, place)
     elif key == "optional" and operand is not True:
@@ -116,7 +120,12 @@ def _matcher(
         for index, item in enumerate(operand):
             yield from _walk(item, (*where, index), f"{label}[]", _item(schema, None, place), place)
     elif key == "contains" and not (isinstance(operand, str) and _may_be_text(schema, place)):
-        yield from _walk(operand, where, f"{label}[]", _item(schema, None, place), place)
+        item = _item(schema, None, place)
+        several = _contains_several(operand, where, label, item, place)
+        if several is not None:
+            yield several
+            return
+        yield from _walk(operand, where, f"{label}[]", item, place)
     elif key == "object" and isinstance(operand, Mapping):
         for name, value in operand.items():
             yield from _walk(value, (*where, name), f"{label}.{name}", _property(schema, name, place), place)
@@ -137,9 +146,70 @@ def _literal(value: Any, at: PathKey, label: str, schema: Any, place: _Place) ->
         at,
         f"the expected value {json.dumps(value)} can never match: tool {place.tool!r} requires "
         f"{label!r} to satisfy its schema ({error.message})",
-        "write it without quotes"
-        if error.validator == "type" and isinstance(value, str)
-        else "write a value the tool accepts",
+        _literal_fix(value, schema),
+    )
+
+
+def _literal_fix(value: Any, schema: Any) -> str:
+    """How to write ``value`` so that the tool's ``schema`` accepts it: without quotes when that is
+    what the text means (``"3"`` for an integer), as a list, or in general a value the tool accepts."""
+    if isinstance(value, str):
+        try:
+            unquoted = json.loads(value)
+        except ValueError:
+            unquoted = value
+        if not isinstance(unquoted, (str, list, dict)) and schema_check.is_valid(schema, unquoted):
+            return "write it without quotes"
+    if not isinstance(value, list) and schema_check.is_valid(schema, [value]):
+        shown = show(value, 40)  # JSON text: YAML reads it as the same value
+        return (
+            f"the argument is a list: write {{contains: {shown}}} for a list that holds it, "
+            f"[{shown}] for that list alone"
+        )
+    return "write a value the tool accepts"
+
+
+def _matchers_text(key: str, values: list[Any]) -> str:
+    """``{key: [{contains: a}, {contains: b}]}`` for a hint (at most 3 values, then ``...``)."""
+    items = [f"{{contains: {show(v, 40)}}}" for v in values[:3]] + (["..."] if len(values) > 3 else [])
+    return f"{{{key}: [{', '.join(items)}]}}"
+
+
+def _one_of_elements(
+    values: list[Any], at: PathKey, label: str, schema: Any, place: _Place
+) -> Finding | None:
+    """A ``one_of`` of elements written for a list argument: one_of compares the whole list with each
+    value, so the fix is a list holding one of them (None: not that mistake)."""
+    if schema is None or place.root is None or not values or _schema_kinds(schema, place) != _ARRAY:
+        return None
+    whole = {**schema, "$defs": place.root.get("$defs", {})} if isinstance(schema, Mapping) else schema
+    if any(isinstance(v, list) or not schema_check.is_valid(whole, [v]) for v in values):
+        return None
+    return (
+        at,
+        f"one_of compares the whole list {label!r} with each value, and {show(values, 60)} are elements, "
+        f"not lists: tool {place.tool!r} declares {label!r} as a list, so no call can match",
+        f"for a list that holds one of them write {_matchers_text('any_of', values)}; "
+        "all_of in place of any_of for a list that holds every one of them",
+    )
+
+
+def _contains_several(operand: Any, at: PathKey, label: str, item: Any, place: _Place) -> Finding | None:
+    """``{contains: [a, b]}`` on a list whose elements are never lists: contains looks for one element
+    (here, one equal to the list ``[a, b]``), so the fix is one contains per element (None: not that
+    mistake)."""
+    if not isinstance(operand, list) or not operand:
+        return None
+    conflict = _kind_conflict(operand, f"{label}[]", item, place)
+    if conflict is None:
+        return None
+    elements = _words(_schema_kinds(item, place) or frozenset())
+    return (
+        at,
+        f"contains looks for one element, here one equal to the list {show(operand, 60)}, but tool "
+        f"{place.tool!r} declares the elements of {label!r} as {elements}: it can never match",
+        f"for a list that holds every one of them write {_matchers_text('all_of', operand)}; "
+        "any_of in place of all_of for a list that holds one of them",
     )
 
 

@@ -4,6 +4,7 @@ own parameter schema at every depth, and all_of contradicting itself."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from gate.build.checks.impossible_matchers import matcher_problems
 
@@ -14,6 +15,7 @@ PARAMS = {
         "units": {"enum": ["metric", "imperial"]},
         "city": {"$ref": "#/$defs/city"},
         "counts": {"type": "array", "items": {"type": "integer"}},
+        "tags": {"type": "array", "items": {"type": "string"}},
         "filter": {"type": "object", "properties": {"days": {"type": "integer"}, "tag": {"type": "string"}}},
         "either": {"anyOf": [{"type": "string"}, {}]},
     },
@@ -115,3 +117,66 @@ def test_all_of_that_can_hold_is_left_alone():
         {"all_of": [{"any_of": [{"absent": True}, "x"]}, {"optional": "x"}]},
     ):
         assert matcher_problems("", None, {"x": matcher}, ()) == [], matcher
+
+
+def hints(args):
+    return [hint for _, _, hint in matcher_problems("forecast", PARAMS, args, ("args",))]
+
+
+def hinted_fix(hint):
+    """The matcher a hint says to write (its first ``{...}``), read as the suite's YAML reads it."""
+    start = hint.index("{")
+    depth = 0
+    for end, char in enumerate(hint[start:], start):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0:
+            return yaml.safe_load(hint[start : end + 1])
+    raise AssertionError(hint)
+
+
+def test_one_of_of_elements_on_a_list_argument_says_to_look_for_them_in_the_list():
+    # one_of compares the whole list with each value: the user means a list that holds one of them.
+    args = {"tags": {"one_of": ["urgent", "home"]}}
+    assert paths(args) == [("args", "tags", "one_of")]  # one problem, not one per value
+    assert "one_of compares the whole list 'tags' with each value" in messages(args)[0]
+    [hint] = hints(args)
+    assert "without quotes" not in hint
+    fix = hinted_fix(hint)
+    assert fix == {"any_of": [{"contains": "urgent"}, {"contains": "home"}]}
+    assert paths({"tags": fix}) == []  # what the hint says to write validates
+    assert "all_of in place of any_of" in hint
+    # Whole lists among the values are what one_of takes: each value is then checked as before.
+    assert paths({"tags": {"one_of": [["urgent"], ["home", "work"]]}}) == []
+    assert paths({"counts": {"one_of": [[1], "2"]}}) == [("args", "counts", "one_of", 1)]
+
+
+def test_contains_with_several_elements_on_a_list_says_all_of_contains_each():
+    # contains looks for one element (one equal to the list written): the user means each of them.
+    args = {"tags": {"contains": ["urgent", "home"]}}
+    assert paths(args) == [("args", "tags", "contains")]
+    assert "contains looks for one element, here one equal to the list" in messages(args)[0]
+    [hint] = hints(args)
+    assert "one_of" not in hint
+    fix = hinted_fix(hint)
+    assert fix == {"all_of": [{"contains": "urgent"}, {"contains": "home"}]}
+    assert paths({"tags": fix}) == []
+    assert "any_of in place of all_of" in hint
+    # A list of lists may well hold a list: left alone.
+    nested = {"type": "object", "properties": {"pairs": {"type": "array", "items": {"type": "array"}}}}
+    assert matcher_problems("t", nested, {"pairs": {"contains": ["a", "b"]}}, ()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "fix"),
+    [
+        ({"days": "3"}, "write it without quotes"),
+        ({"days": {"one_of": ["3", 4]}}, "write it without quotes"),
+        ({"days": "three"}, "write a value the tool accepts"),  # unquoted, three is still text
+        ({"days": "1.5"}, "write a value the tool accepts"),  # 1.5 is no integer either
+        ({"tags": "urgent"}, 'the argument is a list: write {contains: "urgent"} for a list that holds it'),
+        ({"units": "kelvin"}, "write a value the tool accepts"),
+    ],
+)
+def test_a_refused_literal_gets_the_fix_that_makes_it_acceptable(args, fix):
+    [hint] = hints(args)
+    assert hint.startswith(fix), hint
