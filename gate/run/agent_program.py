@@ -20,17 +20,19 @@ text (a line that is not a JSON object). A simulated user keeps the same process
 episode. After the last answer the gate closes the standard input, gives the program a moment to
 exit, and ends its process group.
 
-The program failing is the agent's failure (``agent_crashed``): it could not be started, exited
-before answering or with a non-zero status, did not finish within ``timeout_s``, or wrote a line
-that is not the protocol (a JSON object without a string ``content``, a line over
-``MAX_ANSWER_BYTES``). Its standard error is read all along; its last ``STDERR_TAIL_CHARS`` are kept
-for the transcript.
+The program failing is the agent's failure (``agent_crashed``): it exited before answering or with a
+non-zero status, did not finish within ``timeout_s``, or wrote a line that is not the protocol (a
+JSON object without a string ``content``, a line over ``MAX_ANSWER_BYTES``). Its standard error is
+read all along; its last ``STDERR_TAIL_CHARS`` are kept for the transcript. A program that could not
+be started at all (not on ``PATH``, no such file, not executable, its ``#!`` interpreter missing) did
+nothing wrong as an agent: the trial is an error (could not evaluate) naming the command and why.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -68,6 +70,10 @@ class _Crash(Exception):
     """The program failed; the message says how (the agent's failure)."""
 
 
+class _NotStarted(Exception):
+    """The program could not be started; the message says why (the trial could not be evaluated)."""
+
+
 def program_environment(route: TrialRoute, base: Mapping[str, str]) -> dict[str, str]:
     """The environment of the program of the trial at ``route`` (see the module doc)."""
     env = environment_without_secrets(base)
@@ -91,8 +97,22 @@ def resolve_program(command: Command, root: Path, env: Mapping[str, str]) -> str
         return str(root / program)
     found = shutil.which(program, path=env.get("PATH"))
     if found is None:
-        raise _Crash(f"could not be started: {program!r} is not on PATH")
+        raise _NotStarted(f"{program!r} is not on PATH")
     return found
+
+
+def _start_failure(command: Command, executable: str, exc: OSError) -> str:
+    """Why ``command`` (resolved to ``executable``) could not be started, and what to do about it."""
+    program = command.argv[0]
+    why = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError):
+        if Path(executable).is_file():
+            return f"{program!r}: the interpreter its #! line names was not found"
+        return f"{program!r}: no such file in the repository"
+    if isinstance(exc, PermissionError) or exc.errno == errno.ENOEXEC:
+        fix = f"make it executable (with a #! line) or put its interpreter first: [python3, {program}]"
+        return f"{program!r}: {why}; {fix}"
+    return f"{program!r}: {why}"
 
 
 @dataclass
@@ -105,7 +125,7 @@ class _Process:
     drains: list[asyncio.Task[None]] = field(default_factory=list)
 
     @classmethod
-    async def start(cls, argv: list[str], root: Path, env: dict[str, str]) -> _Process:
+    async def start(cls, command: Command, argv: list[str], root: Path, env: dict[str, str]) -> _Process:
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
@@ -118,7 +138,7 @@ class _Process:
                 limit=MAX_ANSWER_BYTES,
             )
         except OSError as exc:
-            raise _Crash(f"could not be started: {exc.strerror or exc}") from None
+            raise _NotStarted(_start_failure(command, argv[0], exc)) from None
         process = cls(proc)
         process.drains.append(asyncio.ensure_future(process._drain_stderr()))
         return process
@@ -313,11 +333,13 @@ async def run_program_trial(
     try:
         env = program_environment(route, os.environ)
         argv = [resolve_program(command, root, env), *command.argv[1:]]
-        process = await _Process.start(argv, root, env)
+        process = await _Process.start(command, argv, root, env)
         await asyncio.wait_for(talk.run(process, prepared), command.timeout_s)
         crash = await process.finish(min(EXIT_GRACE_S, deadline - time.perf_counter()))
     except _Crash as exc:
         crash = str(exc)
+    except _NotStarted as exc:  # not run: an error, as a provider that cannot be reached
+        proxy.end("provider_error", f"the agent program could not be started: {exc}")
     except asyncio.TimeoutError:
         crash = f"did not finish within {command.timeout_s:g} s (timeout_s)"
     except ProviderError as exc:  # the simulated user's request

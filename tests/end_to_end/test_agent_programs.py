@@ -196,6 +196,25 @@ def test_a_provider_failure_is_an_error_not_the_agent_s_failure(
     assert failure["reason"] == "provider_error" and "bad tool schema" in failure["message"]
 
 
+def test_a_program_that_cannot_start_is_could_not_evaluate_not_the_agent_failing(
+    tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
+) -> None:
+    root = make_repo(tmp_path)
+    # The script is named as the command itself, but it is not executable: it never starts.
+    suite = SUITE.replace("command: [python3, agent/desk.py]", "command: [agent/desk.py]")
+    (root / "desk.suite.yaml").write_text(suite)
+    server = model_server(SCRIPT)
+    done = gate(root, server, "desk.suite.yaml", "--allow-commands", "--json", "out.json")
+    assert done.returncode == 3, done.stdout + done.stderr  # could not evaluate, not "the agent failed"
+    why = "the agent program could not be started: 'agent/desk.py': Permission denied"
+    assert f"ERROR desk.suite.yaml:18 paris: {why}" in done.stdout
+    assert "no case could be evaluated" in done.stdout
+    case = results(root / "out.json")["suites"][0]["cases"][0]
+    [failure] = case["trials"][0]["failures"]
+    assert case["status"] == "error" and failure["message"].startswith(why)
+    assert server.request_count == 0
+
+
 def test_the_request_budget_covers_program_trials(
     tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
 ) -> None:

@@ -1,5 +1,6 @@
 """One trial of an agent program: the JSON-lines protocol, its environment, and every way a program can
-fail (its failure, never an error), with its process group ended and its output bounded."""
+fail (its failure), with its process group ended and its output bounded; a program that could not be
+started is an error (could not evaluate), not a failure."""
 
 from __future__ import annotations
 
@@ -171,16 +172,45 @@ def test_a_failing_program_is_the_agent_s_failure_with_its_standard_error(
         )
 
 
-def test_a_program_that_cannot_start_fails_and_says_why(tmp_path: Path) -> None:
+def start(tmp_path: Path, *argv: str) -> RunRecord:
     suite = dataclasses.replace(program_suite(tmp_path, ""), path=str(tmp_path / "s.suite.yaml"))
-    command = Command(("no-such-agent-binary",), "agent program")
+    command = Command(argv, "agent program")
     suite = dataclasses.replace(suite, agent=dataclasses.replace(suite.agent, program=command))
-    record = trial(suite, make_case("c1", "hi"))
-    assert record.stop_reason == "agent_crashed"
-    assert (
-        record.extra["agent_crashed"]
-        == "the agent program could not be started: 'no-such-agent-binary' is not on PATH"
+    return trial(suite, make_case("c1", "hi"))
+
+
+@pytest.mark.parametrize(
+    ("make", "argv", "why"),
+    [
+        (None, ("no-such-agent-binary",), "'no-such-agent-binary' is not on PATH"),
+        (None, ("bin/agent",), "'bin/agent': no such file in the repository"),
+        (
+            "#!/usr/bin/env python3\n",  # written without the executable bit
+            ("bin/agent", "--fast"),
+            "'bin/agent': Permission denied; make it executable (with a #! line) or put its interpreter "
+            "first: [python3, bin/agent]",
+        ),
+        ("#!/no/such/interpreter\n", ("bin/agent",), "'bin/agent': the interpreter its #! line names"),
+    ],
+    ids=["not-on-path", "no-such-file", "not-executable", "no-interpreter"],
+)
+def test_a_program_that_cannot_start_is_an_error_naming_the_command_and_why(
+    tmp_path: Path, make: str | None, argv: tuple[str, ...], why: str
+) -> None:
+    # Never started, it did nothing wrong as an agent: the trial could not be evaluated.
+    if make is not None:
+        (tmp_path / "bin").mkdir()
+        (tmp_path / "bin" / "agent").write_text(make)
+        if "interpreter" in make:
+            (tmp_path / "bin" / "agent").chmod(0o755)
+    record = start(tmp_path, *argv)
+    assert record.stop_reason == "provider_error" and "agent_crashed" not in record.extra
+    assert record.error is not None and record.error.startswith(
+        f"the agent program could not be started: {why}"
     )
+    result = score_trial(make_suite(), make_case("c1", "x"), record, 0, {})
+    assert result.status == "error"
+    assert [f.reason for f in result.failures] == ["provider_error"]
 
 
 def test_the_process_group_ends_with_the_trial_and_a_lingering_program_is_not_a_failure(
