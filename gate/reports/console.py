@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate.reports.failure_details import details_text
-from gate.reports.requests_text import request_lines
+from gate.reports.requests_text import request_lines, requests_by_side
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import json_text, truncate
-from gate.verdict.baseline import requests_line
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import Verdict
 
@@ -129,7 +128,7 @@ def _request_lines(results: RunResults) -> list[str]:
     if sources and out:
         out.append("prices from: " + ", ".join(sources))
     if settings.baseline is not None:
-        out.append(requests_line(settings))
+        out.append(requests_by_side(settings))
     return out
 
 

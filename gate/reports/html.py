@@ -28,11 +28,12 @@ from typing import Any
 
 from gate.reports.html_assets import SCRIPT, STYLE
 from gate.reports.junit import describe_failure
+from gate.reports.requests_text import requests_by_side
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import trials_text
 from gate.results.outcomes import CaseResult, RunResults, TrialResult
 from gate.util.escape import json_text
-from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline, requests_line
+from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import Verdict, pct
 
@@ -292,7 +293,7 @@ def _pr_section(results: RunResults, comparison: Comparison | None) -> list[str]
                 f"<td><code>{_e(c.culprit or '–')}</code></td></tr>"
             )
         out.append("</table>")
-    requests = requests_line(results.settings)
+    requests = requests_by_side(results.settings)
     if requests:
         out.append(f"<p>Requests: {_e(requests)}.</p>")
     return [*out, "</section>"]

@@ -23,7 +23,7 @@ from typing import Any
 from gate.analysis.analyse import Analysis
 from gate.reports.failure_details import details_text
 from gate.reports.junit import final_answer_text, transcript
-from gate.reports.requests_text import cost_text, request_lines, timeout_advice
+from gate.reports.requests_text import cost_text, request_lines, requests_by_side, timeout_advice
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
@@ -32,7 +32,7 @@ from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.scoring.suite_metrics import suite_metrics
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.util.json_types import JsonObject
-from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline, requests_line
+from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import Verdict, pct
 
@@ -166,7 +166,7 @@ def _pr_section(results: RunResults, comparison: Comparison | None) -> list[str]
         ]
         out += [_delta_row(d) for d in deltas]
         out.append("")
-    cost = requests_line(results.settings)
+    cost = requests_by_side(results.settings)
     if cost:
         out += [f"_Requests: {md_text(cost)}._", ""]
     return out

@@ -1,11 +1,13 @@
 """The model requests of a run or a suite in words, the same in every output (console, Markdown,
-JUnit): how many were sent and how their attempts ended, where their time went, what they cost, and,
-when most of that time went to attempts that timed out, to raise ``--timeout``. Pure.
+JUnit, HTML): how many were sent and how their attempts ended, where their time went, what they cost,
+when most of that time went to attempts that timed out, to raise ``--timeout``, and with a base side
+how many each side needed. Pure.
 """
 
 from __future__ import annotations
 
 from gate.results.outcomes import RequestStats
+from gate.results.settings import CacheCounts, RunSettings
 
 # "Most of the time": the share of request time lost to timeouts from which the advice is given.
 TIMEOUT_SHARE = 0.5
@@ -84,3 +86,20 @@ def request_lines(stats: RequestStats) -> list[str]:
         return []
     lines = [f"{attempts_text(stats)}, estimated cost {cost_text(stats)}"]
     return lines + [line for line in (time_text(stats), timeout_advice(stats)) if line]
+
+
+def requests_by_side(settings: RunSettings) -> str:
+    """How many model requests each side of a ``--baseline auto`` run needed, and how many answers
+    came from the cache; empty without a base side."""
+    base = settings.baseline
+    if base is None:
+        return ""
+
+    def side(requests: int, cache: CacheCounts | None) -> str:
+        hits = f", {cache.hits} from the cache" if cache is not None else ""
+        return f"{requests} model request(s){hits}"
+
+    return (
+        f"head: {side(settings.requests or 0, settings.cache)}; "
+        f"base ({base.merge_base[:12]}): {side(base.requests, base.cache)}"
+    )

@@ -18,7 +18,6 @@ from typing import Literal
 
 from gate.analysis.analyse import Recommendation
 from gate.results.outcomes import CaseResult, Failure, RunResults, SuiteResult
-from gate.results.settings import CacheCounts, RunSettings
 from gate.util.escape import truncate
 from gate.util.stats import fisher_one_sided_p, regression_significant
 from gate.util.wording import plural
@@ -417,23 +416,6 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
             sentence += f" ({noisy} failed now but not significantly worse than on the base)"
         out.insert(0, sentence)
     return tuple(out)
-
-
-def requests_line(settings: RunSettings) -> str:
-    """How many model requests each side of a ``--baseline auto`` run needed, and how many answers
-    came from the cache; empty without a base side."""
-    base = settings.baseline
-    if base is None:
-        return ""
-
-    def side(requests: int, cache: CacheCounts | None) -> str:
-        hits = f", {cache.hits} from the cache" if cache is not None else ""
-        return f"{requests} model request(s){hits}"
-
-    return (
-        f"head: {side(settings.requests or 0, settings.cache)}; "
-        f"base ({base.merge_base[:12]}): {side(base.requests, base.cache)}"
-    )
 
 
 def line_effects(comparison: Comparison) -> tuple[Recommendation, ...]:
