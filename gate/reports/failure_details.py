@@ -2,8 +2,9 @@
 
 Every output shows a failure as its reason's title, its message and its details (the expected tool,
 the tool, the argument, the expected and the actual value), said by ``details_text`` with the
-output's own escaping. A detail the message already states is left out: ``state ok: expected true,
-got false``, not ``... (expected true, actual false)``; a tool or argument the message names is not
+output's own escaping (``describe_failure``: the plain-text line of JUnit, the transcript and the
+HTML report). A detail the message already states is left out: ``state ok: expected true, got
+false``, not ``... (expected true, actual false)``; a tool or argument the message names is not
 named again.
 """
 
@@ -13,8 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from gate.results.outcomes import Failure
-from gate.util.escape import json_text
+from gate.results.outcomes import REASON_TITLES, Failure
+from gate.util.escape import json_text, truncate
 from gate.util.wording import mentions
 
 _POSITION = re.compile(r"\bcall \d+")
@@ -54,3 +55,10 @@ def details_text(failure: Failure, name: Callable[[str], str], value: Callable[[
     "" when there are none. JUnit, Markdown and the console all say a failure's details with it."""
     shown = [f"{label} {name(v) if label in _NAMES else value(v)}" for label, v in unstated_details(failure)]
     return f" ({', '.join(shown)})" if shown else ""
+
+
+def describe_failure(f: Failure) -> str:
+    """One failure as one plain-text line: ``[title] message (details)``, the details cut to 500
+    characters each."""
+    details = details_text(f, str, lambda value: truncate(json_text(value), 500))
+    return f"[{REASON_TITLES.get(f.reason, f.reason)}] {f.message}{details}"

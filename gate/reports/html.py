@@ -26,8 +26,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from gate.reports.failure_details import describe_failure
 from gate.reports.html_assets import SCRIPT, STYLE
-from gate.reports.junit import describe_failure
 from gate.reports.requests_text import requests_by_side
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import trials_text

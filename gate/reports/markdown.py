@@ -22,9 +22,9 @@ from typing import Any
 
 from gate.analysis.analyse import Analysis
 from gate.reports.failure_details import details_text
-from gate.reports.junit import final_answer_text, transcript
 from gate.reports.requests_text import cost_text, request_lines, requests_by_side, timeout_advice
 from gate.reports.run_facts import model_lines, trigger_lines
+from gate.reports.transcript import final_answer_text, transcript
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.results.settings import PriceRecord

@@ -3,8 +3,7 @@ already say them: every output says each thing once."""
 
 from __future__ import annotations
 
-from gate.reports.failure_details import unstated_details
-from gate.reports.junit import describe_failure
+from gate.reports.failure_details import describe_failure, unstated_details
 from gate.results.outcomes import Failure
 
 

@@ -97,7 +97,7 @@ def test_illegal_xml_characters_and_cdata_end_are_handled():
 def test_the_transcript_shows_an_unknown_tools_error_as_what_it_is():
     import dataclasses
 
-    from gate.reports.junit import transcript
+    from gate.reports.transcript import transcript
     from tests.results_factory import call
 
     error = "Error: unknown tool 'list_forecasts': the available tools are get_forecast, get_weather."

@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.files.results_file import load_results
-from gate.reports.junit import MAX_MESSAGE_CHARS, describe_failure, render, source_frame, transcript
+from gate.reports.failure_details import describe_failure
+from gate.reports.junit import MAX_MESSAGE_CHARS, render, source_frame
 from gate.reports.requests_text import cost_text, request_lines, time_text, timeout_advice
+from gate.reports.transcript import transcript
 from gate.results.outcomes import CaseResult, RunResults
 from gate.util.escape import truncate, xml_text
 from gate.verdict.conclusion import conclude
