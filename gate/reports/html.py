@@ -29,8 +29,9 @@ from typing import Any
 from gate.reports.failure_details import describe_failure
 from gate.reports.html_assets import SCRIPT, STYLE
 from gate.reports.requests_text import requests_by_side
-from gate.reports.run_facts import model_lines, trigger_lines
+from gate.reports.run_facts import model_lines, model_name, trigger_lines
 from gate.reports.trial_counts import trials_text
+from gate.reports.verdict_text import counts_text, verdict_title
 from gate.results.outcomes import CaseResult, RunResults, TrialResult
 from gate.util.escape import json_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline
@@ -238,12 +239,7 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
 
 
 def _verdict(results: RunResults, verdict: Verdict) -> list[str]:
-    if verdict.exit_code == 3:
-        title, mood = "tool-eval-gate: evaluation incomplete", "incomplete"
-    elif verdict.passed:
-        title, mood = "tool-eval-gate passed", "passed"
-    else:
-        title, mood = "tool-eval-gate failed", "failed"
+    title, mood = verdict_title(verdict)
     out = [f'<header class="verdict {mood}"><h1>{_e(title)}</h1>']
     if verdict.counted:
         low, high = verdict.interval
@@ -254,11 +250,7 @@ def _verdict(results: RunResults, verdict: Verdict) -> list[str]:
         )
     else:
         out.append("<p><strong>No cases evaluated.</strong></p>")
-    out.append(
-        f"<p>{verdict.passed_count} passed · {verdict.failed_count} failed · {verdict.error_count} errors"
-        f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
-        f"{verdict.flaky_count} flaky</p>"
-    )
+    out.append(f"<p>{_e(counts_text(verdict))}</p>")
     if not results.complete:
         reason = results.incomplete_reason or "the run stopped early"
         out.append(f'<p class="warning">The evaluation is incomplete: {_e(reason)}.</p>')
@@ -312,12 +304,11 @@ def _suites_section(conclusion: Conclusion) -> list[str]:
     for suite in results.suites:
         sv = verdicts.get((suite.name, suite.path))
         rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
-        model = f"{suite.provider}/{suite.model}" if suite.provider else suite.model
         counts = (sv.passed_count, sv.failed_count, sv.error_count, sv.flaky_count) if sv else (0, 0, 0, 0)
         mood = "passed" if sv is None or sv.passed else "failed"
         out.append(
             f'<tr class="{mood}"><td><code>{_e(suite.name)}</code></td><td><code>{_e(suite.path)}</code></td>'
-            f"<td>{_e(model)}</td><td>{len(suite.cases)}</td>"
+            f"<td>{_e(model_name(suite))}</td><td>{len(suite.cases)}</td>"
             + "".join(f"<td>{n}</td>" for n in counts)
             + f"<td>{_e(rate)}</td></tr>"
         )
@@ -407,7 +398,7 @@ def render(conclusion: Conclusion) -> str:
         "img-src 'none'; connect-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; "
         "frame-src 'none'; base-uri 'none'; form-action 'none'"
     )
-    title = "passed" if verdict.passed else "incomplete" if verdict.exit_code == 3 else "failed"
+    _, mood = verdict_title(verdict)
     body = [
         *_verdict(results, verdict),
         "<main>",
@@ -424,7 +415,7 @@ def render(conclusion: Conclusion) -> str:
             f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
             '<meta name="referrer" content="no-referrer">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>tool-eval-gate {title}</title>",
+            f"<title>tool-eval-gate {mood}</title>",
             f"<style>{STYLE}</style>",
             "</head><body>",
             *body,

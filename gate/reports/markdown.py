@@ -26,6 +26,7 @@ from gate.reports.requests_text import cost_text, request_lines, requests_by_sid
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.transcript import final_answer_text, transcript
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
+from gate.reports.verdict_text import counts_text, verdict_title
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.results.settings import PriceRecord
 from gate.scoring.pass_hat_k import suite_pass_hat_k
@@ -63,15 +64,12 @@ def _where(file: str, line: int) -> str:
 
 # --- the verdict ----------------------------------------------------------------------------------
 
+_ICONS = {"passed": "✅", "failed": "❌", "incomplete": "⚠️"}
+
 
 def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
-    if verdict.exit_code == 3:
-        title = "⚠️ tool-eval-gate: evaluation incomplete"
-    elif verdict.passed:
-        title = "✅ tool-eval-gate passed"
-    else:
-        title = "❌ tool-eval-gate failed"
-    out = [f"## {title}", ""]
+    title, mood = verdict_title(verdict)
+    out = [f"## {_ICONS[mood]} {title}", ""]
     if verdict.counted:
         low, high = verdict.interval
         rate = (
@@ -82,13 +80,7 @@ def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
             rate += " (each suite against its own threshold)"
     else:
         rate = "**No cases evaluated.**"
-    non_gating = sum(s.non_gating_count for s in verdict.suites)
-    counts = (
-        f"{verdict.passed_count} passed · {verdict.failed_count} failed · {verdict.error_count} errors"
-        f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
-        f"{verdict.flaky_count} flaky" + (f" · {non_gating} non-gating (not counted)" if non_gating else "")
-    )
-    out += [rate, "", counts, ""]
+    out += [rate, "", counts_text(verdict), ""]
     if not results.complete:
         out += [
             "> [!WARNING]",

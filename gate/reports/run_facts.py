@@ -9,12 +9,13 @@ from collections.abc import Mapping
 from gate.results.outcomes import RunResults, SuiteResult
 
 
-def _model(suite: SuiteResult) -> str:
+def model_name(suite: SuiteResult) -> str:
+    """``openai/gpt-4.1-mini``: the model that ran the suite, with its provider when known."""
     return f"{suite.provider}/{suite.model}" if suite.provider else suite.model
 
 
 def _models(results: RunResults) -> dict[str, str]:
-    return {suite.name: _model(suite) for suite in results.suites if suite.model}
+    return {suite.name: model_name(suite) for suite in results.suites if suite.model}
 
 
 def _said(models: Mapping[str, str]) -> str:

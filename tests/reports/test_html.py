@@ -83,3 +83,11 @@ def test_the_top_says_the_verdict_what_the_change_did_and_which_model_ran():
     assert "<h1>tool-eval-gate failed</h1>" in page
     assert "What this change did" in page and "<code>tools/weather.json:4</code>" in page
     assert "model: openai/gpt-4o-mini" in page
+
+
+def test_the_counts_say_the_known_flaky_cases_left_out_as_every_report_does():
+    conclusion = pr_check()
+    non_gating = sum(s.non_gating_count for s in conclusion.verdict.suites)
+    assert non_gating == 1
+    page = render(conclusion)
+    assert "flaky · 1 non-gating (not counted)</p>" in page

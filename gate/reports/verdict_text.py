@@ -1,0 +1,30 @@
+"""The verdict in words, the same in every report that shows it (Markdown, HTML): its title and the
+line of case counts. Pure."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from gate.verdict.policy import Verdict
+
+Mood = Literal["passed", "failed", "incomplete"]
+
+
+def verdict_title(verdict: Verdict) -> tuple[str, Mood]:
+    """``("tool-eval-gate failed", "failed")``: the title and what it is."""
+    if not verdict.complete:
+        return "tool-eval-gate: evaluation incomplete", "incomplete"
+    if verdict.passed:
+        return "tool-eval-gate passed", "passed"
+    return "tool-eval-gate failed", "failed"
+
+
+def counts_text(verdict: Verdict) -> str:
+    """``3 passed · 1 failed · 0 errors · 0 skipped · 1 flaky``, with the errors said not counted
+    under ``--errors ignore`` and the known-flaky (non-gating) cases that were left out."""
+    non_gating = sum(s.non_gating_count for s in verdict.suites)
+    return (
+        f"{verdict.passed_count} passed · {verdict.failed_count} failed · {verdict.error_count} errors"
+        f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
+        f"{verdict.flaky_count} flaky" + (f" · {non_gating} non-gating (not counted)" if non_gating else "")
+    )
