@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, get_args
 
 from gate.analysis.analyse import Recommendation
 from gate.results.outcomes import CaseResult, Failure, RunResults, SuiteResult
@@ -22,8 +22,9 @@ from gate.util.escape import truncate
 from gate.util.stats import fisher_one_sided_p, regression_significant
 from gate.util.wording import plural
 
-ChangeStatus = Literal["new", "fixed", "regressed", "still_failing", "unchanged", "removed"]
-CHANGE_STATUSES: tuple[str, ...] = ("regressed", "fixed", "new", "removed", "still_failing", "unchanged")
+ChangeStatus = Literal["regressed", "fixed", "new", "removed", "still_failing", "unchanged"]
+# Every status, in the order reports list them.
+CHANGE_STATUSES: tuple[ChangeStatus, ...] = get_args(ChangeStatus)
 
 ALPHA = 0.05
 HEADLINE_CHANGES = 5  # regressions (and fixes) per suite the headline tells one by one
@@ -79,7 +80,7 @@ class Comparison:
     suites: tuple[SuiteDelta, ...] = ()
     overall: SuiteDelta | None = None  # the suites that have a base side, pooled
 
-    def of(self, status: str) -> tuple[CaseChange, ...]:
+    def of(self, status: ChangeStatus) -> tuple[CaseChange, ...]:
         return tuple(c for c in self.changes if c.status == status)
 
 
@@ -115,11 +116,14 @@ def change_status(
 def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
     hp, hn = _trial_counts(head)
     bp, bn = _trial_counts(base)
-    common = dict(
+    hs, bs = head.status, base.status
+    non_gating = head.non_gating or base.non_gating
+    change = CaseChange(
         suite=head.suite,
         case_id=head.case_id,
-        head_status=head.status,
-        base_status=base.status,
+        status=change_status(hs, bs, (hp, hn), (bp, bn), bool(non_gating)),
+        head_status=hs,
+        base_status=bs,
         head_passed_trials=hp,
         head_trials=hn,
         base_passed_trials=bp,
@@ -127,23 +131,20 @@ def _compare_case(head: CaseResult, base: CaseResult) -> CaseChange:
         file=head.file,
         line=head.line,
     )
-    hs, bs = head.status, base.status
-    non_gating = head.non_gating or base.non_gating
-    status = change_status(hs, bs, (hp, hn), (bp, bn), bool(non_gating))
     if non_gating:
-        return CaseChange(status=status, note=f"not compared: non-gating ({non_gating})", **common)  # type: ignore[arg-type]
+        return replace(change, note=f"not compared: non-gating ({non_gating})")
     if hs in ("error", "skipped") or bs in ("error", "skipped"):
         side = "head" if hs in ("error", "skipped") else "base"
         what = hs if side == "head" else bs
-        return CaseChange(status=status, note=f"not compared: {what} in the {side} run", **common)  # type: ignore[arg-type]
+        return replace(change, note=f"not compared: {what} in the {side} run")
     if bs == "passed" and hs == "failed" and max(hn, bn) > 1:
         p = fisher_one_sided_p(bp, bn, hp, hn)
-        if status == "regressed":
+        if change.status == "regressed":
             note = f"{hp}/{hn} vs {bp}/{bn} trials passed, p={p:.3f}"
         else:
             note = f"failed now but not significantly worse: {hp}/{hn} vs {bp}/{bn} trials passed (p={p:.2f})"
-        return CaseChange(status=status, note=note, p_value=p, **common)  # type: ignore[arg-type]
-    return CaseChange(status=status, **common)  # type: ignore[arg-type]
+        return replace(change, note=note, p_value=p)
+    return change
 
 
 def _figures(cases: Sequence[CaseResult], errors_count: bool) -> SideFigures:
@@ -348,7 +349,7 @@ def compare(head: RunResults, base: RunResults, *, errors_count: bool = True) ->
                     line=b.line,
                 )
             )
-    counts = {status: 0 for status in CHANGE_STATUSES}
+    counts: dict[str, int] = {status: 0 for status in CHANGE_STATUSES}
     for change in changes:
         counts[change.status] += 1
     suites, overall = _suite_deltas(head, base, errors_count)
@@ -390,7 +391,11 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
     ``HEADLINE_CHANGES`` of each per suite, then how many more and which), then the cases added or
     removed; a single sentence when nothing changed."""
     out: list[str] = []
-    for status, word, words in (("regressed", "regression", "regressions"), ("fixed", "fix", "fixes")):
+    said: tuple[tuple[ChangeStatus, str, str], ...] = (
+        ("regressed", "regression", "regressions"),
+        ("fixed", "fix", "fixes"),
+    )
+    for status, word, words in said:
         by_suite: dict[str, list[CaseChange]] = {}
         for change in comparison.of(status):
             by_suite.setdefault(change.suite, []).append(change)

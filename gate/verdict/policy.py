@@ -57,17 +57,12 @@ class GatePolicy:
         errors_count: bool | None = None,
         fail_on: FailOn | None = None,
     ) -> GatePolicy:
-        """The policy recorded in the results' settings, with the arguments that are not None on
-        top (the ``report`` command's flags)."""
-        recorded = cls(
-            threshold=settings.threshold,
-            errors_count=settings.errors != "ignore",
-            fail_on=settings.fail_on or "threshold",
-        )
+        """The policy recorded in the results' settings (the default where nothing was recorded),
+        with the arguments that are not None on top (the ``report`` command's flags)."""
         return cls(
-            threshold=recorded.threshold if threshold is None else threshold,
-            errors_count=recorded.errors_count if errors_count is None else errors_count,
-            fail_on=recorded.fail_on if fail_on is None else fail_on,
+            threshold=settings.threshold if threshold is None else threshold,
+            errors_count=settings.errors != "ignore" if errors_count is None else errors_count,
+            fail_on=fail_on or settings.fail_on or cls.fail_on,
         )
 
 
@@ -105,8 +100,8 @@ class Verdict:
     summary_line: str
     counted: int = 0
     complete: bool = True
-    fail_on: str = "threshold"
-    errors_count: bool = True
+    fail_on: FailOn = GatePolicy.fail_on
+    errors_count: bool = GatePolicy.errors_count
 
 
 def pct(rate: float) -> str:
@@ -168,7 +163,7 @@ def _totals(suites: Sequence[SuiteVerdict]) -> _Totals:
     )
 
 
-def _rule(policy: GatePolicy, comparison: Comparison | None) -> tuple[str, list[str]]:
+def _rule(policy: GatePolicy, comparison: Comparison | None) -> tuple[FailOn, list[str]]:
     """The ``fail_on`` rule that applies, and a note when the policy's could not."""
     fail_on = policy.fail_on
     if comparison is None and fail_on == "regression":
@@ -204,7 +199,7 @@ def _any_failure(totals: _Totals, policy: GatePolicy) -> list[str]:
 
 
 def _failing(
-    rule: str,
+    rule: FailOn,
     comparison: Comparison | None,
     suites: Sequence[SuiteVerdict],
     totals: _Totals,

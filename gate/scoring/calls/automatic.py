@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gate.results.outcomes import MAX_QUOTED_CHARS, Failure
 from gate.results.run_record import RecordedCall
@@ -54,7 +54,7 @@ def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fail
     return failures
 
 
-def _schema_check(schema: JsonObject) -> Any:
+def _schema_check(schema: JsonObject) -> schema_check.Check | None:
     """The compiled yes/no validator of a tool's parameter schema (``gate.util.schema_check``, cached per
     schema object), or None when the schema is outside its subset (then jsonschema decides)."""
     try:
