@@ -254,13 +254,10 @@ def _finish(
     if "strict" in spec and not isinstance(spec["strict"], bool):
         problems.append(_problem(doc, (*spec_path, "strict"), "'strict' must be true or false"))
     schema_path = (*spec_path, schema_key)
+    # Only an OpenAI function may leave its parameters out (the other formats are told apart by theirs).
+    parameters = spec.get(schema_key, {"type": "object", "properties": {}})
     if schema_key in spec:
-        parameters = spec[schema_key]
         problems += check_parameters(parameters, doc, schema_path, str(name))
-    elif schema_key in ("input_schema", "inputSchema"):
-        parameters = None
-    else:  # OpenAI allows a function without parameters
-        parameters = {"type": "object", "properties": {}}
     if problems or not isinstance(name, str):
         return None, problems
     line, column = doc.position(item_path)
@@ -338,13 +335,9 @@ def check_parameters(parameters: Any, doc: Positions, path: PathKey, tool: str) 
     if isinstance(properties, dict) and isinstance(required, list):
         for index, rname in enumerate(required):
             if isinstance(rname, str) and rname not in properties:
-                hint = (
-                    did_you_mean(rname, list(properties), KEYS)
-                    if properties
-                    else "declare it under properties"
-                )
-                if hint.startswith(KEYS):
-                    hint = "declare it under properties (declared: " + ", ".join(properties) + ")"
+                close = closest(rname, list(properties))
+                declared = f" (declared: {', '.join(properties)})" if properties else ""
+                hint = f"did you mean {close!r}?" if close else f"declare it under properties{declared}"
                 problems.append(
                     _problem(
                         doc,

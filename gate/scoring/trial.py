@@ -68,10 +68,7 @@ def score_trial(
 ) -> TrialResult:
     """Score one trial: every failure, every check, the metrics, the status and the weighted score."""
     if record.error is not None:
-        broken = _broken_before_the_end(suite, case, record)
-        if broken:
-            return _not_evaluated(record, record.error, index, broken)
-        return _not_evaluated(record, record.error, index)
+        return _ended_early(record, index, _broken_before_the_end(suite, case, record))
     if record.stop_reason == "agent_crashed":
         return _agent_crashed(suite, record, index)
     log, state_broken = _expectation_checks(suite, case, record, index, verdicts)
@@ -106,10 +103,11 @@ def score_trial(
     )
 
 
-def _not_evaluated(record: RunRecord, error: str, index: int, broken: Sequence[Failure] = ()) -> TrialResult:
-    """A trial the provider failed, or whose reply was cut at its token limit: an error (could not
-    evaluate), never a failure of the agent nor a fault of its tool definitions; unless the calls made
-    before already broke a hard condition (``broken``): then the agent failed whatever came next."""
+def _ended_early(record: RunRecord, index: int, broken: Sequence[Failure]) -> TrialResult:
+    """A trial that ended on its ``error`` (the provider failed, a reply was cut at its token limit):
+    an error (could not evaluate), never a failure of the agent nor a fault of its tool definitions;
+    unless the calls made before already broke a hard condition (``broken``): then the agent failed
+    whatever came next."""
     metrics = Metrics(
         latency_ms=record.latency_ms,
         input_tokens=record.usage.input_tokens,
@@ -118,7 +116,7 @@ def _not_evaluated(record: RunRecord, error: str, index: int, broken: Sequence[F
     )
     if broken:
         return TrialResult(index, "failed", 0.0, tuple(broken), (), metrics, record)
-    quoted = truncate(error, MAX_QUOTED_CHARS, brief=True)
+    quoted = truncate(record.error or "", MAX_QUOTED_CHARS, brief=True)
     if record.stop_reason == "max_tokens":
         failure = Failure("reply_cut", quoted, actual=quoted)
     else:

@@ -7,7 +7,6 @@ returning ``(path, message, hint)`` triples that the loader reports at the path'
   value (the validator would recurse forever);
 - a ``{{ placeholder }}`` inside expected arguments (expectations are not templated);
 - a mock condition (``when``) on a parameter the tool does not have;
-- a path assertion whose path does not parse;
 - a count written as a fraction-free float (``trials: 2.0``): JSON Schema calls it an integer, the
   run needs one, so it is refused with the integer to write.
 

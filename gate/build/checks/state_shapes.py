@@ -12,7 +12,7 @@ not hold yet (``set`` creates objects on the way, ``append`` a list), an index b
 (the list may have grown), and a shape some rule changes first (a ``set`` or ``remove`` of that node
 or of one above it).
 
-Pure: ``(path in the document, message, hint)`` triples.
+Pure: ``(path in the document, message)`` pairs; the builder adds the hint and says where.
 """
 
 from __future__ import annotations
