@@ -176,3 +176,18 @@ def test_tooldef_built_elsewhere_converts():
     tool = ToolDef("t", "d", {"type": "object", "properties": {}}, Source("x", 1, 1))
     assert to_openai(tool)["function"]["name"] == "t"
     assert to_anthropic(tool)["input_schema"] == {"type": "object", "properties": {}}
+
+
+@pytest.mark.parametrize(
+    ("properties", "hint"),
+    [
+        ({"city": {}}, "did you mean 'city'?"),
+        ({"town": {}, "day": {}}, "declare it under properties (declared: town, day)"),
+        ({}, "declare it under properties"),
+    ],
+)
+def test_a_required_parameter_not_declared_gets_the_close_one_or_the_declared_ones(properties, hint):
+    tool = {"name": "t", "parameters": {"type": "object", "properties": properties, "required": ["cty"]}}
+    _, problems = parse_tool(tool, parse("[]", "t.yaml"), (0,))
+    (problem,) = [p for p in problems if "'cty'" in p.message]
+    assert problem.hint == hint
