@@ -29,7 +29,7 @@ from gate.build.conversation_builder import ConversationReader
 from gate.build.expectation_builder import ExpectationReader, least_calls
 from gate.build.mock_builder import MockReader, state_keys
 from gate.build.program_agent import read_program
-from gate.build.tool_formats import NAME_PATTERN, parse_tool
+from gate.build.tool_formats import NAME_PATTERN, UNIQUE_NAMES_HINT, parse_tool
 from gate.build.tool_server_builder import read_server, server_command
 from gate.errors import Problem
 from gate.suite import mock_state, templating
@@ -212,12 +212,9 @@ class _SuiteBuilder:
             case = self.case(raw, index, suite_vars, suite_mocks, defaults)
             first = seen.get(case.id)
             if "id" in raw and first is not None:
-                where = (
-                    f"line {first.line}" if first.path == case.source.path else f"{first.path}:{first.line}"
-                )
                 context.err(
                     ("cases", index, "id"),
-                    f"duplicate case id {case.id!r} (first at {where})",
+                    f"duplicate case id {case.id!r} (first at {first.seen_from(case.source.path)})",
                     "case ids must be unique in the suite",
                 )
             elif "id" in raw:
@@ -363,19 +360,12 @@ class _SuiteBuilder:
             if first is None:
                 seen[tool.name] = tool.source
                 kept.append(tool)
-            elif in_file:
-                self.context.err(
-                    at,
-                    f"duplicate tool name {tool.name!r} ({tool.source.path}:{tool.source.line} "
-                    f"and {first.path}:{first.line})",
-                    "tool names must be unique",
-                )
             else:
-                self.context.err(
-                    at,
-                    f"duplicate tool name {tool.name!r} (first defined at {first.path}:{first.line})",
-                    "tool names must be unique",
-                )
+                # Reported at the suite's tool entry: a tool of a file says where it is.
+                again = f" at {tool.source.path}:{tool.source.line}" if in_file else ""
+                first_at = first.seen_from(self.context.doc.path)
+                message = f"duplicate tool name {tool.name!r}{again} (first defined at {first_at})"
+                self.context.err(at, message, UNIQUE_NAMES_HINT)
         return kept
 
     # -- mocks, defaults ------------------------------------------------------------------------

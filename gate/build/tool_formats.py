@@ -42,6 +42,7 @@ _LIST_RESULT_KEYS = ("tools", "nextCursor", "_meta")
 _JSONRPC_KEYS = ("jsonrpc", "id", "result")
 
 KEYS = "allowed keys"  # how a hint lists the keys a definition allows
+UNIQUE_NAMES_HINT = "tool names must be unique; rename or remove one"
 
 
 class Positions(Protocol):
@@ -149,14 +150,13 @@ def parse_tools(
         if tool is None:
             continue
         if tool.name in seen:
-            first = seen[tool.name]
-            where = f"{first.path}:{first.line}" if first.path != tool.source.path else f"line {first.line}"
+            first = seen[tool.name].seen_from(tool.source.path)
             problems.append(
                 _problem(
                     doc,
                     (*base, index),
-                    f"duplicate tool name {tool.name!r} (first defined at {where})",
-                    "tool names must be unique; rename or remove one",
+                    f"duplicate tool name {tool.name!r} (first defined at {first})",
+                    UNIQUE_NAMES_HINT,
                 )
             )
             continue

@@ -70,6 +70,11 @@ class Source:
     line: int = 0
     column: int = 0
 
+    def seen_from(self, path: str) -> str:
+        """Where this is, as a message about the file ``path`` says it: ``line 12`` in that file,
+        ``other.yaml:12`` in another."""
+        return f"line {self.line}" if self.path == path else f"{self.path}:{self.line}"
+
 
 @dataclass(frozen=True)
 class ToolDef:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from gate.build.suite_builder import ToolFile, build_suite, written_tool_name
@@ -111,3 +112,27 @@ def test_an_unknown_tool_gets_the_same_fix_in_mocks_as_in_expectations():
             ("mocks.tools.lokup: mocks for unknown tool 'lokup'", hint),
             ("cases[0].expect.calls[0].tool: unknown tool 'lokup'", hint),
         ]
+
+
+def test_a_tool_defined_twice_across_an_agents_tools_says_where_each_is():
+    twice = SUITE.replace(
+        "  tools: [{file: tools.json}]",
+        "  tools:\n    - {file: tools.json}\n    - {name: lookup, parameters: {type: object}}\n"
+        "    - {file: more.json}",
+    )
+
+    class TwoFiles(InMemoryFiles):
+        def tool_file(self, ref: str, at: tuple) -> ToolFile:
+            tool = dataclasses.replace(_tool("lookup"), source=Source(ref, 4, 3))
+            return ToolFile((tool,), (), frozenset({"lookup"}))
+
+    _, problems = build_suite(parse(twice, "s.suite.yaml"), TwoFiles(ToolFile((), (), None)))
+    hint = "tool names must be unique; rename or remove one"
+    assert [(p.line, p.message, p.hint) for p in problems] == [
+        (9, "agent.tools[1]: duplicate tool name 'lookup' (first defined at tools.json:4)", hint),
+        (
+            10,
+            "agent.tools[2]: duplicate tool name 'lookup' at more.json:4 (first defined at tools.json:4)",
+            hint,
+        ),
+    ]
