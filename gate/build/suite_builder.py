@@ -486,17 +486,9 @@ class _SuiteBuilder:
         texts = {"goal": raw["goal"], "persona": raw.get("persona", SimulatedUser.persona)}
         if not texts["goal"].strip():
             self.context.err((*at, "goal"), "the simulated user's goal is only white space", _GOAL_HINT)
-        missing = False
-        for key, text in texts.items():
-            for name in templating.missing(text, case_vars):
-                missing = True
-                if not (self.damaged(("vars",)) or self.damaged((*at[:-1], "vars"))):
-                    self.context.err(
-                        (*at, key),
-                        f"no value for template variable {{{{ {name} }}}}",
-                        f"add {name} to the vars of the case or the suite",
-                    )
-        if missing:
+        if any(templating.missing(text, case_vars) for text in texts.values()):
+            if not (self.damaged(("vars",)) or self.damaged((*at[:-1], "vars"))):
+                self.check_variables([(text, (*at, key)) for key, text in texts.items()], case_vars)
             return SimulatedUser(**raw)
         filled = {key: templating.render(text, case_vars) for key, text in texts.items()}
         return SimulatedUser(**{**raw, **filled})
@@ -520,6 +512,10 @@ class _SuiteBuilder:
                 for i, m in enumerate(conversation)
                 if m is not None and isinstance(m.get("content"), str)
             ]
+        self.check_variables(texts, case_vars)
+
+    def check_variables(self, texts: list[tuple[str, PathKey]], case_vars: dict[str, str]) -> None:
+        """Every template variable of each text (at its path) has a value in ``case_vars``."""
         for text, path in texts:
             for name in templating.missing(text, case_vars):
                 self.context.err(
