@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from gate.suite.model import Api, ModelParams, ReasoningEffort
 
@@ -27,6 +27,7 @@ DEFAULT_MAX_TOKENS = 1024  # Anthropic requires max_tokens; used when the suite 
 MIN_THINKING_BUDGET = 1024  # the Messages API's smallest budget_tokens
 
 TokenLimitKey = Literal["max_tokens", "max_completion_tokens", "max_output_tokens"]
+TOKEN_LIMIT_KEYS: tuple[TokenLimitKey, ...] = get_args(TokenLimitKey)
 
 # o1, o3, o4-mini, gpt-5, gpt-5-mini, gpt-5.1 ... and dated snapshots; gpt-5-chat is a chat model.
 _OPENAI_REASONING = re.compile(r"^(o\d+(?![a-z])|gpt-5(?!-chat))")
@@ -56,12 +57,20 @@ def token_limit_key(provider: str, api: Api, model: str, params: ModelParams) ->
     return "max_completion_tokens" if family_of(provider, model).reasoning else "max_tokens"
 
 
+def _given_limit(params: ModelParams) -> tuple[TokenLimitKey, int] | None:
+    """The output-token limit the suite gave and the name it gave it under (the most specific name
+    first, when several were given)."""
+    for name in reversed(TOKEN_LIMIT_KEYS):
+        value: int | None = getattr(params, name)
+        if value is not None:
+            return name, value
+    return None
+
+
 def token_limit(params: ModelParams) -> int | None:
     """The output-token limit the suite gave, under whichever of its three names."""
-    for value in (params.max_output_tokens, params.max_completion_tokens, params.max_tokens):
-        if value is not None:
-            return value
-    return None
+    given = _given_limit(params)
+    return given[1] if given is not None else None
 
 
 def anthropic_max_tokens(params: ModelParams) -> int:
@@ -76,10 +85,10 @@ def anthropic_max_tokens(params: ModelParams) -> int:
 def cut_reason(provider: str, params: ModelParams, setting: str) -> str:
     """Why a reply ended unfinished, and what to change: the limit it was cut at (as the suite wrote
     it, or the default sent) and where to raise it (``setting``: ``agent.params``, ``judge``...)."""
-    for name in ("max_output_tokens", "max_completion_tokens", "max_tokens"):
-        value = getattr(params, name)
-        if value is not None:
-            return f"the reply was cut at {name}={value}: raise it ({setting}.{name})"
+    given = _given_limit(params)
+    if given is not None:
+        name, value = given
+        return f"the reply was cut at {name}={value}: raise it ({setting}.{name})"
     if provider == "anthropic":
         sent = anthropic_max_tokens(params)
         return f"the reply was cut at max_tokens={sent} (the default): raise it (set {setting}.max_tokens)"
@@ -148,11 +157,7 @@ def provider_problems(provider: str, api: Api, params: ModelParams) -> list[tupl
         problems.append(("stop", "the Responses API has no stop sequences; leave stop out or use api: chat"))
     if api == "responses" and params.seed is not None:
         problems.append(("seed", "the Responses API has no seed; leave seed out or use api: chat"))
-    given = [
-        n
-        for n in ("max_tokens", "max_completion_tokens", "max_output_tokens")
-        if getattr(params, n) is not None
-    ]
+    given = [name for name in TOKEN_LIMIT_KEYS if getattr(params, name) is not None]
     if len(given) > 1:
         problems.append((given[1], f"give one output-token limit, not {' and '.join(given)}"))
     return problems
