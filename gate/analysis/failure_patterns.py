@@ -22,18 +22,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gate.analysis.definition_facts import name_words, purpose_words
-from gate.results.outcomes import REASON_TITLES, CaseResult, Failure, RunResults, ToolInfo
+from gate.results.outcomes import ARGUMENT_REASONS, REASON_TITLES, CaseResult, Failure, RunResults, ToolInfo
 from gate.util.escape import json_text
 from gate.util.wording import closest
 
-ARGUMENT_REASONS = (
-    "missing_argument",
-    "unexpected_argument",
-    "type_error",
-    "value_error",
-    "schema_violation",
-)
-_EXPECTATION_REASONS = ("missing_argument", "unexpected_argument", "type_error", "value_error")
+# The failures the table of arguments counts: an expectation's argument failures and schema violations.
+_TABLED_REASONS = ARGUMENT_REASONS | {"schema_violation"}
 _SENT_SHOWN = 5  # distinct values the model sent, kept per argument for the advice
 _TYPO = 0.8  # a hallucinated name at least this similar to a defined one is a misspelling of it
 _SPELLED = 0.5  # when nothing else says which tool was meant: the closest name at least this similar
@@ -133,9 +127,7 @@ def distinct_failures(failures: Sequence[Failure]) -> tuple[Failure, ...]:
     """A trial's failures with each fault once: a schema violation about an argument that an
     expectation failure of the same trial already reports (the same missing or extra argument, or the
     same value of it) is left out, so the fault counts under the expectation's reason."""
-    seen = {
-        _fault(f) for f in failures if f.reason in _EXPECTATION_REASONS and f.tool and f.argument is not None
-    }
+    seen = {_fault(f) for f in failures if f.reason in ARGUMENT_REASONS and f.tool and f.argument is not None}
     return tuple(f for f in failures if f.reason != "schema_violation" or _fault(f) not in seen)
 
 
@@ -238,7 +230,7 @@ def argument_table(
     refs: dict[tuple[str, str], list[str]] = defaultdict(list)
     for case in failed:
         for f in (f for trial in case.trials for f in trial):
-            if f.reason in ARGUMENT_REASONS and f.tool:
+            if f.reason in _TABLED_REASONS and f.tool:
                 key = (f.tool, f.argument or "(arguments)")
                 fails[key].append(f)
                 if case.ref not in refs[key]:

@@ -44,6 +44,11 @@ Reason = Literal[
     "agent_crashed",
 ]
 
+# The reasons an expected argument of a paired call fails for.
+ARGUMENT_REASONS: frozenset[Reason] = frozenset(
+    {"missing_argument", "unexpected_argument", "type_error", "value_error"}
+)
+
 REASON_TITLES: dict[str, str] = {
     "wrong_tool": "wrong tool",
     "missing_call": "missing call",

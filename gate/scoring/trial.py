@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gate.results.outcomes import (
+    ARGUMENT_REASONS,
     MAX_QUOTED_CHARS,
     CaseStatus,
     CheckKind,
@@ -39,9 +40,6 @@ from gate.util.escape import show, truncate
 from gate.util.json_types import JSON_SCALARS, JsonObject
 from gate.util.wording import plural
 
-ARGUMENT_REASONS: frozenset[Reason] = frozenset(
-    {"missing_argument", "unexpected_argument", "type_error", "value_error"}
-)
 # DESIGN section 3's hard conditions: a trial that broke one fails and scores 0 in every scoring mode
 # (an expected call missing is ``CallEval.missing``; "over_call_budget" covers ``max_calls`` and the
 # case's ``max_tool_calls``; a final state other than expected is one too).
