@@ -19,7 +19,7 @@ from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import json_text, truncate
 from gate.verdict.conclusion import Conclusion
-from gate.verdict.policy import Verdict
+from gate.verdict.policy import Verdict, pct
 
 MAX_CASE_LINES = 20  # a console screen; the reports hold every case
 MAX_REASON_CHARS = 200  # one reason on one console line
@@ -99,10 +99,10 @@ def suite_lines(verdict: Verdict) -> list[str]:
     lines = []
     for suite in verdict.suites:
         mark = "ok  " if suite.passed else "FAIL"
-        shown = f"{suite.pass_rate * 100:.1f}%" if suite.counted else "-"
+        shown = pct(suite.pass_rate) if suite.counted else "-"
         lines.append(
             f"{mark} {suite.name}: {shown} ({suite.passed_count}/{suite.counted}), threshold "
-            f"{suite.threshold * 100:.1f}%; {suite.failed_count} failed, {suite.error_count} errors, "
+            f"{pct(suite.threshold)}; {suite.failed_count} failed, {suite.error_count} errors, "
             f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
         )
     return lines

@@ -7,19 +7,21 @@ from gate.results.outcomes import CaseResult
 from gate.util.wording import plural
 
 
+def _passed(case: CaseResult) -> int:
+    return sum(1 for t in case.trials if t.status == "passed")
+
+
 def passed_of_run(case: CaseResult) -> str:
     """``3/5`` (passed of the trials that ran), ``0/1 of 5`` when curtailed."""
-    passed = sum(1 for t in case.trials if t.status == "passed")
     planned = f" of {case.planned_trials}" if case.curtailed else ""
-    return f"{passed}/{len(case.trials)}{planned}"
+    return f"{_passed(case)}/{len(case.trials)}{planned}"
 
 
 def trials_text(case: CaseResult) -> str:
     """``3/5 trials passed``; ``0/1 trials passed, 1 of 5 run`` when curtailed; "" for one trial."""
     if len(case.trials) < 2 and not case.curtailed:
         return ""
-    passed = sum(1 for t in case.trials if t.status == "passed")
-    text = f"{passed}/{len(case.trials)} trials passed"
+    text = f"{_passed(case)}/{len(case.trials)} trials passed"
     if case.curtailed:
         text += f", {len(case.trials)} of {case.planned_trials} run"
     return text

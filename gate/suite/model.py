@@ -13,11 +13,12 @@ point back at the exact line a user must change.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from gate.util.json_types import JsonObject
 
 Provider = Literal["openai", "anthropic"]
+PROVIDERS: tuple[Provider, ...] = get_args(Provider)
 Api = Literal["chat", "responses"]  # OpenAI: Chat Completions or the Responses API
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
 Verbosity = Literal["low", "medium", "high"]

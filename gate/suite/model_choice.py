@@ -14,10 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from gate.suite.model import Agent, Api, Judge, ModelParams, Provider, Suite
+from gate.suite.model import PROVIDERS, Agent, Api, Judge, ModelParams, Provider, Suite
 from gate.suite.model_family import provider_problems
-
-PROVIDERS: tuple[Provider, ...] = ("openai", "anthropic")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 from gate.errors import Problem
 from gate.results.run_record import Usage
 from gate.results.settings import PriceRecord
-from gate.suite.model import Suite
+from gate.suite.model import PROVIDERS, Suite
 from gate.util.json_types import PathKey
 
 # (provider, model prefix) -> (input USD per 1M tokens, output USD per 1M tokens).
@@ -198,9 +198,7 @@ def price_table(
                     numbers[name] = float(number)
         if "input" not in numbers or "output" not in numbers:
             continue
-        provider, _, model = (
-            key.rpartition("/") if key.split("/", 1)[0] in ("openai", "anthropic") else ("", "", key)
-        )
+        provider, _, model = key.rpartition("/") if key.split("/", 1)[0] in PROVIDERS else ("", "", key)
         entries.append(
             PriceEntry(
                 provider=provider or None,
