@@ -678,9 +678,18 @@ def suite_result(suite: Suite, cases: tuple[CaseResult, ...], triggered_by: Mapp
         ),
         prompt=SourceRef(prompt.source.path, prompt.source.line) if prompt is not None else None,
         provider=suite.agent.provider,
-        model=suite.agent.model,
+        model=suite.agent.model or _models_asked_for(cases),
         triggered_by=dict(triggered_by),
     )
+
+
+def _models_asked_for(cases: Sequence[CaseResult]) -> str:
+    """The models an agent program asked for (its suite names none: the program picks its own), in
+    the order its trials first asked for them; a record lists a trial's models joined by ', '."""
+    asked = (
+        model for case in cases for trial in case.trials for model in trial.record.model.split(", ") if model
+    )
+    return ", ".join(dict.fromkeys(asked))
 
 
 async def run_suites(

@@ -177,6 +177,8 @@ def test_the_program_runs_behind_the_proxy_and_a_rerun_sends_nothing(
     line = AGENT.splitlines().index('    "description": "The local time in a city, as HH:MM.",') + 1
     assert (tools["local_time"]["file"], tools["local_time"]["description_line"]) == ("agent/desk.py", line)
     assert tools["get_weather"]["file"] == "desk.suite.yaml"  # the suite's own definition
+    # The suite names no model: its results say the one the program asked for.
+    assert results(root / "out.json")["suites"][0]["model"] == "gpt-4o-mini"
     again = gate(root, server, "desk.suite.yaml", "--allow-commands", "--cache", "cache")
     assert again.returncode == 0 and server.request_count == 2  # answered by the cache: 0 requests
     assert "cache (use): 2 hits, 0 misses" in again.stdout
