@@ -86,14 +86,7 @@ def execute(plan: ReportPlan) -> Outcome:
     from gate.run.cache import ci_variable
 
     # In CI no output is written through a symlink of the repository (a pull request can commit one).
-    no_links_below = default_root() if ci_variable(os.environ) else None
-    outputs = check_outputs(
-        json=plan.json,
-        junit=plan.junit,
-        markdown=plan.markdown,
-        html=plan.html,
-        no_links_below=no_links_below,
-    )
+    outputs = check_outputs(plan, no_links_below=default_root() if ci_variable(os.environ) else None)
     try:
         return _render(plan, outputs)
     finally:

@@ -378,13 +378,7 @@ def execute(plan: RunPlan) -> Outcome:
     # Every output path is checked before any work: none can fail after the paid requests. In CI
     # none is written through a symlink of the repository (a pull request can commit one).
     no_links_below = _root(plan) if ci_variable(os.environ) else None
-    outputs = check_outputs(
-        json=plan.json,
-        junit=plan.junit,
-        markdown=plan.markdown,
-        html=plan.html,
-        no_links_below=no_links_below,
-    )
+    outputs = check_outputs(plan, no_links_below=no_links_below)
     base_output = None
     try:
         if plan.baseline_json and plan.baseline != "auto":

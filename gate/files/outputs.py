@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
 from gate.files.links import first_link
@@ -247,20 +247,32 @@ class OutputPlan:
             target.close()
 
 
-def check_outputs(
-    json: str | None = None,
-    junit: str | None = None,
-    markdown: str | None = None,
-    html: str | None = None,
-    *,
-    no_links_below: Path | None = None,
-) -> OutputPlan:
-    """Check every output path before any work; ``InputError`` lists every path that cannot work.
-    ``no_links_below``: the repository root in CI (see the module doc)."""
+class ReportPaths(Protocol):
+    """Where a command writes its reports, as ``run``'s and ``report``'s plans say (None: not asked)."""
+
+    @property
+    def json(self) -> str | None: ...
+    @property
+    def junit(self) -> str | None: ...
+    @property
+    def markdown(self) -> str | None: ...
+    @property
+    def html(self) -> str | None: ...
+
+
+def check_outputs(paths: ReportPaths, *, no_links_below: Path | None = None) -> OutputPlan:
+    """Check every output path of ``paths`` before any work; ``InputError`` lists every path that
+    cannot work. ``no_links_below``: the repository root in CI (see the module doc)."""
     targets: dict[str, OutputTarget | None] = {}
     problems: list[Problem] = []
     seen: dict[Path, str] = {}
-    for option, path in (("--json", json), ("--junit", junit), ("--markdown", markdown), ("--html", html)):
+    asked = (
+        ("--json", paths.json),
+        ("--junit", paths.junit),
+        ("--markdown", paths.markdown),
+        ("--html", paths.html),
+    )
+    for option, path in asked:
         targets[option] = None
         if path is None:
             continue

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gate.cli import main as cli_main
+from gate.commands.plans import ReportPlan
 from gate.errors import InputError
 from gate.files.outputs import check_output, check_outputs
 from tests.commands.test_run import SCRIPT, point, suite_text
@@ -116,7 +117,7 @@ def test_unwritable_and_unparseable_paths_are_refused_before_the_run(repo, model
 
 def test_the_same_file_for_two_outputs_is_refused(tmp_path):
     with pytest.raises(InputError, match="the same file as --json"):
-        check_outputs(json=str(tmp_path / "r"), markdown=str(tmp_path / "r"))
+        check_outputs(ReportPlan(results=(), json=str(tmp_path / "r"), markdown=str(tmp_path / "r")))
 
 
 def test_a_symlinked_output_is_written_through_and_stays_a_symlink(repo, model_server, monkeypatch):
