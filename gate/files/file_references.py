@@ -2,8 +2,9 @@
 
 A suite refers to its system prompt, tool files and mock files as ``{file: PATH}``, relative to the
 suite file's directory. A reference is refused, with the reason at the reference's line, when it is
-absolute, cannot name a file, points (lexically or through a symlink) outside the repository, is a
-symlink loop, unreadable, missing or not a regular file. Each referenced file is read and checked
+absolute, cannot name a file, points (lexically or through a symlink) outside the repository or into
+git's own directory (``.git``, in any letter case), is a symlink loop, unreadable, missing or not a
+regular file. Each referenced file is read and checked
 once per :class:`Repository` (one ``load_suites`` call), however many suites use it, and its
 problems are reported under its own path. Also: checking a prompt, tool or mock file that no suite
 uses, and the references a schema-invalid suite declares.
@@ -328,6 +329,8 @@ def resolve_ref(
                 "suites may only read files inside the repository",
             )
         )
+    if _in_git_directory(rel):
+        raise Refused(_git_directory_problem(doc, at, ref, ""))
     trouble = stat_trouble(lexical)
     if trouble:
         raise Refused(doc.problem(at, f"file reference {ref!r}: {trouble}", "fix or remove the file"))
@@ -340,6 +343,8 @@ def resolve_ref(
                 "suites may only read files inside the repository",
             )
         )
+    if _in_git_directory(real.relative_to(repo.real_root).as_posix()):
+        raise Refused(_git_directory_problem(doc, at, ref, " through a symlink"))
     if not lexical.exists():
         raise Refused(
             doc.problem(
@@ -351,6 +356,22 @@ def resolve_ref(
     if not lexical.is_file():
         raise Refused(doc.problem(at, f"file reference {ref!r} is not a regular file", "point at a file"))
     return lexical, rel
+
+
+def _in_git_directory(rel: str) -> bool:
+    """Whether the root-relative path ``rel`` is or lies in a ``.git`` (the repository's, a
+    submodule's), in any letter case and with the trailing dots and spaces Windows ignores: a
+    case-insensitive file system opens ``.GIT/config`` as ``.git/config``."""
+    return any(part.rstrip(". ").lower() == ".git" for part in rel.split("/"))
+
+
+def _git_directory_problem(doc: SuiteDocument, at: PathKey, ref: str, how: str) -> Problem:
+    return doc.problem(
+        at,
+        f"file reference {ref!r} points{how} into git's own directory (.git)",
+        "suites read their prompts, tools, mocks and cases from the repository's files, never from "
+        "git's (its config can hold the checkout's credentials)",
+    )
 
 
 def check_unreferenced(repo: Repository, path: Path, rel: str) -> list[Problem]:

@@ -473,3 +473,44 @@ def test_unreadable_files_and_directories_are_located(scratch: Path) -> None:
     finally:  # let pytest clean up
         for path in (base / "secret.suite.yaml", base / "locked", base / "tools" / "locked.json"):
             os.chmod(path, 0o755)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        ("system_prompt: You are a weather assistant.", "system_prompt: {file: ../.git/config}", "6:25"),
+        ("tools/weather.json", "../.git/HEAD", "8:14"),
+        ("tools/weather.json", "tools/../../.git/config", "8:14"),
+        # A case-insensitive file system (macOS, Windows) opens the repository's own .git for it.
+        ("tools/weather.json", "../.GIT/config", "8:14"),
+        ("tools/weather.json", "../vendor/lib/.git/config", "8:14"),  # a submodule's
+        ("cases:", "mocks: {file: ../.git/description}\ncases:", "9:15"),
+    ],
+)
+def test_a_reference_into_git_s_own_directory_is_refused(
+    scratch: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, where: str
+) -> None:
+    """A suite never means git's own files (``.git/config`` can hold the checkout's credentials):
+    refused where the reference is written, whatever it would read."""
+    (scratch / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (scratch / "vendor" / "lib" / ".git" / "config").write_text("[core]\n")
+    suite = _suite_with(scratch, "git_dir.suite.yaml", old, new)
+    code, output, _ = _validate(scratch, capsys, suite)
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(output, f"git_dir.suite.yaml:{where}", "git's own directory")
+
+
+def test_a_link_into_git_s_own_directory_is_refused(
+    scratch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (scratch / "bad_inputs" / "prompt.md").symlink_to("../.git/config")
+    suite = _suite_with(
+        scratch,
+        "git_link.suite.yaml",
+        "system_prompt: You are a weather assistant.",
+        "system_prompt: {file: prompt.md}",
+    )
+    code, output, _ = _validate(scratch, capsys, suite)
+    assert code == 2 and "Traceback" not in output
+    _assert_reported(output, "git_link.suite.yaml:6:25", "git's own directory")
+    assert "[core]" not in output
