@@ -180,14 +180,14 @@ def _confusion_advice(
             )
         return (
             f"the description of {_c(expected)} already names {_c(called)}; say in {_c(called)}'s when not "
-            f'to use it, e.g. "Not for …: use {expected}."',
+            f'to use it, e.g. "Not for …: use {_c(expected)}."',
             called,
         )
     if says_when(expected_desc):
         other = (
             f"{_c(called)}'s already says when not to use it"
             if says_when_not(called_desc)
-            else f'say in {_c(called)}\'s when not to use it, e.g. "Not for …: use {expected}."'
+            else f'say in {_c(called)}\'s when not to use it, e.g. "Not for …: use {_c(expected)}."'
         )
         return (
             f"the description of {_c(expected)} already says when to use it: add requests like {examples} "
@@ -197,13 +197,13 @@ def _confusion_advice(
     if mentions(called_desc, expected):
         return (
             f"the description of {_c(called)} already names {_c(expected)}; say in {_c(expected)}'s when to "
-            f'use it instead, e.g. "Use {expected} for …; for … use {called}."',
+            f'use it instead, e.g. "Use {_c(expected)} for …; for … use {_c(called)}."',
             expected,
         )
     return (
         f"say in the description of {_c(expected)} when to use it instead of {_c(called)} "
         f"(and in {_c(called)}'s when not to), "
-        f'e.g. "Use {expected} for …; for … use {called}."',
+        f'e.g. "Use {_c(expected)} for …; for … use {_c(called)}."',
         expected,
     )
 
@@ -282,7 +282,7 @@ def _missing_advice(a: ArgumentFailure, facts: ParameterFacts, tool_desc: str) -
         )
     steps = []
     if not mentions(tool_desc, a.argument):
-        steps.append(f'name it in the description of {_c(a.tool)} (e.g. "always pass {a.argument}")')
+        steps.append(f'name it in the description of {_c(a.tool)} (e.g. "always pass {_c(a.argument)}")')
     if not facts.has_example and not facts.enum:
         steps.append("give it an example value (`examples`, or e.g. … in its description)")
     if not steps:
@@ -293,13 +293,14 @@ def _missing_advice(a: ArgumentFailure, facts: ParameterFacts, tool_desc: str) -
 def _type_advice(a: ArgumentFailure, facts: ParameterFacts) -> str:
     wanted = facts.types[0] if facts.types else _json_type(a.example_expected)
     if why := _unread(facts):
-        wanted_text = wanted or "the JSON type"
+        wanted_text = _c(wanted) if wanted else "the JSON type"
         return f"{why}: make sure it gives its type ({wanted_text}) and its description an example value"
     if not facts.declared:
         typed = f" ({_c(wanted)})" if wanted else ""
         return f"the schema of {_c(a.tool)} does not define it: add it with its type{typed}"
     if not facts.types:
-        return f'the schema gives it no type: add `"type": "{wanted or "…"}"` and an example value'
+        declaration = _c(f'"type": "{wanted or "…"}"')
+        return f"the schema gives it no type: add {declaration} and an example value"
     sent = f"the model sent {_values(a.sent)}" if a.sent else "the model sent another type"
     declared = " or ".join(_c(t) for t in facts.types)
     literal = a.example_expected if _json_type(a.example_expected) else None
@@ -312,7 +313,7 @@ def _type_advice(a: ArgumentFailure, facts: ParameterFacts) -> str:
         )
     return (
         f"the schema already declares it {declared}, yet {sent}: say in its description that it takes "
-        f"a bare {facts.types[0]}{contrast}"
+        f"a bare {_c(facts.types[0])}{contrast}"
     )
 
 
@@ -388,9 +389,10 @@ def _unexpected_advice(a: ArgumentFailure, facts: ParameterFacts, parameters: Js
         )
     if facts.declared:
         optional = "an optional" if not facts.required else "a"
+        allow = _c(f"{a.argument}: {{optional: true}}")
         return (
             f"it is {optional} parameter of {_c(a.tool)}, but the case expects calls without it: "
-            f"if sending it is fine, allow it in the case (`{a.argument}: {{optional: true}}` or "
+            f"if sending it is fine, allow it in the case ({allow} or "
             "`allow_extra_args: true`); otherwise say in its description when to leave it out"
         )
     if closed_object(parameters):

@@ -68,7 +68,7 @@ def test_a_required_argument_left_out_is_called_required_and_named_in_the_tool_d
     assert "mark it required" not in rec.message
     assert "left out in 2 of 2 calls" in rec.message
     assert "it is already required in the schema: name it" in rec.message
-    assert 'name it in the description of `get_weather` (e.g. "always pass units")' in rec.message
+    assert 'name it in the description of `get_weather` (e.g. "always pass `units`")' in rec.message
     assert "example" not in rec.message.split("(e.g.")[1]  # an enum lists its values: no example asked
     assert (rec.file, rec.line) == ("tools/weather.json", 14)
 
@@ -154,7 +154,7 @@ def test_a_type_error_on_a_typed_argument_names_the_type_and_what_was_sent():
     rec = advice([with_days(DAYS)], [days_case(0, "type_error", "3 days")], "argument_type_error")
     assert "state its type" not in rec.message and "give an example" not in rec.message
     assert 'the schema already declares it `integer`, yet the model sent `"3 days"`' in rec.message
-    assert 'say in its description that it takes a bare integer (e.g. `3`, not `"3 days"`)' in rec.message
+    assert 'say in its description that it takes a bare `integer` (e.g. `3`, not `"3 days"`)' in rec.message
 
 
 def test_a_type_error_on_an_untyped_argument_asks_for_the_type_the_case_expects():

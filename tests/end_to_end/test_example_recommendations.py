@@ -80,11 +80,11 @@ def test_the_weather_example_report_advises_what_its_definitions_do_not_already_
     units = _recommendation(report, "Argument `units` of `get_weather`")
     assert "was left out in 1 of" in units
     assert "it is already required in the schema: name it in the description of `get_weather`" in units
-    assert '(e.g. "always pass units")' in units
+    assert '(e.g. "always pass `units`")' in units
 
     days = _recommendation(report, "Argument `days` of `get_forecast`")
     assert 'the schema already declares it `integer`, yet the model sent `"7 days"`' in days
-    assert 'a bare integer (not `"7 days"`)' in days  # the case expects a range: no literal to show
+    assert 'a bare `integer` (not `"7 days"`)' in days  # the case expects a range: no literal to show
 
     enum = _recommendation(report, "Argument `units` of `get_forecast`")
     # Its description ("Use metric unless the user asks for ... imperial units") names both values.

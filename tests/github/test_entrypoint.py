@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gate.github.entrypoint import main as entrypoint
+from tests.reports.test_markdown_hostile_fields import HOSTILE_NAME, assert_inert, hostile_names
 from tests.support.fake_github import FakeGitHub
 
 SECRET = "sk-test-very-secret-key-123"
@@ -925,3 +926,33 @@ def test_a_known_flaky_case_is_a_notice_not_an_error(workspace, github, model_se
     assert "weather/tomorrow" in failed_section and "weather/weekend" not in failed_section
     outputs = read_outputs(workspace["tmp"] / "output.txt")
     assert (outputs["passed"], outputs["failed"]) == ("1", "1")
+
+
+def test_no_name_of_a_forged_results_file_is_live_in_the_summary_comment_or_review(
+    workspace, github, capsys
+) -> None:
+    """Every text the action writes to Markdown from a results file (suite, case, tool, argument and
+    file names, reasons, the analysis's advice) is inert, in the job summary, the sticky comment (its
+    list of advice outside the diff included) and every review comment."""
+    (workspace["root"] / "forged.json").write_text(hostile_names(), encoding="utf-8")  # a forged artifact
+    added = "@@ -0,0 +1,40 @@\n" + "".join(f"+line {i}\n" for i in range(1, 41))
+    tool_file = f"tools/weather.json {HOSTILE_NAME}"
+    github.add_pull(7, {tool_file: added}, head_sha=workspace["head"], base_sha=workspace["base"])
+    env = actions_env(workspace, github, None, results="forged.json", baseline="off")
+
+    assert entrypoint([], env) == 1
+
+    summary = (workspace["tmp"] / "summary.md").read_text()
+    [comment] = github.comments_on(7)
+    [review] = github.reviews
+    assert "Recommendations outside this pull request's diff" in comment["body"]  # the prompt's advice
+    assert {c["path"] for c in github.review_comments} == {tool_file}  # the tool file's advice
+    for text in [summary, comment["body"], review["body"], *(c["body"] for c in github.review_comments)]:
+        assert_inert(text)
+    # The names are said, as code: "Use `get_weather @octocat <img ...>` for …" in the tool file's advice.
+    advice = "\n".join(c["body"] for c in github.review_comments)
+    assert (
+        f'e.g. "Use `get_weather {HOSTILE_NAME}` for …; for … use `get_forecast {HOSTILE_NAME}`."' in advice
+    )
+    assert f"Argument `days {HOSTILE_NAME}` of `get_forecast {HOSTILE_NAME}`" in advice
+    assert f"The agent called `book_flite {HOSTILE_NAME}`, which is not defined" in comment["body"]

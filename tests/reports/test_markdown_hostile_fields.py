@@ -79,3 +79,42 @@ def test_the_non_gating_reason_is_escaped_in_its_summary():
     summary = next(line for line in text.splitlines() if "non-gating:" in line and "<summary>" in line)
     assert "<img" not in summary and "@org/team" not in summary and "<!--" not in summary
     assert summary.endswith("</summary>") and summary.count("</summary>") == 1
+
+
+# A name a pull request can choose (a file's, a tool's, a case's), as GitHub would render it if it
+# reached Markdown as written: a mention, an image, an issue reference, an autolink.
+HOSTILE_NAME = "@octocat <img src=x onerror=alert(1)> #42 www.evil.example"
+
+
+def assert_inert(markdown: str) -> None:
+    """No live HTML, mention, cross-reference or autolink of ``HOSTILE_NAME`` outside code."""
+    live = outside_code(markdown)
+    assert "<img" not in live, live
+    assert "@octocat" not in live and "www.evil" not in live, live
+    assert re.search(r"(?<![\w&])#42\b", live) is None, live
+
+
+def hostile_names() -> str:
+    """The golden results' JSON text with every name made hostile, consistently (so that the analysis
+    still finds its patterns and gives its advice): tool, argument, suite and case names, and the files
+    the definitions live in. What a pull request's files, or a forged artifact of the two-workflow
+    pattern, can hold."""
+    text = (GOLDEN / "results.json").read_text(encoding="utf-8")
+    files = ["tools/weather.json", "tools/travel.yaml", "prompts/travel.md", "evals/weather.yaml"]
+    for name in [*files, "evals/travel.yaml", "get_weather", "get_forecast", "book_flite", "book_flight"]:
+        text = text.replace(name, f"{name} {HOSTILE_NAME}")
+    for name in ["weather", "travel", "days", "city", "oslo-rain", "rome-week", "ghost-tool", "needs-date"]:
+        text = text.replace(f'"{name}"', f'"{name} {HOSTILE_NAME}"')
+    return text
+
+
+def test_no_name_is_live_in_the_analysis_s_advice():
+    """The advice names tools, arguments and types in its examples ("Use get_weather for …", "always
+    pass units", "a bare integer"): each name is code, never live Markdown."""
+    conclusion = conclude(parse_results(json.loads(hostile_names()), "results.json"))
+    messages = [r.message for r in conclusion.advice]
+    assert {r.pattern for r in conclusion.advice} >= {"confused_tools", "hallucinated_tool"}
+    assert any(f'"Use `get_weather {HOSTILE_NAME}` for …' in m for m in messages), messages
+    for message in messages:
+        assert_inert(message)
+    assert_inert(render(conclusion, limit=10**6))
