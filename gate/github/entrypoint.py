@@ -520,7 +520,7 @@ def _summarise(settings: ActionSettings, outcome: Outcome, marker: str = "defaul
         text = render(
             outcome.conclusion, limit=SUMMARY_LIMIT, marker=marker, html_report=_html_report(settings)
         )
-        text = "".join(f"> {note}\n\n" for note in outcome.notices) + text
+        text = _quoted(outcome.notices) + text
     else:
         text = _fallback_summary(outcome.code, outcome.notices, outcome.problems)
     actions_env.append_summary(text, settings.summary_path)
@@ -593,13 +593,19 @@ def _verdict_word(code: int, verdict: Verdict | None) -> str:
     return "passed" if code == EXIT_PASSED else "failed"
 
 
+def _quoted(notes: Sequence[str]) -> str:
+    """The action's notices as Markdown quotes, each escaped whole: a notice is plain text (the same
+    words go to the step log) that can quote what a pull request chose, such as a committed file's
+    name, and every field that reaches Markdown is escaped."""
+    from gate.util.escape import md_text
+
+    return "".join(f"> {md_text(note)}\n\n" for note in notes)
+
+
 def _fallback_summary(code: int, notes: Sequence[str], problems: Sequence[Problem]) -> str:
     from gate.util.escape import md_inline_code
 
-    lines = ["## tool-eval-gate", ""]
-    lines += [f"> {note}" for note in notes]  # our own words, not untrusted text
-    if notes:
-        lines.append("")
+    lines = []
     if problems:
         lines.append(f"**Invalid input:** {len(problems)} problem(s) in the suite files; nothing was run.")
         lines.append("")
@@ -608,7 +614,7 @@ def _fallback_summary(code: int, notes: Sequence[str], problems: Sequence[Proble
         lines.append("**Invalid input:** see the step log.")
     elif code == EXIT_INCOMPLETE:
         lines.append("**The evaluation could not be completed:** see the step log.")
-    return "\n".join(lines) + "\n"
+    return "## tool-eval-gate\n\n" + _quoted(notes) + "".join(f"{line}\n" for line in lines)
 
 
 if __name__ == "__main__":  # pragma: no cover

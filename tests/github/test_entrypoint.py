@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gate.github.entrypoint import main as entrypoint
+from gate.util.escape import md_text
 from tests.reports.test_markdown_hostile_fields import HOSTILE_NAME, assert_inert, hostile_names
 from tests.support.fake_github import FakeGitHub
 
@@ -668,9 +669,8 @@ def test_bad_inputs_write_every_output_and_name_the_input(
     assert set(outputs) == set(declared)
     assert outputs["verdict"] == "invalid" and outputs["exit_code"] == "2" and outputs["pass_rate"] == ""
     summary = (workspace["tmp"] / "summary.md").read_text()
-    assert (
-        named in summary and "problem(s) in the suite files" not in summary and "--threshold" not in summary
-    )
+    assert md_text(named) in summary  # the input's name as Markdown text (fail\_on reads fail_on)
+    assert "problem(s) in the suite files" not in summary and "--threshold" not in summary
     assert github.comments_on(7) == []
 
 
@@ -926,6 +926,47 @@ def test_a_known_flaky_case_is_a_notice_not_an_error(workspace, github, model_se
     assert "weather/tomorrow" in failed_section and "weather/weekend" not in failed_section
     outputs = read_outputs(workspace["tmp"] / "output.txt")
     assert (outputs["passed"], outputs["failed"]) == ("1", "1")
+
+
+def test_the_action_s_notices_are_escaped_in_the_job_summary_and_the_comment(
+    workspace, github, model_server, capsys
+) -> None:
+    """The notices quote a file name the pull request chose (a committed cache entry): in the job
+    summary it is text, whether the run went on (with a key) or was refused (a fork's), and so it is in
+    the sticky comment that says why nothing was run (a suite file, named by the pull request too, is
+    invalid)."""
+    root = workspace["root"]
+    forged = root / ".tool-eval-gate" / "cache" / f"{HOSTILE_NAME}.json"
+    forged.parent.mkdir(parents=True)
+    forged.write_text("{}")
+    git(root, "add", "-f", ".tool-eval-gate/cache")
+    git(root, "commit", "-q", "-m", "answers")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    summary = workspace["tmp"] / "summary.md"
+    server = model_server(SCRIPT)
+    shown = md_text(f"cache/{HOSTILE_NAME}.json")  # the name is said, as text
+
+    entrypoint([], actions_env(workspace, github, server, comment="false", review_comments="false"))
+    asked = summary.read_text()
+    assert "none is read from it and this run asks the model" in asked and shown in asked
+    assert_inert(asked)
+
+    summary.unlink()
+    assert fork_run(workspace, github, server) == 3
+    refused = summary.read_text()
+    assert "Not verified" in refused and shown in refused
+    assert_inert(refused)
+
+    (root / "evals" / f"{HOSTILE_NAME}.suite.yaml").write_text("version: 1\nname: broken\ncases: [\n")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "broken")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    summary.unlink()
+    assert entrypoint([], actions_env(workspace, github, server)) == 2
+    [comment] = github.comments_on(7)
+    for text in [summary.read_text(), comment["body"]]:
+        assert "Invalid input" in text and shown in text and HOSTILE_NAME in text  # in a code span
+        assert_inert(text)
 
 
 def test_no_name_of_a_forged_results_file_is_live_in_the_summary_comment_or_review(
