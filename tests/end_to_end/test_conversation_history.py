@@ -99,10 +99,13 @@ def test_a_mid_task_conversation_reaches_every_api_in_its_own_form(
     code = cli_main(["run", "--root", str(tmp_path), "-q", "--json", str(results_path)])
     assert code == 0, capsys.readouterr().out
 
-    first_requests = [r["body"] for r in server.requests][:2]  # one per case, in some order
-    sent = sorted(_history_as_sent(api or "anthropic", body) for body in first_requests)
+    # Every request carries the earlier call and its result: the first case's one request, and both
+    # of the second case's (its own Rome call comes after the given one). The cases run concurrently,
+    # so the requests arrive in any order: compared as a sorted list, never by position.
+    sent = sorted(_history_as_sent(api or "anthropic", r["body"]) for r in server.requests)
     assert sent == [
         ["call_1", "get_weather", {"city": "Paris"}, "call_1", {"temp_c": 18}],
+        ["earlier", "get_weather", {"city": "Paris"}, "earlier", {"temp_c": 18}],
         ["earlier", "get_weather", {"city": "Paris"}, "earlier", {"temp_c": 18}],
     ]
 

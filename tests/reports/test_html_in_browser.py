@@ -33,6 +33,15 @@ def open_report(browser: Any, path: Path, conclusion: Any = None, address: str =
     return page
 
 
+def open_case(page: Any, case: str) -> Any:
+    """Open a case's row and wait until its body is rendered: the row renders it on the ``toggle``
+    event, which the browser fires in a task after the click, not during it."""
+    row = page.locator(f"details.case[data-case='{case}']")
+    row.locator("summary").click()
+    row.locator(".body > *").first.wait_for(state="attached")
+    return row
+
+
 def shown(page: Any) -> list[str]:
     return page.eval_on_selector_all("details.case", "rows => rows.map(r => r.dataset.case)")
 
@@ -81,9 +90,7 @@ def test_a_filtered_view_can_be_linked(browser, tmp_path):
 
 def test_a_case_opens_to_its_transcripts_with_the_base_side_beside_the_head_side(browser, tmp_path):
     page = open_report(browser, tmp_path / "report.html")
-    case = page.locator("details.case[data-case='weather/oslo-rain']")
-    case.locator("summary").click()
-    body = case.locator(".body")
+    body = open_case(page, "weather/oslo-rain").locator(".body")
     assert "Case at evals/weather.yaml:24" in body.inner_text()
     assert "changed line: tools/weather.json:4" in body.locator(".change").inner_text()
     head, base = body.locator(".side").all()
@@ -137,9 +144,8 @@ def test_a_hostile_answer_is_text_and_nothing_is_fetched(browser, tmp_path):
         page.on("request", lambda request: requests.append(request.url))
         page.goto(path.as_uri())
         page.wait_for_selector("body[data-ready=true]")
-        for summary in page.locator("details.case > summary").all():
-            summary.click()  # every case open: every transcript rendered
-        page.wait_for_timeout(300)
+        for case in shown(page):  # every case open: every transcript rendered
+            open_case(page, case)
         head = page.locator("details.case[data-case='weather/odd-answer'] .side").first
         assert head.locator("pre.output").text_content() == evil
         assert page.evaluate("document.body.dataset.pwned") is None
