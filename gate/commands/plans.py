@@ -80,6 +80,10 @@ class RunPlan:
     record: bool = False
     replay: bool = False
     allow_commands: bool = False
+    # The GitHub Actions event the run happens on (``GITHUB_EVENT_NAME``; "" outside Actions): the
+    # trust rule never runs commands on some (gate.run.command_trust). Not a flag: ``run`` reads it
+    # from the environment, the action from its event.
+    event_name: str = ""
     shard: str | None = None
     max_requests: int | None = None
     max_cost: float | None = None

@@ -18,7 +18,7 @@ import dataclasses
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache(parser)
     _add_budgets(parser)
     _add_policy(parser)
+    parser.set_defaults(event_name="")  # RunPlan.event_name: not a flag (main reads the environment)
     return parser
 
 
@@ -156,7 +157,8 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
         "--allow-commands",
         action="store_true",
         help="run the programs the suites name (an agent program, an MCP server); without it such a "
-        "suite is refused (exit 2). Never on pull_request_target",
+        "suite is refused (exit 2). Never on pull_request_target, workflow_run, issue_comment or another "
+        "event where the repository's secrets meet a pull request's code",
     )
 
 
@@ -364,8 +366,14 @@ def _load_prices(path: str | None) -> PriceTable:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    return execute(RunPlan.from_args(args)).code
+    return execute(plan_of(list(sys.argv[1:] if argv is None else argv), os.environ)).code
+
+
+def plan_of(argv: Sequence[str], environ: Mapping[str, str]) -> RunPlan:
+    """The plan of the command line ``argv`` in the environment ``environ`` (its GitHub Actions event)."""
+    args = build_parser().parse_args(list(argv))
+    args.event_name = environ.get("GITHUB_EVENT_NAME", "")
+    return RunPlan.from_args(args)
 
 
 def execute(plan: RunPlan) -> Outcome:
@@ -566,12 +574,10 @@ def _chosen_models(plan: RunPlan, suites: Sequence[Suite]) -> list[Suite]:
 
 def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
     """Refuse (exit 2) the suites whose commands the run may not start: not allowed with
-    --allow-commands, or on pull_request_target (gate.run.command_trust)."""
+    --allow-commands, or on an event where they never run (gate.run.command_trust)."""
     from gate.run.command_trust import command_refusals
 
-    refusals = command_refusals(
-        suites, allowed=plan.allow_commands, event_name=os.environ.get("GITHUB_EVENT_NAME", "")
-    )
+    refusals = command_refusals(suites, allowed=plan.allow_commands, event_name=plan.event_name)
     if refusals:
         raise InputError(refusals)
 

@@ -268,6 +268,7 @@ def run_plan(
         cache=str(cache_directory(inputs, workspace)),
         replay=replay or inputs.replay,
         allow_commands=inputs.commands == "allow",
+        event_name=event.event_name,
         errors="ignore" if inputs.errors == "ignore" else "count",
         fail_on=_optional(fail_on, inputs.fail_on),
         junit=str(output_dir / JUNIT_FILE),

@@ -2,9 +2,10 @@
 
 A suite can name programs to run: its agent program, an MCP server (``Suite.commands``). The gate
 runs them only when the person running it allowed it (``run --allow-commands``, the action's
-``commands: allow``), and never on ``pull_request_target``, where a workflow holds the repository's
-secrets while the pull request can change the code a command runs. Pure: the caller passes the
-event's name (``GITHUB_EVENT_NAME``).
+``commands: allow``), and in GitHub Actions only on the events of ``COMMAND_EVENTS``: never on
+``pull_request_target``, ``workflow_run``, ``issue_comment`` or any other event where a workflow holds
+the repository's secrets while the code it checked out can come from a pull request. Pure: the caller
+passes the event's name (``GITHUB_EVENT_NAME``, "" outside Actions).
 """
 
 from __future__ import annotations
@@ -18,7 +19,45 @@ from gate.util.escape import truncate
 
 ALLOW_FLAG = "--allow-commands"
 ACTION_INPUT = "commands: allow"
-REFUSED_EVENT = "pull_request_target"
+# The events on which a suite's commands may run: a pull request's own events, whose runs get no
+# secret when the pull request comes from a fork (GitHub withholds them), and events only the
+# repository's maintainers (or its schedule) start, on its own code. Every other event is refused,
+# those GitHub adds later included: pull_request_target, workflow_run (a fork's pull request triggers
+# it), issue_comment (anyone can comment), issues, discussion, check_run, deployment... run with the
+# repository's secrets, and a workflow can check out a pull request's code on any of them.
+COMMAND_EVENTS = frozenset(
+    {
+        "pull_request",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "push",
+        "merge_group",
+        "schedule",
+        "workflow_dispatch",
+        "repository_dispatch",
+        "release",
+    }
+)
+
+
+def refused_event(event_name: str) -> bool:
+    """Whether commands never run on this GitHub Actions event ("" is no event: not in Actions)."""
+    return bool(event_name) and event_name not in COMMAND_EVENTS
+
+
+def event_refusal(event_name: str) -> str:
+    """Why commands do not run on ``event_name`` (see ``refused_event``)."""
+    return (
+        f"the gate never runs commands on {event_name}, where a workflow can hold the repository's secrets "
+        "while the code it checked out comes from a pull request; they run only on "
+        + ", ".join(sorted(COMMAND_EVENTS))
+    )
+
+
+EVENT_HINT = (
+    "evaluate suites that run programs on pull_request (a fork's run gets no secrets there) and publish "
+    "their results with the workflow_run pattern of docs/github-action.md (publishing runs no command)"
+)
 
 
 def _shown(command: Command) -> str:
@@ -48,15 +87,8 @@ def command_refusals(suites: Sequence[Suite], *, allowed: bool, event_name: str 
             seen.add((suite.path, command.argv))
             where = command.source or suite.source
             what = f"suite {suite.name!r} runs its {command.purpose} ({_shown(command)})"
-            if event_name == REFUSED_EVENT:
-                message = (
-                    f"{what}, and the gate never runs commands on {REFUSED_EVENT}: that workflow holds "
-                    "the repository's secrets while the pull request can change the code the command runs"
-                )
-                hint = (
-                    "run program suites on the pull_request event (or the workflow_run pattern of "
-                    "docs/github-action.md)"
-                )
+            if refused_event(event_name):
+                message, hint = f"{what}, and {event_refusal(event_name)}", EVENT_HINT
             elif not allowed:
                 message = f"{what}; the gate runs a suite's commands only when you allow it"
                 hint = f"pass {ALLOW_FLAG} to run (the action: {ACTION_INPUT})"

@@ -63,7 +63,8 @@ def test_the_action_runs_what_its_logged_command_line_says() -> None:
     event = read_event("pull_request", {"pull_request": {"number": 1, "base": {"sha": "a" * 40}}})
     plan = run_plan(inputs, event, Path("/ws"), Path("/ws/out"))
     assert plan.threshold == 0.85 and plan.baseline == "auto" and plan.fail_on == "any_failure"
-    assert RunPlan.from_args(run.build_parser().parse_args(list(plan.argv()))) == plan
+    assert plan.event_name == "pull_request"  # the trust rule's event: from the job, not a flag
+    assert run.plan_of(plan.argv(), {"GITHUB_EVENT_NAME": "pull_request"}) == plan
     merged = report_plan(inputs, Path("/ws"), Path("/ws/out"), ("/ws/s1.json", "/ws/s2.json"))
     again = ReportPlan.from_args(report.build_parser().parse_args(list(merged.argv())))
     assert again == merged and merged.errors == "count" and merged.results == ("/ws/s1.json", "/ws/s2.json")

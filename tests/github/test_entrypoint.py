@@ -384,6 +384,86 @@ def test_a_forks_replay_of_a_suite_that_runs_the_checkouts_code_is_unverified(
     assert "Not verified: the run could not rule out" in (workspace["tmp"] / "summary.md").read_text()
 
 
+def _commit_a_suite_with_an_mcp_server(workspace: dict[str, Any], starts: Path) -> None:
+    """The pull request adds a suite whose tools come from its own MCP server (code of the checkout);
+    the server writes a line to ``starts`` whenever it starts."""
+    import sys
+
+    from tests.end_to_end.test_mcp_tool_servers import SERVER, suite_text
+
+    root = workspace["root"]
+    (root / "server.py").write_text(SERVER.read_text())
+    mcp = json.dumps({"command": [sys.executable, "server.py", "--starts", str(starts)]})
+    (root / "evals/shop.suite.yaml").write_text(suite_text(mcp).replace("holds 1 item", "holds 99 item"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a suite with an MCP server")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+
+
+def _event_payload(event_name: str, workspace: dict[str, Any]) -> dict[str, Any]:
+    """The payload of ``event_name`` about pull request 7 (a fork's, whose head the workspace holds)."""
+    repository = {"full_name": "acme/agents"}
+    if event_name == "workflow_run":  # the second workflow of a pair, after the PR's own run
+        run = {
+            "event": "pull_request",
+            "head_sha": workspace["head"],
+            "head_repository": {"full_name": "someone/agents"},
+            "pull_requests": [{"number": 7}],
+        }
+        return {"action": "completed", "workflow_run": run, "repository": repository}
+    if event_name == "issue_comment":  # `/eval` ChatOps: anyone can comment on a pull request
+        issue = {"number": 7, "pull_request": {"url": "https://api.github.example/pulls/7"}}
+        return {"action": "created", "issue": issue, "comment": {"body": "/eval"}, "repository": repository}
+    pull = {
+        "number": 7,
+        "user": {"login": "octocat"},
+        "base": {"sha": workspace["base"], "repo": repository},
+        "head": {"sha": workspace["head"], "repo": repository},
+    }
+    return {"action": "synchronize", "number": 7, "pull_request": pull, "repository": repository}
+
+
+@pytest.mark.parametrize("event_name", ["workflow_run", "issue_comment", "pull_request_target"])
+def test_commands_never_run_where_the_repositorys_secrets_meet_a_pull_requests_code(
+    event_name, workspace, github, model_server, capsys
+) -> None:
+    """On these events the workflow holds the repository's secrets (and a write token) while the
+    code it checked out can be the pull request's (`/eval` ChatOps, a workflow_run that checks out
+    the run's head): with `commands: allow`, the PR's MCP server would run with them. Refused before
+    anything starts, at the suite's line, naming the event."""
+    from tests.end_to_end.test_mcp_tool_servers import SCRIPT as SHOP_SCRIPT
+
+    starts = workspace["tmp"] / "starts.log"
+    _commit_a_suite_with_an_mcp_server(workspace, starts)
+    server = model_server(SHOP_SCRIPT)
+    env = actions_env(workspace, github, server, commands="allow", suites="evals/shop.suite.yaml")
+    env["GITHUB_EVENT_NAME"] = event_name
+    (workspace["tmp"] / "event.json").write_text(json.dumps(_event_payload(event_name, workspace)))
+
+    assert entrypoint([], env) == 2
+    out = capsys.readouterr().out
+    assert f"::error file=evals/shop.suite.yaml,line=7,col=12,title=invalid suite file::suite 'shopping'" in out
+    assert f"the gate never runs commands on {event_name}" in out
+    assert not starts.exists() and server.request_count == 0
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "invalid"
+
+
+def test_on_the_pull_requests_own_event_allowed_commands_run(workspace, github, model_server, capsys) -> None:
+    """The same suite on `pull_request` (a fork's run there gets no secrets): the server starts."""
+    from tests.end_to_end.test_mcp_tool_servers import SCRIPT as SHOP_SCRIPT
+
+    starts = workspace["tmp"] / "starts.log"
+    _commit_a_suite_with_an_mcp_server(workspace, starts)
+    server = model_server(SHOP_SCRIPT)
+    env = actions_env(
+        workspace, github, server, commands="allow", suites="evals/shop.suite.yaml", baseline="off"
+    )
+    (workspace["tmp"] / "event.json").write_text(json.dumps(_event_payload("pull_request", workspace)))
+
+    assert entrypoint([], env) == 0, capsys.readouterr().out
+    assert starts.exists() and server.request_count == 2
+
+
 def test_a_fork_whose_only_answers_are_committed_ones_is_not_verified(
     workspace, github, model_server, capsys
 ) -> None:
