@@ -586,19 +586,27 @@ def _refuse_unverifiable_replay(plan: RunPlan, suites: Sequence[Suite]) -> None:
     """In CI, a replay-only run of suites that start programs of the checkout under evaluation is
     not verified (``NotVerified``, exit 3) before anything starts: their code runs beside the cache
     the answers come from, and can write answers of its own into it (a fork's MCP server can copy
-    the forger's recorded answers there), so no answer the run would read is the model's for sure."""
+    the forger's recorded answers there), so no answer the run would read is the model's for sure.
+    A run without any provider key is replay-only whatever its flags (a fork's pull_request run
+    gets no secrets): only the cache can answer it."""
     from gate.run.cache import NotVerified, ci_variable
     from gate.run.command_trust import first_program
+    from gate.suite.model import KEY_VARIABLES
 
     ci = ci_variable(os.environ)
-    program = first_program(suites) if plan.replay and ci else ""
+    keyless = not any(os.environ.get(name, "").strip() for name in KEY_VARIABLES.values())
+    program = first_program(suites) if ci and (plan.replay or keyless) else ""
     if program:
+        others = (
+            "--replay has no others"
+            if plan.replay
+            else f"without a key ({' and '.join(KEY_VARIABLES.values())} are unset) only the cache answers"
+        )
         raise NotVerified(
             f"not verified: {program} runs code of the checkout under evaluation, which could write "
             "answers of its own into the response cache while the run reads it. In CI "
-            f"({ci} is set) the gate never takes answers a pull request can write, and --replay has no "
-            "others, so nothing can be verified (fix: evaluate these suites with a key, where the model "
-            "answers)"
+            f"({ci} is set) the gate never takes answers a pull request can write, and {others}, so "
+            "nothing can be verified (fix: evaluate these suites with a key, where the model answers)"
         )
 
 

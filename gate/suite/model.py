@@ -19,6 +19,9 @@ from gate.util.json_types import JsonObject
 
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = get_args(Provider)
+# The variable each provider's key is read from: a key is what makes a run able to call a model (a
+# base URL alone is not a secret: forks get a workflow's plain inputs but never its secrets).
+KEY_VARIABLES: dict[Provider, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 Api = Literal["chat", "responses"]  # OpenAI: Chat Completions or the Responses API
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high"]
 Verbosity = Literal["low", "medium", "high"]

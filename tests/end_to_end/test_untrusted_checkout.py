@@ -108,8 +108,22 @@ if _os.path.isdir(_os.path.join(_here, "assets")):
 """
 
 
+@pytest.mark.parametrize(
+    "how",
+    [
+        ["--replay"],
+        # no --replay, but no key either (a fork's pull_request run gets no secrets): only the cache
+        # can answer, and the server planted every answer there before the run asked for it
+        ["--cache", ".tool-eval-gate/cache"],
+    ],
+    ids=["replay", "no-key"],
+)
 def test_a_replay_of_suites_that_run_the_checkouts_code_is_not_verified_in_ci(
-    tmp_path: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    how: list[str],
+    tmp_path: Path,
+    model_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """A fork PR (no key: replay only) whose suite lists its tools from the PR's own MCP server, run
     with commands allowed: the server's code runs beside the cache the answers come from."""
@@ -136,7 +150,7 @@ def test_a_replay_of_suites_that_run_the_checkouts_code_is_not_verified_in_ci(
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("CI", "true")
     capsys.readouterr()
-    assert cli_main(["run", "--root", str(repo), "--allow-commands", "--replay"]) == EXIT_INCOMPLETE
+    assert cli_main(["run", "--root", str(repo), "--allow-commands", *how]) == EXIT_INCOMPLETE
     out = capsys.readouterr()
     assert "not verified: the MCP server" in out.err and "suites/shopping.suite.yaml:7" in out.err
     assert not (repo / ".tool-eval-gate" / "cache").exists()  # stopped before the server started
