@@ -118,3 +118,36 @@ def test_the_workflows_that_evaluate_pull_requests_persist_and_warm_the_gates_ca
         gate_id = steps[gate]["id"]
         assert steps[save]["if"] == f"always() && steps.{gate_id}.outputs.cache_trusted == 'true'", name
         assert steps[gate]["with"].get("cache", CACHE_DIRECTORY) == CACHE_DIRECTORY, name
+
+
+def test_the_agent_program_workflow_saves_the_cache_only_from_pushes_and_the_docs_show_it_whole() -> None:
+    """The CLI runs the programs (the action only publishes, so it cannot say `cache_trusted`): a pull
+    request's program runs beside the cache and could write answers into it, so the cache is saved
+    from pushes to the base branch only. The CLI step must fail the job when it stops before writing
+    results (not verified, invalid input); docs/agent-programs.md shows this workflow as it is."""
+    from gate import CACHE_DIRECTORY
+
+    path = ROOT / "examples/workflows/tool-eval-gate-agent-program.yml"
+    data = load(path)
+    assert data["on"]["push"]["branches"] == ["main"] and "pull_request" in data["on"]
+    (job,) = data["jobs"].values()
+    steps = job["steps"]
+    uses = [str(s.get("uses", "")).split("@")[0] for s in steps]
+    assert "actions/cache" not in uses
+    restore, save = uses.index("actions/cache/restore"), uses.index("actions/cache/save")
+    (cli,) = [i for i, s in enumerate(steps) if "tool-eval-gate run" in s.get("run", "")]
+    assert restore < cli < save
+    for step in (steps[restore], steps[save]):
+        assert step["with"]["path"] == CACHE_DIRECTORY
+    assert steps[save]["with"]["key"] == steps[restore]["with"]["key"]
+    assert steps[save]["if"] == "always() && github.event_name == 'push'"
+    command = steps[cli]["run"]
+    assert f"--cache {CACHE_DIRECTORY} " in command and "--allow-commands" in command
+    assert "continue-on-error" not in steps[cli]
+    (publish,) = gate_steps(job)
+    assert publish["with"]["results"] == "out/results.json" and "--json out/results.json" in command
+    assert publish["if"].startswith("always()")
+
+    text = path.read_text(encoding="utf-8")
+    doc = (ROOT / "docs/agent-programs.md").read_text(encoding="utf-8")
+    assert "```yaml\n" + text[text.index("name: ") :] + "```\n" in doc
