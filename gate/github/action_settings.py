@@ -14,8 +14,8 @@ from typing import Any
 
 from gate import CACHE_DIRECTORY
 from gate.commands.arguments import fail_on, positive_float, positive_int, rate, trial_count
-from gate.verdict.curtailment import TRIALS_POLICIES
 from gate.suite.model import KEY_VARIABLES
+from gate.verdict.curtailment import TRIALS_POLICIES
 
 TRUE = ("true", "yes", "1", "on")
 FALSE = ("false", "no", "0", "off")
@@ -284,7 +284,9 @@ def read_settings(env: Mapping[str, str], payload: Mapping[str, Any], cwd: Path)
         workspace=Path(env.get("GITHUB_WORKSPACE") or cwd),
         input_problems=problems,
         has_key=bool(
-            inputs.openai_api_key or inputs.anthropic_api_key or any(env.get(name) for name in KEY_VARIABLES.values())
+            inputs.openai_api_key
+            or inputs.anthropic_api_key
+            or any(env.get(name) for name in KEY_VARIABLES.values())
         ),
         run_url=f"{server}/{repo}/actions/runs/{run_id}" if server and repo and run_id else "",
         api_url=env.get("GITHUB_API_URL") or "https://api.github.com",

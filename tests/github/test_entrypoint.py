@@ -442,7 +442,9 @@ def test_commands_never_run_where_the_repositorys_secrets_meet_a_pull_requests_c
 
     assert entrypoint([], env) == 2
     out = capsys.readouterr().out
-    assert f"::error file=evals/shop.suite.yaml,line=7,col=12,title=invalid suite file::suite 'shopping'" in out
+    assert (
+        "::error file=evals/shop.suite.yaml,line=7,col=12,title=invalid suite file::suite 'shopping'" in out
+    )
     assert f"the gate never runs commands on {event_name}" in out
     assert not starts.exists() and server.request_count == 0
     assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "invalid"

@@ -39,7 +39,15 @@ def test_allowed_commands_run_and_suites_without_commands_never_need_the_flag() 
     "event_name",
     # the repository's secrets while a pull request (or a comment on one) decides what is checked out;
     # and an event the gate does not know (GitHub adds events): refused until it is known to be safe
-    ["pull_request_target", "workflow_run", "issue_comment", "issues", "check_run", "deployment", "new_event"],
+    [
+        "pull_request_target",
+        "workflow_run",
+        "issue_comment",
+        "issues",
+        "check_run",
+        "deployment",
+        "new_event",
+    ],
 )
 def test_commands_never_run_where_the_repositorys_secrets_can_meet_a_pull_requests_code(event_name) -> None:
     [problem] = command_refusals([program_suite()], allowed=True, event_name=event_name)
@@ -68,7 +76,6 @@ def test_commands_never_run_where_the_repositorys_secrets_can_meet_a_pull_reques
 def test_allowed_commands_run_on_a_pull_requests_own_events_and_the_repositorys_own(event_name) -> None:
     assert command_refusals([program_suite()], allowed=True, event_name=event_name) == []
     assert len(command_refusals([program_suite()], allowed=False, event_name=event_name)) == 1
-
 
 
 def test_the_same_command_of_the_head_and_base_side_is_named_once() -> None:
