@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gate.commands.arguments import Parser, fail_on, markdown_limit, rate
 from gate.commands.plans import Outcome, ReportPlan
+from gate.util.escape import md_text
 from gate.verdict.policy import GatePolicy
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
         html_path=outputs.html,
         marker=plan.marker,
         markdown_limit=plan.markdown_limit,
-        full_report_hint=plan.full_report_hint,
+        full_report_hint=md_text(plan.full_report_hint),
     )
     for line in [*suite_lines(conclusion.verdict), *verdict_lines(conclusion.verdict)]:
         print(line)

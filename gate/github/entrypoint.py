@@ -573,7 +573,9 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
     from gate.reports.markdown import render
 
     hint = (
-        f"the job summary and the artifacts of {settings.run_url}" if settings.run_url else "the job summary"
+        f"the job summary and [the artifacts of this run]({settings.run_url}#artifacts)"
+        if settings.run_url
+        else "the job summary"
     )
     body = render(
         outcome.conclusion,

@@ -686,7 +686,8 @@ def render(
     marker line. The least important detail goes first: the passed cases, then transcripts, then the
     least severe case blocks and the tails of the analysis tables, and at last the report is cut off.
     ``html_report``: where the HTML report is (Markdown the caller wrote, e.g. a link to the run's
-    artifacts), said under the verdict and never cut."""
+    artifacts), said under the verdict and never cut. ``full_report_hint``: where the whole report is,
+    said when it was shortened (Markdown the caller wrote too: untrusted text is escaped by it)."""
     results, verdict, comparison = conclusion.results, conclusion.verdict, conclusion.comparison
     html_line = (
         [f"📄 Every case, filterable, with its transcripts: {html_report}.", ""] if html_report else []
@@ -700,7 +701,7 @@ def render(
     head += _join(_baseline_section(comparison)) + _join(
         _suites_section(results, verdict, conclusion.baseline)
     )
-    hint = f" The full report: {md_text(full_report_hint)}." if full_report_hint else ""
+    hint = f" The full report: {full_report_hint}." if full_report_hint else ""
     layout = _Layout(head, conclusion.analysis, _CaseBlocks(results), limit, hint)
     body = layout.body(None)
     blocks, all_fit = layout.blocks.take(True, limit - len(body))

@@ -96,3 +96,17 @@ def test_invalid_input_exits_2_with_a_clear_message(tmp_path, capsys):
     assert cli.main(["report", str(tmp_path / "nope.json")]) == 2
     a = write(tmp_path / "a.json", run(suite("s", [case("c1")]), shard="1/2"))
     assert cli.main(["report", str(a), str(a)]) == 2  # the same shard twice
+
+
+def test_the_full_report_hint_given_on_the_command_line_is_said_as_text(tmp_path):
+    """--full-report-hint is text: said where the report was shortened, never live Markdown."""
+    from tests.reports.test_markdown import big_results
+
+    results = write(tmp_path / "big.json", big_results(400))
+    hint = "[the artifact](https://evil.example) @octocat"
+    out = tmp_path / "report.md"
+    args = ["report", str(results), "--markdown", str(out), "--markdown-limit", "20000"]
+    assert cli.main([*args, "--full-report-hint", hint]) == 1
+    text = out.read_text(encoding="utf-8")
+    assert "shortened to fit" in text
+    assert "The full report: \\[the artifact\\](https:" in text and "@&#8203;octocat" in text

@@ -1079,3 +1079,21 @@ def test_no_name_of_a_forged_results_file_is_live_in_the_summary_comment_or_revi
     )
     assert f"Argument `days {HOSTILE_NAME}` of `get_forecast {HOSTILE_NAME}`" in advice
     assert f"The agent called `book_flite {HOSTILE_NAME}`, which is not defined" in comment["body"]
+
+
+def test_a_shortened_comment_links_to_the_run_s_artifacts(workspace, github, capsys) -> None:
+    """A comment cut to GitHub's limit says where the whole report is with a link that works (the run's
+    own address, from the runner's environment), not an address made inert as untrusted text is."""
+    from gate.reports.json_codec import to_json
+    from tests.reports.test_markdown import big_results
+
+    (workspace["root"] / "big.json").write_text(to_json(big_results(400)), encoding="utf-8")
+    github.add_pull(7, {}, head_sha=workspace["head"], base_sha=workspace["base"])
+    env = actions_env(workspace, github, None, results="big.json", baseline="off")
+
+    assert entrypoint([], env) == 1
+
+    [comment] = github.comments_on(7)
+    run = "https://github.example/acme/agents/actions/runs/99#artifacts"
+    assert "shortened to fit" in comment["body"]
+    assert f"The full report: the job summary and [the artifacts of this run]({run})._" in comment["body"]
