@@ -53,6 +53,10 @@ def _located_first(err: str, location: str) -> str:
         (["report", "r.json", "--markdown-limit", "-1"], "--markdown-limit", "must be at least 1"),
         (["report", "r.json", "--markdown-limit", "10"], "--markdown-limit", "at least 1,024 characters"),
         (["report", "r.json", "--threshold", "nan"], "--threshold", "a rate is between 0 and 1"),
+        (["run", "--max-error-rate", "10"], "--max-error-rate", "from 0 to 1 (0.1 is 10%"),
+        (["run", "--max-error-rate", "-0.1"], "--max-error-rate", "from 0 to 1"),
+        (["report", "r.json", "--max-error-rate", "nan"], "--max-error-rate", "from 0 to 1"),
+        (["report", "r.json", "--max-error-rate", "tenth"], "--max-error-rate", "not a number: 'tenth'"),
     ],
 )
 def test_option_errors_read_like_every_located_error(tmp_path, monkeypatch, capsys, argv, location, says):

@@ -39,6 +39,19 @@ def rate(text: str) -> float:
     return value
 
 
+def error_rate(text: str) -> float:
+    """``--max-error-rate``: a share of a suite's cases from 0 to 1 (0.1 is 10%)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(
+            f"a share of the cases from 0 to 1 (0.1 is 10%, 0 allows no error), got {text!r}"
+        )
+    return value
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)

@@ -17,7 +17,7 @@ from gate.errors import Problem
 from gate.reports.markdown import SUMMARY_LIMIT
 from gate.util.json_types import JsonObject
 from gate.verdict.curtailment import TrialsPolicy
-from gate.verdict.policy import FailOn
+from gate.verdict.policy import DEFAULT_MAX_ERROR_RATE, FailOn
 
 if TYPE_CHECKING:
     from gate.verdict.conclusion import Conclusion
@@ -89,6 +89,7 @@ class RunPlan:
     max_cost: float | None = None
     prices: str | None = None
     errors: ErrorsPolicy = "count"
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE
     fail_on: FailOn | None = None
     quiet: bool = False
     skip_unreferenced: bool = False
@@ -134,6 +135,10 @@ class RunPlan:
                     ("--replay", self.replay),
                     ("--allow-commands", self.allow_commands),
                     ("--errors", None if self.errors == defaults.errors else self.errors),
+                    (
+                        "--max-error-rate",
+                        None if self.max_error_rate == defaults.max_error_rate else self.max_error_rate,
+                    ),
                     ("--fail-on", self.fail_on.replace("_", "-") if self.fail_on else None),
                     ("--junit", self.junit),
                     ("--json", self.json),
@@ -159,6 +164,7 @@ class ReportPlan:
     baseline: str | None = None
     threshold: float | None = None
     errors: ErrorsPolicy | None = None  # None: as the results record it
+    max_error_rate: float | None = None  # None: as the results record it
     fail_on: FailOn | None = None
     marker: str = "default"
     full_report_hint: str = ""
@@ -177,6 +183,7 @@ class ReportPlan:
                     ("--baseline", self.baseline),
                     ("--threshold", self.threshold),
                     ("--errors", self.errors),
+                    ("--max-error-rate", self.max_error_rate),
                     ("--fail-on", self.fail_on.replace("_", "-") if self.fail_on else None),
                     ("--marker", None if self.marker == defaults.marker else self.marker),
                     ("--full-report-hint", self.full_report_hint),

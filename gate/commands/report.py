@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gate.commands.arguments import Parser, fail_on, markdown_limit, rate
+from gate.commands.arguments import Parser, error_rate, fail_on, markdown_limit, rate
 from gate.commands.plans import Outcome, ReportPlan
 from gate.util.escape import md_text
 from gate.verdict.policy import GatePolicy
@@ -57,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--errors",
         choices=("count", "ignore"),
         help="whether cases that could not be evaluated count against the gate",
+    )
+    parser.add_argument(
+        "--max-error-rate",
+        type=error_rate,
+        metavar="RATE",
+        help="the error budget: the share (0 to 1) of a suite's cases that may end as errors "
+        "(default: the one the results were run with)",
     )
     parser.add_argument(
         "--fail-on",
@@ -111,6 +118,7 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
         threshold=plan.threshold,
         errors_count=None if plan.errors is None else plan.errors == "count",
         fail_on=plan.fail_on,
+        max_error_rate=plan.max_error_rate,
     )
     with gc_paused():
         conclusion = conclude(results, baseline, policy)

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gate.commands.arguments import Parser, fail_on, positive_float, positive_int, rate, trial_count
+from gate.commands.arguments import (
+    Parser,
+    error_rate,
+    fail_on,
+    positive_float,
+    positive_int,
+    rate,
+    trial_count,
+)
 from gate.commands.plans import Outcome, RunPlan
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
 from gate.verdict.curtailment import TRIALS_POLICIES
@@ -245,6 +253,15 @@ def _add_policy(parser: argparse.ArgumentParser) -> None:
         choices=("count", "ignore"),
         default=RunPlan.errors,
         help="whether cases that could not be evaluated count against the gate (default count)",
+    )
+    parser.add_argument(
+        "--max-error-rate",
+        type=error_rate,
+        default=RunPlan.max_error_rate,
+        metavar="RATE",
+        help="the error budget: the share (0 to 1) of a suite's cases that may end as errors; beyond it, "
+        "or with no case evaluated, the suite has no verdict and the run exits 3 unless the gate fails "
+        "anyway (default 0.1)",
     )
     parser.add_argument(
         "--fail-on",
@@ -476,7 +493,12 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
     from gate.verdict.policy import GatePolicy
 
     cache = _cache(plan, root, base_side is not None)
-    policy = GatePolicy(threshold=plan.threshold, errors_count=plan.errors == "count", fail_on=fail_on_rule)
+    policy = GatePolicy(
+        threshold=plan.threshold,
+        errors_count=plan.errors == "count",
+        fail_on=fail_on_rule,
+        max_error_rate=plan.max_error_rate,
+    )
     options = _run_options(plan, suites, prices, cache, triggered, fail_on_rule)
     options = dataclasses.replace(options, root=str(root))  # where agent programs run
     if base_side is not None:  # each case the budget starts must be able to run at the merge base too
@@ -673,6 +695,7 @@ def _run_options(
 
     settings = RunSettings(
         errors=plan.errors,
+        max_error_rate=plan.max_error_rate,
         fail_on=fail_on_rule,
         threshold=plan.threshold,
         changed_since=plan.changed_since or None,

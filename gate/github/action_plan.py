@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from gate.commands.arguments import fail_on, positive_float, positive_int, rate, trial_count
+from gate.commands.arguments import error_rate, fail_on, positive_float, positive_int, rate, trial_count
 from gate.commands.plans import ReportPlan, RunPlan
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED
 from gate.github.action_settings import ActionInputs, ActionSettings, EventContext, cache_directory
@@ -270,6 +270,9 @@ def run_plan(
         allow_commands=inputs.commands == "allow",
         event_name=event.event_name,
         errors="ignore" if inputs.errors == "ignore" else "count",
+        max_error_rate=(  # "0" is a budget (no error allowed), not "empty"
+            error_rate(inputs.max_error_rate) if inputs.max_error_rate else RunPlan.max_error_rate
+        ),
         fail_on=_optional(fail_on, inputs.fail_on),
         junit=str(output_dir / JUNIT_FILE),
         json=str(output_dir / RESULTS_FILE),
@@ -299,6 +302,7 @@ def report_plan(
         baseline=str(workspace / inputs.baseline) if inputs.baseline not in ("auto", "off") else None,
         threshold=_optional(rate, inputs.threshold),
         errors="ignore" if inputs.errors == "ignore" else "count",
+        max_error_rate=_optional(error_rate, inputs.max_error_rate),
         fail_on=_optional(fail_on, inputs.fail_on),
         marker=inputs.marker,
         junit=str(output_dir / JUNIT_FILE),

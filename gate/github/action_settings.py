@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gate import CACHE_DIRECTORY
-from gate.commands.arguments import fail_on, positive_float, positive_int, rate, trial_count
+from gate.commands.arguments import error_rate, fail_on, positive_float, positive_int, rate, trial_count
 from gate.suite.model import KEY_VARIABLES
 from gate.verdict.curtailment import TRIALS_POLICIES
 
@@ -31,6 +31,7 @@ class ActionInputs:
     review_comments: bool = True
     fail_on: str = ""  # empty: the CLI's default (regression_or_threshold with a baseline, else threshold)
     errors: str = "count"
+    max_error_rate: str = ""  # empty: the CLI's default error budget
     concurrency: str = ""
     trials: str = ""
     trials_policy: str = "curtailed"
@@ -131,6 +132,7 @@ def _list(value: str) -> tuple[str, ...]:
 _CHECKS: tuple[tuple[str, Callable[[str], Any]], ...] = (
     ("threshold", rate),
     ("fail_on", fail_on),
+    ("max_error_rate", error_rate),
     ("trials", trial_count),
     ("concurrency", positive_int),
     ("max_requests", positive_int),
@@ -159,6 +161,7 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         review_comments=_flag(get("review_comments"), "review_comments", defaults.review_comments, problems),
         fail_on=get("fail_on", defaults.fail_on).replace("-", "_"),
         errors=get("errors", defaults.errors),
+        max_error_rate=get("max_error_rate"),
         concurrency=get("concurrency"),
         trials=get("trials"),
         trials_policy=get("trials_policy", defaults.trials_policy),

@@ -143,6 +143,7 @@ def _asked(settings: RunSettings) -> tuple[tuple[str, object], ...]:
     return (
         ("the errors policy", settings.errors),
         ("fail_on", settings.fail_on),
+        ("the error budget (--max-error-rate)", settings.max_error_rate),
         ("the threshold", settings.threshold),
         ("--changed-since", settings.changed_since),
         ("--model", settings.model),

@@ -25,6 +25,12 @@ def _number(value: object) -> float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def _rate(value: object) -> float | None:
+    """A share from 0 to 1 (None: not one)."""
+    number = _number(value)
+    return number if number is not None and 0 <= number <= 1 else None
+
+
 def _text(value: object) -> str | None:
     return str(value) if value else None
 
@@ -150,6 +156,7 @@ def _fail_on(value: object) -> FailOn | None:
 _KEYS = (
     "errors",
     "errors_count",
+    "max_error_rate",
     "fail_on",
     "threshold",
     "changed_since",
@@ -169,6 +176,7 @@ class RunSettings:
     """How a run ran (see the module doc); None: not recorded."""
 
     errors: ErrorsPolicy | None = None
+    max_error_rate: float | None = None  # the error budget (gate.verdict.policy)
     fail_on: FailOn | None = None
     threshold: float | None = None  # overrides every suite's threshold
     changed_since: str | None = None
@@ -198,6 +206,7 @@ class RunSettings:
         prices = data.get("prices")
         return cls(
             errors=_errors(data),
+            max_error_rate=_rate(data.get("max_error_rate")),
             fail_on=_fail_on(data["fail_on"]) if "fail_on" in data else None,
             threshold=_number(data.get("threshold")),
             changed_since=_text(data.get("changed_since")),
@@ -221,6 +230,7 @@ class RunSettings:
         had, then the keys this version does not model."""
         recorded: dict[str, object] = {
             "errors": self.errors,
+            "max_error_rate": self.max_error_rate,
             "fail_on": self.fail_on,
             "threshold": self.threshold,
             "changed_since": self.changed_since,

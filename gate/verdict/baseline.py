@@ -62,6 +62,8 @@ class SideFigures:
     tokens: int
     cost_usd: float
     latency_ms: float  # mean per case
+    errors: int = 0  # gating cases that could not be evaluated
+    judged: int = 0  # gating cases passed, failed or errored (what the error budget is a share of)
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,8 @@ def _figures(cases: Sequence[CaseResult], errors_count: bool) -> SideFigures:
     gating = [c for c in cases if c.non_gating is None]
     evaluated = [c for c in gating if c.status in ("passed", "failed")]
     passed = sum(1 for c in evaluated if c.status == "passed")
-    counted = len(evaluated) + (sum(1 for c in gating if c.status == "error") if errors_count else 0)
+    errors = sum(1 for c in gating if c.status == "error")
+    counted = len(evaluated) + (errors if errors_count else 0)
     run = [c for c in cases if c.trials]
     return SideFigures(
         pass_rate=passed / counted if counted else 1.0,
@@ -169,6 +172,8 @@ def _figures(cases: Sequence[CaseResult], errors_count: bool) -> SideFigures:
         ),
         cost_usd=sum(t.metrics.cost_usd for c in run for t in c.trials),
         latency_ms=sum(c.metrics.latency_ms for c in run) / len(run) if run else 0.0,
+        errors=errors,
+        judged=len(evaluated) + errors,
     )
 
 

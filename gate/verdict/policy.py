@@ -21,6 +21,15 @@ Rules (DESIGN.md sections 3 and 4):
 * Exit code 3 (incomplete) wins over pass/fail when ``results.complete`` is False, or when the
   evaluation was impossible: there were errors and not a single case could be evaluated (every
   non-skipped case is an error, e.g. the provider was unreachable). Then ``passed`` is False.
+* **The error budget** (``max_error_rate``, default ``DEFAULT_MAX_ERROR_RATE``), whatever ``errors_count``
+  says: a suite more of whose gating cases could not be evaluated than that share (errors over passed,
+  failed and errors; exactly the share is within it), or none of whose cases could, has no verdict of
+  its own (``undecided``); so has the base side of a suite when the rule judges regressions (its
+  errored cases cannot be compared). Such a run exits 3, unless the gate fails whatever those cases
+  would have given (a suite under its threshold even with every error counted as a pass, a
+  regression, a failed case under ``any_failure``, or a suite within its budget that fails): then it
+  fails (exit 1) and says that the errors were beyond the budget. A pass needs the evidence; a failure
+  needs only one that stands. Errors within the budget follow ``errors_count``.
 * Exit code 1 when the gate failed, 0 when it passed.
 """
 
@@ -39,7 +48,21 @@ from gate.util.stats import wilson_interval
 if TYPE_CHECKING:
     from gate.verdict.baseline import Comparison
 
-__all__ = ["FAIL_ON_VALUES", "FailOn", "GatePolicy", "SuiteVerdict", "Verdict", "decide", "pct"]
+__all__ = [
+    "DEFAULT_MAX_ERROR_RATE",
+    "FAIL_ON_VALUES",
+    "FailOn",
+    "GatePolicy",
+    "SuiteVerdict",
+    "Verdict",
+    "decide",
+    "pct",
+]
+
+# The error budget: the share of a suite's cases that may end as errors (could not be evaluated)
+# before the suite has no verdict. The complement of the default threshold: under the defaults, errors
+# alone can never fail a suite (exit 1 always has a case the agent got wrong).
+DEFAULT_MAX_ERROR_RATE = 0.1
 
 
 @dataclass(frozen=True)
@@ -47,6 +70,7 @@ class GatePolicy:
     threshold: float | None = None  # overrides every suite's threshold when set
     errors_count: bool = True  # errors count as not passed (else they leave the denominator)
     fail_on: FailOn = "threshold"
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE  # the error budget, per suite
 
     @classmethod
     def from_settings(
@@ -56,13 +80,16 @@ class GatePolicy:
         threshold: float | None = None,
         errors_count: bool | None = None,
         fail_on: FailOn | None = None,
+        max_error_rate: float | None = None,
     ) -> GatePolicy:
-        """The policy recorded in the results' settings (the default where nothing was recorded),
-        with the arguments that are not None on top (the ``report`` command's flags)."""
+        """The policy recorded in the results' settings (the default where nothing was recorded, the
+        error budget too), with the arguments that are not None on top (the ``report`` command's flags)."""
+        budget = cls.max_error_rate if settings.max_error_rate is None else settings.max_error_rate
         return cls(
             threshold=settings.threshold if threshold is None else threshold,
             errors_count=settings.errors != "ignore" if errors_count is None else errors_count,
             fail_on=fail_on or settings.fail_on or cls.fail_on,
+            max_error_rate=budget if max_error_rate is None else max_error_rate,
         )
 
 
@@ -81,6 +108,18 @@ class SuiteVerdict:
     skipped_count: int
     flaky_count: int
     non_gating_count: int = 0
+    error_rate: float = 0.0  # errors over the gating cases passed, failed or errored (0 without any)
+    # More of its cases could not be evaluated than the error budget allows (or none could): the suite
+    # has no verdict of its own unless it fails whatever they would have given.
+    over_error_budget: bool = False
+    fails_anyway: bool = False  # under its threshold even with every error counted as a pass
+    budget_note: str = ""  # what the error budget says of the suite ("" within it)
+
+    @property
+    def undecided(self) -> bool:
+        """Over the error budget, and not under its threshold whatever its errors would have given:
+        no verdict of its own."""
+        return self.over_error_budget and not self.fails_anyway
 
 
 @dataclass(frozen=True)
@@ -102,6 +141,8 @@ class Verdict:
     complete: bool = True
     fail_on: FailOn = GatePolicy.fail_on
     errors_count: bool = GatePolicy.errors_count
+    max_error_rate: float = GatePolicy.max_error_rate
+    error_rate: float = 0.0  # every suite's errors over their gating cases passed, failed or errored
 
 
 def pct(rate: float) -> str:
@@ -121,6 +162,10 @@ def suite_verdict(suite: SuiteResult, policy: GatePolicy) -> SuiteVerdict:
     counted = counts["passed"] + counts["failed"] + (counts["error"] if policy.errors_count else 0)
     threshold = policy.threshold if policy.threshold is not None else suite.threshold
     rate = counts["passed"] / counted if counted else 1.0
+    judged = counts["passed"] + counts["failed"] + counts["error"]
+    note = budget_note(counts["error"], judged, policy.max_error_rate)
+    # Every error a pass, would the suite still be under its threshold? Then it fails whatever they give.
+    fails_anyway = judged > 0 and (counts["passed"] + counts["error"]) / judged < threshold - 1e-12
     return SuiteVerdict(
         name=suite.name,
         path=suite.path,
@@ -135,6 +180,26 @@ def suite_verdict(suite: SuiteResult, policy: GatePolicy) -> SuiteVerdict:
         skipped_count=counts["skipped"],
         flaky_count=flaky,
         non_gating_count=non_gating,
+        error_rate=counts["error"] / judged if judged else 0.0,
+        over_error_budget=bool(note),
+        fails_anyway=fails_anyway,
+        budget_note=note,
+    )
+
+
+def budget_note(errors: int, judged: int, max_error_rate: float) -> str:
+    """What the error budget says of ``errors`` of ``judged`` cases (passed, failed or errored): ""
+    within it; else that none could be evaluated, or that more than ``max_error_rate`` of them could
+    not (exactly that share is within the budget)."""
+    if not errors:
+        return ""
+    if errors == judged:
+        return f"none of its {judged} case(s) could be evaluated"
+    if errors / judged <= max_error_rate + 1e-12:
+        return ""
+    return (
+        f"{errors} of {judged} cases could not be evaluated ({pct(errors / judged)}), more than the "
+        f"error budget of {pct(max_error_rate)} (--max-error-rate)"
     )
 
 
@@ -216,6 +281,45 @@ def _failing(
     return reasons
 
 
+_REGRESSION_RULES = ("regression", "regression_or_threshold")
+_THRESHOLD_RULES = ("threshold", "regression_or_threshold")
+
+
+def _stands(suite: SuiteVerdict, rule: str) -> bool:
+    """Whether ``suite``'s part of the verdict is decided whatever its errors would have given: within
+    the error budget; or beyond it but failing anyway (under its threshold with every error a pass;
+    under ``any_failure``, a case failed)."""
+    if not suite.over_error_budget:
+        return True
+    if rule in _THRESHOLD_RULES:
+        return suite.fails_anyway
+    return rule == "any_failure" and suite.failed_count > 0
+
+
+def _beyond_budget(
+    rule: str, comparison: Comparison | None, suites: Sequence[SuiteVerdict], policy: GatePolicy
+) -> tuple[list[str], bool]:
+    """What the error budget says of the suites beyond it (and, when the rule judges regressions, of
+    their base sides), and whether any of them is left without a verdict."""
+    reasons: list[str] = []
+    undecided = False
+    for s in suites:
+        if s.over_error_budget:
+            stands = _stands(s, rule)
+            undecided = undecided or not stands
+            tail = "but it fails whatever they would have given" if stands else "it has no verdict"
+            reasons.append(f"suite {s.name}: {s.budget_note}; {tail}")
+    if comparison is None or rule not in _REGRESSION_RULES:
+        return reasons, undecided
+    for delta in comparison.suites:
+        base = delta.base
+        note = budget_note(base.errors, base.judged, policy.max_error_rate) if base is not None else ""
+        if note:
+            undecided = True
+            reasons.append(f"the base side of suite {delta.suite}: {note}; regressions there cannot be told")
+    return reasons, undecided
+
+
 def _incomplete(results: RunResults, totals: _Totals) -> list[str]:
     """Why the evaluation is incomplete (empty: it is complete)."""
     reasons = []
@@ -259,12 +363,22 @@ def decide(
     else:
         threshold = max((s.threshold for s in suites), default=DEFAULT_THRESHOLD)
     rule, notes = _rule(policy, comparison)
-    failing = _failing(rule, comparison, suites, totals, policy)
     incomplete = _incomplete(results, totals)
+    # Nothing evaluated at all is said once (incomplete), not suite by suite.
+    evaluated = totals.passed + totals.failed > 0
+    budget, undecided = _beyond_budget(rule, comparison, suites, policy) if evaluated else ([], False)
+    # A failure stands only on suites whose verdict does not depend on what could not be evaluated.
+    decided = [s for s in suites if _stands(s, rule)]
+    failing = _failing(rule, comparison, decided, _totals(decided), policy)
     if incomplete:
-        exit_code, word = EXIT_INCOMPLETE, "INCOMPLETE"
+        exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + failing + budget + incomplete
+    elif failing:
+        exit_code, word, reasons = EXIT_GATE_FAILED, "FAILED", notes + failing + budget
+    elif undecided:
+        exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + budget
     else:
-        exit_code, word = (EXIT_GATE_FAILED, "FAILED") if failing else (EXIT_PASSED, "PASSED")
+        exit_code, word, reasons = EXIT_PASSED, "PASSED", notes + budget
+    judged = totals.passed + totals.failed + totals.errors
     return Verdict(
         passed=exit_code == EXIT_PASSED,
         exit_code=exit_code,
@@ -277,10 +391,12 @@ def decide(
         skipped_count=totals.skipped,
         flaky_count=totals.flaky,
         suites=suites,
-        reasons=tuple(notes + failing + incomplete),
+        reasons=tuple(reasons),
         summary_line=_summary(word, totals, interval, threshold, policy),
         counted=totals.counted,
         complete=not incomplete,
         fail_on=policy.fail_on,
         errors_count=policy.errors_count,
+        max_error_rate=policy.max_error_rate,
+        error_rate=totals.errors / judged if judged else 0.0,
     )

@@ -57,8 +57,10 @@ def test_exit_codes_and_verdict_line(tmp_path, capsys):
     incomplete = write(tmp_path / "i.json", run(simple(9), complete=False, incomplete_reason="interrupted"))
     assert cli.main(["report", str(incomplete)]) == 3
     errors = write(tmp_path / "e.json", run(simple(9, 0, errors=2, threshold=0.9)))
-    assert cli.main(["report", str(errors)]) == 1
-    assert cli.main(["report", str(errors), "--errors", "ignore"]) == 0
+    assert cli.main(["report", str(errors)]) == 3  # 2 of 11 errors: beyond the default budget (10%)
+    assert "more than the error budget of 10.0%" in capsys.readouterr().out
+    assert cli.main(["report", str(errors), "--max-error-rate", "0.2"]) == 1
+    assert cli.main(["report", str(errors), "--max-error-rate", "0.2", "--errors", "ignore"]) == 0
 
 
 def test_settings_recorded_in_the_results_apply_unless_overridden(tmp_path):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gate.commands.plans import ReportPlan, RunPlan
-from gate.github.action_plan import WorkspaceFacts, comment_mode, plan, run_plan
+from gate.github.action_plan import WorkspaceFacts, comment_mode, plan, report_plan, run_plan
 from gate.github.action_settings import read_event, read_inputs, read_settings
 
 HEAD = "h" * 40
@@ -462,3 +462,21 @@ def test_the_model_inputs_reach_the_run() -> None:
     argv = chosen.argv()
     assert argv[argv.index("--model") + 1] == "anthropic:claude-sonnet-4-5"
     assert argv[argv.index("--judge-model") + 1] == "gpt-4.1"
+
+
+def test_the_max_error_rate_input_reaches_both_commands_and_a_bad_one_is_named() -> None:
+    push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
+    inputs, problems = read_inputs({"INPUT_MAX_ERROR_RATE": "0"})
+    assert problems == ()
+    run = run_plan(inputs, push, Path("/ws"), Path("/o"))
+    assert run.max_error_rate == 0  # no error allowed: not the default
+    assert run.argv()[run.argv().index("--max-error-rate") + 1] == "0"
+    assert report_plan(inputs, Path("/ws"), Path("/o"), ("r.json",)).max_error_rate == 0
+    default, _ = read_inputs({})
+    assert run_plan(default, push, Path("/ws"), Path("/o")).max_error_rate == 0.1
+    assert "--max-error-rate" not in run_plan(default, push, Path("/ws"), Path("/o")).argv()
+    assert report_plan(default, Path("/ws"), Path("/o"), ("r.json",)).max_error_rate is None  # as recorded
+    _, problems = read_inputs({"INPUT_MAX_ERROR_RATE": "15%"})
+    assert problems == ("input max_error_rate: not a number: '15%'",)
+    _, problems = read_inputs({"INPUT_MAX_ERROR_RATE": "15"})
+    assert problems[0].startswith("input max_error_rate: a share of the cases from 0 to 1")

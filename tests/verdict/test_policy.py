@@ -97,3 +97,104 @@ def test_policy_from_settings():
     # what older results files wrote: errors_count, and no fail_on
     old = GatePolicy.from_settings(RunSettings.from_dict({"errors_count": False}))
     assert old == GatePolicy(errors_count=False, fail_on="threshold")
+
+
+# --- the error budget (max_error_rate, per suite) ------------------------------------------------
+
+
+def test_errors_exactly_at_the_budget_leave_the_verdict_to_the_errors_policy():
+    results = run(simple(18, 0, errors=2, threshold=0.8))  # 2 of 20: exactly 10%
+    verdict = decide(results, GatePolicy())
+    assert verdict.exit_code == 0 and verdict.reasons == ()
+    assert not verdict.suites[0].over_error_budget and verdict.suites[0].error_rate == pytest.approx(0.1)
+    counted = decide(run(simple(18, 0, errors=2, threshold=0.95)), GatePolicy())
+    assert counted.exit_code == 1  # within the budget, the errors count against the gate
+    assert decide(run(simple(18, 0, errors=2, threshold=0.95)), GatePolicy(errors_count=False)).passed
+
+
+def test_errors_just_over_the_budget_leave_the_suite_without_a_verdict():
+    results = run(simple(17, 0, errors=2, threshold=0.8))  # 2 of 19: 10.5%
+    for policy in (GatePolicy(), GatePolicy(errors_count=False)):
+        verdict = decide(results, policy)
+        assert verdict.exit_code == 3 and not verdict.passed
+        assert verdict.suites[0].undecided
+        assert verdict.reasons == (
+            "suite suite: 2 of 19 cases could not be evaluated (10.5%), more than the error budget of 10.0% "
+            "(--max-error-rate); it has no verdict",
+        )
+        assert "INCOMPLETE" in verdict.summary_line
+    assert decide(results, GatePolicy(max_error_rate=0.2)).passed  # a wider budget decides it
+
+
+def test_no_error_is_allowed_with_a_budget_of_0_and_every_one_but_all_with_1():
+    assert decide(run(simple(99, 0, errors=1, threshold=0.5)), GatePolicy(max_error_rate=0)).exit_code == 3
+    assert decide(run(simple(1, 0, errors=99, threshold=0.01)), GatePolicy(max_error_rate=1)).passed
+
+
+def test_a_suite_all_errors_has_no_verdict_beside_one_that_passes():
+    results = run(simple(10, 0, name="a"), simple(0, 0, errors=3, name="b"))
+    verdict = decide(results, GatePolicy(max_error_rate=1))
+    assert verdict.exit_code == 3
+    assert [s.undecided for s in verdict.suites] == [False, True]
+    assert verdict.reasons == ("suite b: none of its 3 case(s) could be evaluated; it has no verdict",)
+
+
+def test_nothing_evaluated_at_all_is_said_once():
+    verdict = decide(run(simple(0, 0, errors=4, name="a"), simple(errors=2, name="b")), GatePolicy())
+    assert verdict.exit_code == 3
+    assert verdict.reasons == ("no case could be evaluated: all 6 evaluated case(s) ended in errors",)
+
+
+def test_over_the_budget_but_failing_whatever_the_errors_would_have_given_fails():
+    results = run(simple(5, 3, errors=2, threshold=0.9))  # at best 7 of 10 passed: under 90%
+    verdict = decide(results, GatePolicy())
+    assert verdict.exit_code == 1 and not verdict.passed
+    assert verdict.reasons == (
+        "suite suite: pass rate 50.0% (5/10) is below the threshold 90.0%",
+        "suite suite: 2 of 10 cases could not be evaluated (20.0%), more than the error budget of 10.0% "
+        "(--max-error-rate); but it fails whatever they would have given",
+    )
+    # had the errors passed, 7 of 10 would reach 70%: then nothing stands
+    assert decide(results, GatePolicy(threshold=0.7)).exit_code == 3
+
+
+def test_a_suite_within_its_budget_that_fails_fails_the_gate_beside_one_without_a_verdict():
+    results = run(simple(5, 5, name="a"), simple(8, 0, errors=2, name="b"))
+    verdict = decide(results, GatePolicy())
+    assert verdict.exit_code == 1
+    assert verdict.reasons[0].startswith("suite a: pass rate 50.0%")
+    assert verdict.reasons[1].startswith("suite b: 2 of 10") and verdict.reasons[1].endswith("no verdict")
+    assert not any("suite b: pass rate" in r for r in verdict.reasons)  # b's rate depends on its errors
+
+
+def test_any_failure_stands_on_a_failed_case_and_not_on_errors_beyond_the_budget():
+    policy = GatePolicy(fail_on="any_failure")
+    assert decide(run(simple(8, 0, errors=2)), policy).exit_code == 3
+    failed = decide(run(simple(7, 1, errors=2)), policy)
+    assert failed.exit_code == 1 and failed.reasons[0] == "1 case(s) failed"
+
+
+def test_regressions_stand_beside_errors_and_a_base_side_beyond_the_budget_decides_nothing():
+    base = run(suite("s", [trials_case("a", "p"), trials_case("b", "e", status="error")]))
+    head = run(suite("s", [trials_case("a", "p"), trials_case("b", "p")]))
+    policy = GatePolicy(fail_on="regression_or_threshold")
+    verdict = decide(head, policy, compare(head, base))
+    assert verdict.exit_code == 3
+    assert verdict.reasons == (
+        "the base side of suite s: 1 of 2 cases could not be evaluated (50.0%), more than the error "
+        "budget of 10.0% (--max-error-rate); regressions there cannot be told",
+    )
+    # under the threshold rule the base side is not judged
+    assert decide(head, GatePolicy(fail_on="threshold"), compare(head, base)).passed
+    regressed = run(suite("s", [trials_case("a", "f"), trials_case("b", "e", status="error")]))
+    failing = decide(regressed, GatePolicy(fail_on="regression"), compare(regressed, base))
+    assert failing.exit_code == 1 and "s/a" in failing.reasons[0]
+
+
+def test_the_error_budget_is_recorded_and_the_report_flag_overrides_it():
+    recorded = RunSettings.from_dict({"max_error_rate": 0.25})
+    assert GatePolicy.from_settings(recorded).max_error_rate == 0.25
+    assert GatePolicy.from_settings(recorded, max_error_rate=0).max_error_rate == 0
+    assert GatePolicy.from_settings(RunSettings()).max_error_rate == 0.1  # older results: the default
+    assert RunSettings.from_dict({"max_error_rate": 2}).max_error_rate is None  # not a share
+    assert RunSettings(max_error_rate=0.25).to_dict()["max_error_rate"] == 0.25
