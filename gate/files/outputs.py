@@ -351,7 +351,7 @@ def write_outputs(
 
     jobs: list[tuple[OutputTarget, Callable[[], str]]] = []
     if json_target is not None:
-        jobs.append((json_target, lambda: to_json(results, conclusion.comparison)))
+        jobs.append((json_target, lambda: to_json(results, conclusion.comparison, conclusion.verdict)))
     if junit_target is not None:
         jobs.append((junit_target, junit))
     if markdown_target is not None:

@@ -230,7 +230,14 @@ def annotations_for(
     if verdict is not None and hasattr(verdict, "passed"):
         rate = getattr(verdict, "pass_rate", None)
         rate_text = f"pass rate {rate:.1%}" if isinstance(rate, (int, float)) else "verdict"
-        notes.insert(0, f"tool-eval-gate: {'passed' if verdict.passed else 'failed'} ({rate_text})")
+        word = (
+            "passed"
+            if verdict.passed
+            else "incomplete"
+            if getattr(verdict, "exit_code", 1) == 3
+            else "failed"
+        )
+        notes.insert(0, f"tool-eval-gate: {word} ({rate_text})")
     if notes:
         shown.append(annotation("notice", "\n".join(notes), title="tool-eval-gate"))
     return shown

@@ -67,6 +67,7 @@ OUTPUT_NAMES = (
     "failed",
     "errors",
     "verdict",
+    "reasons",
     "junit_path",
     "results_path",
     "report_path",
@@ -540,6 +541,8 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "failed": verdict.failed_count if verdict is not None else 0,
         "errors": verdict.error_count if verdict is not None else 0,
         "verdict": "unverified" if outcome.unverified else _verdict_word(outcome.code, verdict),
+        # Why it failed or is incomplete (the error budget's word on each suite beyond it among them).
+        "reasons": "\n".join(verdict.reasons) if verdict is not None else "",
         "junit_path": path_if_written(JUNIT_FILE),
         "results_path": path_if_written(RESULTS_FILE) if outcome.conclusion is not None else "",
         "report_path": path_if_written(REPORT_FILE),

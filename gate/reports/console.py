@@ -98,12 +98,13 @@ def suite_lines(verdict: Verdict) -> list[str]:
     """One line per suite of the verdict: mark, pass rate, threshold and counts."""
     lines = []
     for suite in verdict.suites:
-        mark = "ok  " if suite.passed else "FAIL"
+        mark = "ERR " if suite.undecided else "ok  " if suite.passed else "FAIL"
         shown = pct(suite.pass_rate) if suite.counted else "-"
         lines.append(
             f"{mark} {suite.name}: {shown} ({suite.passed_count}/{suite.counted}), threshold "
             f"{pct(suite.threshold)}; {suite.failed_count} failed, {suite.error_count} errors, "
             f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
+            + ("; no verdict: errors beyond the budget" if suite.undecided else "")
         )
     return lines
 

@@ -31,7 +31,7 @@ from gate.reports.html_assets import SCRIPT, STYLE
 from gate.reports.requests_text import requests_by_side
 from gate.reports.run_facts import model_lines, model_name, trigger_lines
 from gate.reports.trial_counts import trials_text
-from gate.reports.verdict_text import counts_text, verdict_title
+from gate.reports.verdict_text import counts_text, reasons_label, verdict_title
 from gate.results.outcomes import CaseResult, RunResults, TrialResult
 from gate.util.escape import json_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline
@@ -255,7 +255,7 @@ def _verdict(results: RunResults, verdict: Verdict) -> list[str]:
         reason = results.incomplete_reason or "the run stopped early"
         out.append(f'<p class="warning">The evaluation is incomplete: {_e(reason)}.</p>')
     if verdict.reasons:
-        out.append(f"<p>{'Why it failed' if not verdict.passed else 'Notes'}:</p>")
+        out.append(f"<p>{_e(reasons_label(verdict))}:</p>")
         out += _list(verdict.reasons)
     out.append(f'<p class="when">Run {_e(results.started_at)} – {_e(results.finished_at)}</p></header>')
     return out
@@ -305,7 +305,15 @@ def _suites_section(conclusion: Conclusion) -> list[str]:
         sv = verdicts.get((suite.name, suite.path))
         rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
         counts = (sv.passed_count, sv.failed_count, sv.error_count, sv.flaky_count) if sv else (0, 0, 0, 0)
-        mood = "passed" if sv is None or sv.passed else "failed"
+        mood = (
+            "incomplete"
+            if sv is not None and sv.undecided
+            else "passed"
+            if sv is None or sv.passed
+            else "failed"
+        )
+        if sv is not None and sv.undecided:
+            rate += " (no verdict: errors beyond the budget)"
         out.append(
             f'<tr class="{mood}"><td><code>{_e(suite.name)}</code></td><td><code>{_e(suite.path)}</code></td>'
             f"<td>{_e(model_name(suite))}</td><td>{len(suite.cases)}</td>"

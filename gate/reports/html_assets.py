@@ -26,6 +26,7 @@ th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vert
 th { background: var(--soft); }
 tr.regressed td:first-child, tr.failed td:first-child { color: var(--red); }
 tr.fixed td:first-child, tr.passed td:first-child { color: var(--green); }
+tr.incomplete td:first-child { color: var(--amber); }
 code, pre { font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); border: 1px solid var(--line);
   border-radius: 4px; padding: 6px 8px; margin: 4px 0; max-height: 480px; overflow: auto; }

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from gate.errors import InputError, Problem
+from gate.errors import EXIT_INCOMPLETE, InputError, Problem
 from gate.results.outcomes import (
     RESULTS_VERSION,
     CaseResult,
@@ -35,6 +35,7 @@ from gate.scoring.suite_metrics import check_scores, suite_metrics
 from gate.util import schema_check
 from gate.util.json_types import JsonObject
 from gate.verdict.baseline import Comparison, headline
+from gate.verdict.policy import Verdict
 
 SCHEMA_FILE = "results.schema.json"
 
@@ -267,13 +268,31 @@ def comparison_to_dict(comparison: Comparison) -> JsonObject:
     }
 
 
-def to_json(results: RunResults, comparison: Comparison | None = None) -> str:
+def verdict_to_dict(verdict: Verdict) -> JsonObject:
+    """The verdict as the results file stores it (``verdict``): written for readers; re-rendering
+    decides again."""
+    outcome = (
+        "passed" if verdict.passed else "incomplete" if verdict.exit_code == EXIT_INCOMPLETE else "failed"
+    )
+    return {
+        "outcome": outcome,
+        "exit_code": verdict.exit_code,
+        "summary": verdict.summary_line,
+        "reasons": list(verdict.reasons),
+        "suites_without_verdict": [s.name for s in verdict.suites if s.undecided],
+    }
+
+
+def to_json(results: RunResults, comparison: Comparison | None = None, verdict: Verdict | None = None) -> str:
     """The results as JSON text: UTF-8, compact, keys sorted, a newline at the end; a system prompt
     is stored once per suite (``system_prompts``, each transcript's system message pointing at its
-    index); with a baseline, the comparison (``comparison``)."""
+    index); with a baseline, the comparison (``comparison``); with a verdict, the verdict
+    (``verdict``)."""
     data = _document(results)
     if comparison is not None:
         data["comparison"] = comparison_to_dict(comparison)
+    if verdict is not None:
+        data["verdict"] = verdict_to_dict(verdict)
     try:
         # Built from frozen dataclasses, the document cannot be circular: skip the encoder's check.
         text = json.dumps(

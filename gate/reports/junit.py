@@ -28,6 +28,7 @@ from datetime import datetime
 from gate.reports.failure_details import describe_failure
 from gate.reports.requests_text import cost_text, request_lines, time_text, timeout_advice
 from gate.reports.transcript import transcript
+from gate.reports.verdict_text import reasons_label
 from gate.results.outcomes import (
     CaseResult,
     RequestStats,
@@ -232,7 +233,7 @@ def _other_trials(case: CaseResult) -> str:
 
 
 def _suite_text(
-    suite: SuiteResult, timestamp: str, comparison: Comparison | None = None
+    suite: SuiteResult, timestamp: str, comparison: Comparison | None = None, budget: str = ""
 ) -> tuple[str, dict[str, float]]:
     changes = {c.case_id: c for c in comparison.changes if c.suite == suite.name} if comparison else {}
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
@@ -264,6 +265,8 @@ def _suite_text(
         removed = [c.case_id for c in comparison.of("removed") if c.suite == suite.name]
         if removed:
             suite_props.append(("baseline_removed", ",".join(removed)))
+    if budget:  # beyond the error budget: what it says, and whether the suite has a verdict
+        suite_props.append(("error_budget", budget))
     suite_props += _request_properties(suite.requests)
     props = _properties(suite_props, 2)
     head = _open(
@@ -321,8 +324,10 @@ def render(conclusion: Conclusion) -> str:
     results, comparison = conclusion.results, conclusion.comparison
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     suites = []
+    budgets = {(s.name, s.path): s.budget_sentence for s in conclusion.verdict.suites}
     for suite in results.suites:
-        text, counts = _suite_text(suite, results.started_at, comparison)
+        budget = budgets.get((suite.name, suite.path), "")
+        text, counts = _suite_text(suite, results.started_at, comparison, budget)
         suites.append(text)
         for key in ("tests", "failures", "errors", "skipped"):
             totals[key] += counts[key]
@@ -339,7 +344,9 @@ def render(conclusion: Conclusion) -> str:
             ("time", _seconds(totals["time"])),
         ),
     )
-    lines = [conclusion.verdict.summary_line, *request_lines(results.total_requests)]
+    verdict = conclusion.verdict
+    reasons = [f"{reasons_label(verdict)}: {reason}" for reason in verdict.reasons]
+    lines = [verdict.summary_line, *reasons, *request_lines(results.total_requests)]
     comments = "".join("\n <!-- " + _x(line).replace("--", "- -").rstrip("-") + " -->" for line in lines)
     body = comments + "".join("\n " + suite for suite in suites)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}>{body}\n</testsuites>\n'

@@ -26,7 +26,7 @@ from gate.reports.requests_text import cost_text, request_lines, requests_by_sid
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.transcript import final_answer_text, transcript
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
-from gate.reports.verdict_text import counts_text, verdict_title
+from gate.reports.verdict_text import counts_text, reasons_label, verdict_title
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
 from gate.results.settings import PriceRecord
 from gate.scoring.pass_hat_k import suite_pass_hat_k
@@ -90,8 +90,7 @@ def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
             "",
         ]
     if verdict.reasons:
-        label = "Why it failed" if not verdict.passed else "Notes"
-        out.append(f"**{label}:**")
+        out.append(f"**{reasons_label(verdict)}:**")
         out += [f"- {md_text(r)}" for r in verdict.reasons]
         out.append("")
     if results.shard:
@@ -232,8 +231,10 @@ def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
     sv = next((s for s in verdict.suites if s.path == suite.path and s.name == suite.name), None)
     m = suite_metrics(suite.cases)
     cost = md_cell(cost_text(suite.requests)) if suite.requests.attempts else "–"
-    mark = "✅" if sv is None or sv.passed else "❌"
+    mark = "⚠️" if sv is not None and sv.undecided else "✅" if sv is None or sv.passed else "❌"
     rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
+    if sv is not None and sv.undecided:
+        rate += " (no verdict: errors beyond the budget)"
     return (
         f"| {mark} {_code(suite.name)} | {len(suite.cases)} | {sv.passed_count if sv else 0} | "
         f"{sv.failed_count if sv else 0} | {sv.error_count if sv else 0} | {sv.flaky_count if sv else 0} | "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from gate.errors import EXIT_INCOMPLETE
 from gate.verdict.policy import Verdict
 
 Mood = Literal["passed", "failed", "incomplete"]
@@ -12,7 +13,7 @@ Mood = Literal["passed", "failed", "incomplete"]
 
 def verdict_title(verdict: Verdict) -> tuple[str, Mood]:
     """``("tool-eval-gate failed", "failed")``: the title and what it is."""
-    if not verdict.complete:
+    if verdict.exit_code == EXIT_INCOMPLETE:  # stopped early, or errors beyond the error budget
         return "tool-eval-gate: evaluation incomplete", "incomplete"
     if verdict.passed:
         return "tool-eval-gate passed", "passed"
@@ -28,3 +29,10 @@ def counts_text(verdict: Verdict) -> str:
         f"{'' if verdict.errors_count else ' (not counted)'} · {verdict.skipped_count} skipped · "
         f"{verdict.flaky_count} flaky" + (f" · {non_gating} non-gating (not counted)" if non_gating else "")
     )
+
+
+def reasons_label(verdict: Verdict) -> str:
+    """What a verdict's ``reasons`` are, as the reports title them."""
+    if verdict.passed:
+        return "Notes"
+    return "Why it is incomplete" if verdict.exit_code == EXIT_INCOMPLETE else "Why it failed"

@@ -36,7 +36,7 @@ Rules (DESIGN.md sections 3 and 4):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gate.errors import EXIT_GATE_FAILED, EXIT_INCOMPLETE, EXIT_PASSED
@@ -114,12 +114,17 @@ class SuiteVerdict:
     over_error_budget: bool = False
     fails_anyway: bool = False  # under its threshold even with every error counted as a pass
     budget_note: str = ""  # what the error budget says of the suite ("" within it)
+    # Beyond the error budget and its part of the verdict not decided whatever its errors would have
+    # given (under the rule that applies): no verdict of its own.
+    undecided: bool = False
 
     @property
-    def undecided(self) -> bool:
-        """Over the error budget, and not under its threshold whatever its errors would have given:
-        no verdict of its own."""
-        return self.over_error_budget and not self.fails_anyway
+    def budget_sentence(self) -> str:
+        """What the error budget says of the suite and what follows ("" within the budget)."""
+        if not self.over_error_budget:
+            return ""
+        follows = "it has no verdict" if self.undecided else "but it fails whatever they would have given"
+        return f"{self.budget_note}; {follows}"
 
 
 @dataclass(frozen=True)
@@ -301,14 +306,8 @@ def _beyond_budget(
 ) -> tuple[list[str], bool]:
     """What the error budget says of the suites beyond it (and, when the rule judges regressions, of
     their base sides), and whether any of them is left without a verdict."""
-    reasons: list[str] = []
-    undecided = False
-    for s in suites:
-        if s.over_error_budget:
-            stands = _stands(s, rule)
-            undecided = undecided or not stands
-            tail = "but it fails whatever they would have given" if stands else "it has no verdict"
-            reasons.append(f"suite {s.name}: {s.budget_note}; {tail}")
+    reasons = [f"suite {s.name}: {s.budget_sentence}" for s in suites if s.over_error_budget]
+    undecided = any(s.undecided for s in suites)
     if comparison is None or rule not in _REGRESSION_RULES:
         return reasons, undecided
     for delta in comparison.suites:
@@ -363,12 +362,13 @@ def decide(
     else:
         threshold = max((s.threshold for s in suites), default=DEFAULT_THRESHOLD)
     rule, notes = _rule(policy, comparison)
+    suites = tuple(replace(s, undecided=not _stands(s, rule)) if s.over_error_budget else s for s in suites)
     incomplete = _incomplete(results, totals)
     # Nothing evaluated at all is said once (incomplete), not suite by suite.
     evaluated = totals.passed + totals.failed > 0
     budget, undecided = _beyond_budget(rule, comparison, suites, policy) if evaluated else ([], False)
     # A failure stands only on suites whose verdict does not depend on what could not be evaluated.
-    decided = [s for s in suites if _stands(s, rule)]
+    decided = [s for s in suites if not s.undecided]
     failing = _failing(rule, comparison, decided, _totals(decided), policy)
     if incomplete:
         exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + failing + budget + incomplete

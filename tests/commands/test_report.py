@@ -40,6 +40,7 @@ def test_rerendering_twice_is_byte_identical(tmp_path):
     rerendered = json.loads(outputs[0][2])
     # With a baseline, the JSON carries the comparison; the results themselves are unchanged.
     assert rerendered.pop("comparison")["counts"]["regressed"] >= 1
+    assert rerendered.pop("verdict")["outcome"] == "failed"
     assert json.dumps(rerendered, sort_keys=True) == json.dumps(
         json.loads((GOLDEN / "results.json").read_bytes()), sort_keys=True
     )

@@ -18,6 +18,7 @@ from gate.reports.transcript import transcript
 from gate.results.outcomes import CaseResult, RunResults
 from gate.util.escape import truncate, xml_text
 from gate.verdict.conclusion import conclude
+from gate.verdict.policy import Verdict
 from tests.reports.test_junit import GOLDEN
 from tests.results_factory import call, case, failure, record, run, suite, trial
 
@@ -56,14 +57,15 @@ def add_trials(tc: ET.Element, c: CaseResult) -> None:
             ET.SubElement(el, "stackTrace").text = xml_text(details)
 
 
-def tree_render(results: RunResults, summary: str) -> str:
+def tree_render(results: RunResults, verdict: Verdict) -> str:
     """The reference: build an ElementTree and let it indent and serialise."""
     root = ET.Element("testsuites")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
-    for s in results.suites:
+    for s, sv in zip(results.suites, verdict.suites, strict=True):
         el = ET.SubElement(root, "testsuite")
         props = ET.SubElement(el, "properties")
         rows = [("threshold", f"{s.threshold:g}"), ("provider", s.provider), ("model", s.model)]
+        rows += [("error_budget", sv.budget_sentence)] if sv.over_error_budget else []
         r = s.requests
         if r.attempts:
             rows += [
@@ -154,7 +156,15 @@ def tree_render(results: RunResults, summary: str) -> str:
             "time": _seconds(totals["time"]),
         }
     )
-    for position, line in enumerate([summary, *request_lines(results.requests)]):
+    label = (
+        "Why it failed"
+        if verdict.exit_code == 1
+        else "Why it is incomplete"
+        if verdict.exit_code
+        else "Notes"
+    )
+    reasons = [f"{label}: {reason}" for reason in verdict.reasons]
+    for position, line in enumerate([verdict.summary_line, *reasons, *request_lines(results.requests)]):
         root.insert(position, ET.Comment(" " + xml_text(line).replace("--", "- -").rstrip("-") + " "))
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -163,7 +173,7 @@ def tree_render(results: RunResults, summary: str) -> str:
 def check(results: RunResults) -> str:
     conclusion = conclude(results)
     text = render(conclusion)
-    assert text == tree_render(results, conclusion.verdict.summary_line)
+    assert text == tree_render(results, conclusion.verdict)
     ET.fromstring(text.encode("utf-8"))  # well-formed
     return text
 
