@@ -202,7 +202,8 @@ def test_anthropic_overloaded_529_is_retried(repo: Path, model_server: Any) -> N
 
 
 # ---------------------------------------------------------------------------------------------
-# Persistent faults on one case: that case is an error with its reason, the others pass; the error
+# Persistent faults on one case: that case is an error with its reason, the others pass. One error of
+# three is beyond the default error budget (10%): exit 3. With a budget that allows it, the error
 # policy decides the exit code (count: 2/3 < 0.9 fails the gate; ignore: 2/2 passes).
 
 PERSISTENT = {
@@ -216,8 +217,9 @@ PERSISTENT = {
 }
 
 
-# Each fault runs under one error policy; both policies are covered several times.
-PERSISTENT_RUNS = [(fault, "count" if i % 2 == 0 else "ignore") for i, fault in enumerate(PERSISTENT)]
+# Each fault runs under one policy: the error policy within a budget of one half, or the default budget;
+# each is covered several times.
+PERSISTENT_RUNS = [(fault, ("count", "ignore", "budget")[i % 3]) for i, fault in enumerate(PERSISTENT)]
 
 
 @pytest.mark.parametrize("fault,errors", PERSISTENT_RUNS, ids=[f"{f}-{e}" for f, e in PERSISTENT_RUNS])
@@ -228,8 +230,9 @@ def test_persistent_fault_makes_one_case_an_error(
     rules = [{"when": {"last_user": VICTIM}, "fault": spec}, *GOOD_RULES]
     server = model_server({"rules": rules})
     provider = "anthropic" if fault in ("503", "truncated body") else "openai"
+    budget = () if errors == "budget" else ("--max-error-rate", "0.5")
     code, results, junit, markdown, elapsed = run_gate(
-        repo, server, provider, "--timeout", "0.3", errors=errors
+        repo, server, provider, "--timeout", "0.3", *budget, errors="count" if errors == "budget" else errors
     )
     assert statuses(results) == {"paris": "passed", "rome": "error", "oslo": "passed"}, statuses(results)
     rome = case_of(results, "rome")
@@ -239,7 +242,8 @@ def test_persistent_fault_makes_one_case_an_error(
     assert results["complete"] is True
     check_junit_agrees(junit, results)
     assert "rome" in markdown
-    assert code == (1 if errors == "count" else 0)
+    assert code == {"count": 1, "ignore": 0, "budget": 3}[errors]
+    assert ("more than the error budget of 10.0%" in markdown) == (errors == "budget")
     victim_requests = [r for r in server.requests if VICTIM in json.dumps(r["body"])]
     assert len(victim_requests) > 1  # it was retried before giving up
     assert elapsed < 30

@@ -1097,3 +1097,30 @@ def test_a_shortened_comment_links_to_the_run_s_artifacts(workspace, github, cap
     run = "https://github.example/acme/agents/actions/runs/99#artifacts"
     assert "shortened to fit" in comment["body"]
     assert f"The full report: the job summary and [the artifacts of this run]({run})._" in comment["body"]
+
+
+def test_errors_beyond_the_budget_reach_the_outputs_the_summary_and_the_comment(
+    workspace, github, model_server, fast_retries
+) -> None:
+    """The provider fails (500s) for one case of three on both sides: beyond the error budget, with
+    the threshold lowered so that nothing fails whatever that case would have given: incomplete."""
+    fault = {"kind": "status", "status": 500, "retry_after": 0}
+    server = model_server(
+        {**SCRIPT, "rules": [{"when": {"last_user": "Rome"}, "fault": fault}, *SCRIPT["rules"]]}
+    )
+    env = actions_env(workspace, github, server, threshold="0.6")
+
+    assert entrypoint([], env) == 3
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert outputs["verdict"] == "incomplete" and outputs["exit_code"] == "3" and outputs["errors"] == "1"
+    beyond = "suite weather: 1 of 3 cases could not be evaluated (33.3%), more than the error budget of 10.0%"
+    reasons = outputs["reasons"].split("\n")
+    assert reasons[0].startswith(beyond) and reasons[0].endswith("it has no verdict")
+    assert reasons[1].startswith("the base side of suite weather: 1 of 3 cases could not be evaluated")
+    assert beyond in (workspace["tmp"] / "summary.md").read_text()
+    assert beyond in github.comments_on(7)[0]["body"]
+
+    within = actions_env(workspace, github, server, threshold="0.6", max_error_rate="0.5")
+    assert entrypoint([], within) == 1  # the error counts: 1 of 3 passed, under 60%
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert outputs["verdict"] == "failed" and "error budget" not in outputs["reasons"]
