@@ -108,7 +108,6 @@ class SuiteVerdict:
     skipped_count: int
     flaky_count: int
     non_gating_count: int = 0
-    error_rate: float = 0.0  # errors over the gating cases passed, failed or errored (0 without any)
     # More of its cases could not be evaluated than the error budget allows (or none could): the suite
     # has no verdict of its own unless it fails whatever they would have given.
     over_error_budget: bool = False
@@ -146,8 +145,6 @@ class Verdict:
     complete: bool = True
     fail_on: FailOn = GatePolicy.fail_on
     errors_count: bool = GatePolicy.errors_count
-    max_error_rate: float = GatePolicy.max_error_rate
-    error_rate: float = 0.0  # every suite's errors over their gating cases passed, failed or errored
 
 
 def pct(rate: float) -> str:
@@ -185,7 +182,6 @@ def suite_verdict(suite: SuiteResult, policy: GatePolicy) -> SuiteVerdict:
         skipped_count=counts["skipped"],
         flaky_count=flaky,
         non_gating_count=non_gating,
-        error_rate=counts["error"] / judged if judged else 0.0,
         over_error_budget=bool(note),
         fails_anyway=fails_anyway,
         budget_note=note,
@@ -378,7 +374,6 @@ def decide(
         exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + budget
     else:
         exit_code, word, reasons = EXIT_PASSED, "PASSED", notes + budget
-    judged = totals.passed + totals.failed + totals.errors
     return Verdict(
         passed=exit_code == EXIT_PASSED,
         exit_code=exit_code,
@@ -397,6 +392,4 @@ def decide(
         complete=not incomplete,
         fail_on=policy.fail_on,
         errors_count=policy.errors_count,
-        max_error_rate=policy.max_error_rate,
-        error_rate=totals.errors / judged if judged else 0.0,
     )

@@ -111,6 +111,14 @@ def test_shards_asked_for_different_things_are_refused_naming_both_files():
             ["one.json", "two.json"],
         )
     assert "one.json and two.json disagree about fail_on" in str(info.value)
+    with pytest.raises(InputError, match=r"disagree about the error budget \(--max-error-rate\)"):
+        merge(
+            [
+                replace(a, settings=_settings(max_error_rate=0.1)),
+                replace(b, settings=_settings(max_error_rate=0)),
+            ],
+            ["one.json", "two.json"],
+        )
     other = replace(b, suites=tuple(replace(s, threshold=0.5) if s.name == "s" else s for s in b.suites))
     with pytest.raises(InputError, match="disagree about the threshold of suite 's'"):
         merge([a, other], ["one.json", "two.json"])
