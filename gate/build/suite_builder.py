@@ -266,7 +266,10 @@ class _SuiteBuilder:
     def agent(self, raw: JsonObject) -> Agent:
         program = read_program(self.context, raw, self.files)
         if program is not None:  # the program picks its own model: only its tools are the suite's
-            return Agent("", "", ModelParams(), None, self.tools(raw.get("tools", [])), program=program)
+            tools = self.tools(raw.get("tools", []))  # read first: it collects the MCP servers
+            return Agent(
+                "", "", ModelParams(), None, tools, program=program, tool_servers=tuple(self.servers)
+            )
         params = model_params(raw.get("params", {}))
         api: Api = raw.get("api", Agent.api)
         if not any(self.damaged(("agent", key)) for key in ("provider", "api", "params")):
