@@ -56,6 +56,7 @@ from gate.suite import conversation
 from gate.suite.mocks import MockSession, merged
 from gate.suite.model import Case, Command, Suite
 from gate.suite.pricing import PriceTable
+from gate.tool_servers.live import LiveTools
 from gate.util.redact import Redactor, environment_without_secrets
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
@@ -316,15 +317,23 @@ async def run_program_trial(
     *,
     root: Path,
     prices: PriceTable,
+    live: LiveTools | None = None,
 ) -> tuple[RunRecord, TrialProxy]:
     """Run trial ``index`` of ``case`` with the suite's agent program; its record, and the proxy (its
-    offered tools, a fatal provider error)."""
+    offered tools, a fatal provider error). ``live`` answers the program's MCP calls to the tools of
+    ``calls: live`` servers (the caller ends them with the trial)."""
     command = suite.agent.program
     assert command is not None
     prepared = conversation.build(suite, case, index)
     mocks = MockSession(merged(case.mocks, suite.mocks), [t.name for t in suite.agent.tools], case.state)
-    mcp = MockMcpSession(suite.agent.tools, mocks, case.state is not None)
     proxy = TrialProxy(secrets.token_urlsafe(24), call_model, case.max_turns)
+    mcp = MockMcpSession(
+        suite.agent.tools,
+        mocks,
+        case.state is not None,
+        live=live,
+        failed=lambda error: proxy.end("provider_error", error),
+    )
     route = await host.open_trial(proxy, mcp)
     talk = _Talk(suite, case, index, call_model, proxy)
     crash: str | None = None

@@ -326,9 +326,12 @@ class _Run:
                 curtailer.finished(suite, case, result)
             return result
 
-    async def _program_trial(self, suite: Suite, case: Case, index: int) -> tuple[RunRecord, Suite]:
+    async def _program_trial(
+        self, suite: Suite, case: Case, index: int, live: LiveTools | None
+    ) -> tuple[RunRecord, Suite]:
         """A trial of the suite's agent program (gate.run.agent_program), and the suite to score it
-        with: its tools are those the program offered the model (its own definitions win)."""
+        with: its tools are those the program offered the model (its own definitions win). ``live``
+        answers its MCP calls to the tools of ``calls: live`` servers."""
         from gate.run.agent_program import run_program_trial
         from gate.run.program_host import ProgramHost
 
@@ -344,7 +347,7 @@ class _Run:
 
         root = Path(self.options.root or ".")
         record, proxy = await run_program_trial(
-            self.host, suite, case, index, call, root=root, prices=self.options.prices
+            self.host, suite, case, index, call, root=root, prices=self.options.prices, live=live
         )
         if proxy.fatal is not None:
             raise proxy.fatal
@@ -401,7 +404,7 @@ class _Run:
         live = LiveTools(suite) if any(s.calls == "live" for s in suite.agent.tool_servers) else None
         try:
             if suite.agent.program is not None:
-                record, suite = await self._program_trial(suite, case, index)
+                record, suite = await self._program_trial(suite, case, index, live)
             else:
                 record = await run_trial(
                     suite,

@@ -192,3 +192,119 @@ def test_a_url_must_be_on_loopback(repo, capsys):
     write_suite(repo, suite_text(json.dumps({"url": "https://mcp.example.com/mcp"})))
     assert cli_main(["validate", "--root", str(repo), str(repo / "suites")]) == 2
     assert "is not on loopback" in capsys.readouterr().err
+
+
+# An agent program whose tools come from MCP (the gate's mock server in test mode): standard library
+# only, JSON-RPC and Chat Completions over urllib, as small as an adapter gets.
+PROGRAM = """\
+import json, os, sys, urllib.request
+
+MCP = os.environ["TOOL_EVAL_GATE_MCP_URL"]
+MODEL = os.environ["OPENAI_BASE_URL"].rstrip("/") + "/chat/completions"
+AUTH = {"authorization": "Bearer " + os.environ["OPENAI_API_KEY"]}
+session = {}
+
+
+def post(url, body, headers):
+    headers = {"content-type": "application/json", **headers}
+    request = urllib.request.Request(url, json.dumps(body).encode(), headers)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return response.headers, json.load(response)
+
+
+def mcp(method, params):
+    headers = {"accept": "application/json, text/event-stream", **session}
+    found, answer = post(MCP, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, headers)
+    if found.get("mcp-session-id"):
+        session["mcp-session-id"] = found["mcp-session-id"]
+    if "error" in answer:
+        sys.exit("MCP error: " + answer["error"]["message"])
+    return answer["result"]
+
+
+def function(tool):
+    return {"name": tool["name"], "description": tool["description"], "parameters": tool["inputSchema"]}
+
+
+client = {"name": "shop", "version": "1"}
+mcp("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client})
+tools = [{"type": "function", "function": function(t)} for t in mcp("tools/list", {})["tools"]]
+messages = []
+for line in sys.stdin:
+    messages.append({"role": "user", "content": json.loads(line)["content"]})
+    while True:
+        _, reply = post(MODEL, {"model": "shop-model", "messages": messages, "tools": tools}, AUTH)
+        message = reply["choices"][0]["message"]
+        messages.append(message)
+        if not message.get("tool_calls"):
+            print(json.dumps({"content": message["content"]}), flush=True)
+            break
+        for call in message["tool_calls"]:
+            name, arguments = call["function"]["name"], json.loads(call["function"]["arguments"])
+            text = mcp("tools/call", {"name": name, "arguments": arguments})["content"][0]["text"]
+            sys.stderr.write("the tool said: " + text + "\\n")
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": text})
+"""
+
+
+def program_suite(mcp: str, *, trials: int = 1) -> str:
+    """The shopping suite with the program as its agent (its tools from the MCP entry ``mcp``)."""
+    text = suite_text(mcp, trials=trials)
+    agent = "  command: [python3, agent.py]\n"
+    return text.replace("  provider: openai\n  model: test-model\n", agent)
+
+
+def test_a_program_s_mcp_calls_to_a_live_server_s_tools_reach_that_server(repo, capsys):
+    """calls: live with an agent program: the gate's mock MCP server passes the program's calls to
+    those tools on to the trial's own server process, and the answer reaches the program (hence the
+    model and the output), the record (mock: live) and the verdict; the mocks (count 99) answer
+    nothing here."""
+    (repo / "agent.py").write_text(PROGRAM)
+    starts, received = repo / "starts.log", repo / "calls.log"
+    flags = ["--starts", str(starts), "--calls", str(received)]
+    mcp = json.dumps({"command": [sys.executable, "server.py", *flags], "calls": "live"})
+    write_suite(repo, program_suite(mcp, trials=2))
+    code = run(repo, "--allow-commands", "--json", str(repo / "out.json"))
+    assert code == 0, capsys.readouterr()
+    # each trial's call reached a server process of that trial's own, and only that call
+    calls = [json.loads(line) for line in received.read_text().splitlines()]
+    assert [(c["name"], c["arguments"]) for c in calls] == [("add_item", {"item": "milk"})] * 2
+    pids = starts.read_text().split()
+    assert len(pids) == 3  # the listing's process, then one per trial
+    assert sorted(str(c["pid"]) for c in calls) == sorted(pids[1:])
+    case = results(repo)["suites"][0]["cases"][0]
+    assert case["status"] == "passed"
+    for trial in case["trials"]:  # a fresh server in each trial: its list holds 1 item, not 2
+        (call,) = trial["record"]["calls"]
+        assert call["mock"] == "live" and call["result"] == {"count": 1} and call["is_error"] is False
+        assert trial["record"]["output"] == "Done: the list holds 1 item(s)."
+        (stderr,) = [m["content"] for m in trial["record"]["messages"] if m["role"] == "program"]
+        assert 'the tool said: {"count": 1}' in stderr  # what the program's MCP call returned
+
+
+def test_a_program_gets_a_server_s_listed_tools_and_without_calls_live_the_mocks_answer(repo, capsys):
+    """The tools a server lists are the suite's tools for a program too (the mock MCP server lists
+    them); without ``calls: live`` the mocks answer and the server only lists."""
+    (repo / "agent.py").write_text(PROGRAM)
+    received = repo / "calls.log"
+    write_suite(
+        repo, program_suite(command("--calls", str(received))).replace("holds 1 item", "holds 99 item")
+    )
+    assert run(repo, "--allow-commands", "--json", str(repo / "out.json")) == 0, capsys.readouterr()
+    (call,) = results(repo)["suites"][0]["cases"][0]["trials"][0]["record"]["calls"]
+    assert call["mock"] == "fallback" and call["result"] == {"count": 99}
+    assert not received.exists()
+
+
+def test_a_live_server_that_stops_during_a_program_s_trial_is_an_error_naming_it(repo, capsys):
+    (repo / "agent.py").write_text(PROGRAM)
+    mcp = json.dumps({"command": [sys.executable, "server.py", "--stop-on-call"], "calls": "live"})
+    write_suite(repo, program_suite(mcp))
+    code = run(repo, "--allow-commands", "--json", str(repo / "out.json"))
+    captured = capsys.readouterr()
+    assert code == 3, captured
+    (trial,) = results(repo)["suites"][0]["cases"][0]["trials"]
+    assert trial["status"] == "error"
+    error = trial["record"]["error"]
+    assert "server.py --stop-on-call" in error and "stopped while answering tools/call" in error
+    assert "the backend went away" in error  # its standard error's tail

@@ -3,11 +3,13 @@ make it misbehave exactly: paginate, loop its cursor, list an invalid tool, cras
 
     python mcp_stdio_server.py [--page-size N] [--loop-cursor] [--invalid-tool] [--garbage]
                                [--crash [--leak TEXT]] [--starts FILE] [--environ FILE] [--no-tools]
-                               [--hang]
+                               [--hang] [--calls FILE] [--stop-on-call]
 
 Tools: ``get_weather`` (text result), ``add_item`` (appends to this process's list and answers the
 count, with structured content: a new process starts from an empty list), ``fail`` (an error result),
-and with ``--page-size`` 25 more (``tool_00`` ...), to make several pages.
+and with ``--page-size`` 25 more (``tool_00`` ...), to make several pages. ``--calls FILE`` appends
+every ``tools/call`` it receives to FILE (one JSON line: this process's id, the tool, the arguments);
+``--stop-on-call`` exits (status 1, a line on standard error) at its first ``tools/call``.
 """
 
 from __future__ import annotations
@@ -95,6 +97,17 @@ def leaked(args: list[str]) -> str:
     return args[args.index("--leak") + 1] if "--leak" in args else "(none)"
 
 
+def received(params: dict[str, object], args: list[str]) -> None:
+    """Note the call (``--calls``), or stop at it (``--stop-on-call``)."""
+    if "--calls" in args:
+        with open(args[args.index("--calls") + 1], "a", encoding="utf-8") as log:
+            entry = {"pid": os.getpid(), "name": params.get("name"), "arguments": params.get("arguments")}
+            log.write(json.dumps(entry) + "\n")
+    if "--stop-on-call" in args:
+        sys.stderr.write("the backend went away\n")
+        sys.exit(1)
+
+
 def main(args: list[str]) -> None:
     if "--starts" in args:
         with open(args[args.index("--starts") + 1], "a", encoding="utf-8") as log:
@@ -132,6 +145,7 @@ def main(args: list[str]) -> None:
         elif method == "tools/list":
             reply(message_id, page(tools, params.get("cursor"), args))
         elif method == "tools/call":
+            received(params, args)
             reply(message_id, call(params["name"], params.get("arguments") or {}, items))
         elif method == "ping":
             reply(message_id, {})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
+import time
 
 import pytest
 
@@ -17,13 +18,14 @@ from tests.builders import suite
 from tests.tool_servers.test_listing import ENTRY, SERVER
 
 
-def live_suite(*flags: str, calls: str = "live", starts: str = ""):
+def live_suite(*flags: str, calls: str = "live", starts: str = "", timeout_s: float = 30.0):
     extra = ("--starts", starts) if starts else ()
     srv = ToolServer(
         command=(sys.executable, SERVER, *flags, *extra),
         source=ENTRY,
         calls=calls,  # type: ignore[arg-type]
         tools=("get_weather", "add_item", "fail"),
+        timeout_s=timeout_s,
     )
     base = suite()
     return dataclasses.replace(base, agent=dataclasses.replace(base.agent, tool_servers=(srv,)))
@@ -82,3 +84,42 @@ def test_results_stay_within_bounds():
     for _ in range(100):
         deep = [deep]
     assert bounded(CallAnswer("[[...]]", deep, False)).value == "[[...]]"
+
+
+def test_calls_from_other_tasks_share_the_trial_s_server_and_close_ends_it(tmp_path):
+    """An agent program's calls arrive in the tasks of the mock MCP server's connections, and the
+    trial's own task ends the servers: the SDK's task groups cannot be left by another task than the
+    one that entered them, so each session lives in a task of its own."""
+    starts = tmp_path / "starts.log"
+
+    async def trial() -> list[CallAnswer]:
+        live = LiveTools(live_suite(starts=str(starts)))
+        first = await asyncio.ensure_future(live.call("add_item", {"item": "a"}))
+        second = await asyncio.ensure_future(live.call("add_item", {"item": "b"}))
+        await live.close()
+        with pytest.raises(GateError, match="called after its trial had ended"):
+            await live.call("get_weather", {"city": "Paris"})  # starts nothing
+        return [first, second]
+
+    answers = asyncio.run(trial())
+    assert [a.value for a in answers] == [{"count": 1}, {"count": 2}]  # one process for both calls
+    assert len(starts.read_text().split()) == 1
+
+
+def test_a_server_still_starting_when_the_trial_ends_is_stopped_not_waited_for(tmp_path):
+    starts = tmp_path / "starts.log"
+
+    async def trial() -> tuple[BaseException | CallAnswer, float]:
+        # it never answers its initialisation, and may take 120 s to do so
+        live = LiveTools(live_suite("--hang", starts=str(starts), timeout_s=120.0))
+        call = asyncio.ensure_future(live.call("add_item", {"item": "a"}))
+        while not starts.exists():
+            await asyncio.sleep(0.05)
+        begun = time.perf_counter()
+        await live.close()
+        outcome = (await asyncio.gather(call, return_exceptions=True))[0]
+        return outcome, time.perf_counter() - begun
+
+    outcome, took = asyncio.run(trial())
+    assert isinstance(outcome, GateError) and "was still starting" in str(outcome)
+    assert took < 60.0  # its timeout_s is not waited out
