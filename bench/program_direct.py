@@ -1,6 +1,13 @@
 """The benchmark's direct run of the agent program: the same cases at the same concurrency as the gate
 runs them, each a process of ``bench/program_agent.py`` talking to the model itself (no gate).
 
+Each process is started as the gate starts a program: by this interpreter, in a session of its own
+(``start_new_session``). The session matters to the measurement: where the kernel groups processes by
+session for CPU time (``sched_autogroup``, on by default on many Linux systems), a process in its own
+session gets a share of the CPU of its own against the other sessions on the machine, while processes
+of one session share one; on a loaded machine a program run in the benchmark's session was slower than
+the same program run by the gate for that reason alone.
+
     python bench/program_direct.py CASES --concurrency N     # OPENAI_BASE_URL / OPENAI_API_KEY set
 
 Prints one JSON line: the cases run, the answers that came, the wall seconds.
@@ -25,6 +32,7 @@ async def case(number: int, slots: asyncio.Semaphore) -> bool:
             str(AGENT),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
+            start_new_session=True,  # as the gate starts it (see the module doc)
         )
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write((json.dumps({"role": "user", "content": f"case {number}"}) + "\n").encode())
