@@ -194,6 +194,7 @@ class _Run:
         self.host: ProgramHost | None = None  # the agent programs' loopback server, from the first one
         # Suite path -> the tools its agent program offered the model that its suite does not declare.
         self.offered: dict[str, dict[str, ToolDef]] = {}
+        self.sdk_missing: dict[str, bool] = {}  # provider -> its SDK is not installed (asked once a run)
 
     # ---- model calls ----
 
@@ -383,7 +384,10 @@ class _Run:
         and under --max-cost a price for the model it chose (else the cap could not count it)."""
         from gate.providers import SDK_PACKAGES, missing_sdks
 
-        if missing_sdks([request.provider]):
+        missing = self.sdk_missing.get(request.provider)
+        if missing is None:
+            missing = self.sdk_missing[request.provider] = bool(missing_sdks([request.provider]))
+        if missing:
             package = SDK_PACKAGES[request.provider]
             raise ProviderError(
                 "bad_request",
