@@ -360,12 +360,13 @@ async def run_program_trial(
             await process.end()
         host.close_trial(route)
     stderr = process.stderr_tail() if process is not None else ""
-    redactor = Redactor.from_env(os.environ, extra=(route.token,))
+    if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)
+        stderr = Redactor.from_env(os.environ, extra=(route.token,)).redact(stderr)
     outcome = ProgramOutcome(
         turns=tuple(talk.turns),
         history=tuple(dict(m) for m in prepared.messages[:-1]),
         crash=f"the agent program {crash}" if crash else None,
-        stderr=redactor.redact(stderr),
+        stderr=stderr,
         user_done=talk.user_done,
         latency_ms=((talk.answered or talk.started) - talk.started) * 1000.0 if talk.started else 0.0,
     )
