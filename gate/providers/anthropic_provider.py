@@ -154,10 +154,13 @@ class AnthropicProvider(SdkProvider):
         # The Messages API has no seed; it is part of the cache key but not sent.
         return kwargs
 
+    def _wire_path(self, request: ModelRequest) -> str:
+        return "/v1/messages"
+
     def _wire_endpoint(self, request: ModelRequest) -> tuple[str, Any]:
         from anthropic.types import Message
 
-        return "/v1/messages", Message
+        return self._wire_path(request), Message
 
     async def _send(self, client: Any, request: ModelRequest, kwargs: JsonObject) -> Any:
         return await client.messages.create(**kwargs)

@@ -9,6 +9,7 @@ first request is sent, so that ``--replay`` runs and ``validate`` never pay for 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from gate.providers.base import (
@@ -27,6 +28,7 @@ from gate.providers.openai_responses import (
     tool_arguments,
 )
 from gate.providers.sdk_provider import SdkProvider
+from gate.providers.wire_forward import WireForwarder, openai_forwarder
 from gate.results.run_record import Usage
 from gate.suite.model import ToolDef
 from gate.suite.model_family import token_limit
@@ -128,14 +130,20 @@ class OpenAIProvider(SdkProvider):
             return responses_arguments(request, [to_responses_tool(t) for t in self._tools(request.tools)])
         return chat_arguments(request, self._tools(request.tools))
 
+    def _new_forwarder(self) -> WireForwarder | None:
+        return openai_forwarder(os.environ, self.timeout)
+
+    def _wire_path(self, request: ModelRequest) -> str:
+        return "/responses" if request.api == "responses" else "/chat/completions"
+
     def _wire_endpoint(self, request: ModelRequest) -> tuple[str, Any]:
         if request.api == "responses":
             from openai.types.responses import Response
 
-            return "/responses", Response
+            return self._wire_path(request), Response
         from openai.types.chat import ChatCompletion
 
-        return "/chat/completions", ChatCompletion
+        return self._wire_path(request), ChatCompletion
 
     async def _send(self, client: Any, request: ModelRequest, kwargs: JsonObject) -> Any:
         if request.api == "responses":

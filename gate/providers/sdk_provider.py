@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from gate.providers.base import ModelReply, ModelRequest, ProviderError, classify_error
+from gate.providers.wire_forward import WireForwarder
 from gate.suite.model import ToolDef
 from gate.util.escape import truncate
 from gate.util.json_types import JsonObject
@@ -124,6 +125,8 @@ class SdkProvider(ABC):
     def __init__(self, *, timeout: float = DEFAULT_TIMEOUT):
         self.timeout = timeout
         self._client: Any = None
+        self._forwarder: WireForwarder | None = None
+        self._forwarder_known = False
         self._tools_cache: dict[int, tuple[tuple[ToolDef, ...], list[JsonObject]]] = {}
 
     @abstractmethod
@@ -168,26 +171,44 @@ class SdkProvider(ABC):
         self._tools_cache[id(tools)] = (tools, payload)
         return payload
 
-    async def _send_wire(self, client: Any, request: ModelRequest) -> Any:
+    def _new_forwarder(self) -> WireForwarder | None:
+        """What sends program requests without the SDK (``gate.providers.wire_forward``; None: the
+        SDK's client sends them)."""
+        return None
+
+    def _get_forwarder(self) -> WireForwarder | None:
+        if not self._forwarder_known:
+            self._forwarder, self._forwarder_known = self._new_forwarder(), True
+        return self._forwarder
+
+    async def _send_wire(self, request: ModelRequest) -> Any:
         """Send an agent program's own body (``request.wire``) as it is, to the same endpoint its SDK
         call would use, parsed as that call's response."""
+        forwarder = self._get_forwarder()
+        if forwarder is not None:
+            return await forwarder.post(
+                self._wire_path(request), request.wire or {}, dict(request.wire_headers)
+            )
+        client = self._get_client()
         path, cast_to = self._wire_endpoint(request)
         headers = {"headers": dict(request.wire_headers)} if request.wire_headers else {}
         return await client.post(path, cast_to=cast_to, body=dict(request.wire or {}), options=headers)
+
+    def _wire_path(self, request: ModelRequest) -> str:
+        """The path of ``request``'s API (below the base URL)."""
+        raise ProviderError("bad_request", f"{self.title} takes no program requests", fatal=True)
 
     def _wire_endpoint(self, request: ModelRequest) -> tuple[str, Any]:
         """The path of ``request``'s API and the SDK type of its response (imports the SDK)."""
         raise ProviderError("bad_request", f"{self.title} takes no program requests", fatal=True)
 
     async def complete(self, request: ModelRequest) -> ModelReply:
-        client = self._get_client()
         wire = request.wire is not None
+        client = None if wire else self._get_client()
         kwargs = {} if wire else self.build_arguments(request)
         started = time.perf_counter()
         try:
-            response = await (
-                self._send_wire(client, request) if wire else self._send(client, request, kwargs)
-            )
+            response = await (self._send_wire(request) if wire else self._send(client, request, kwargs))
         except ProviderError:
             raise
         except Exception as exc:
@@ -198,6 +219,8 @@ class SdkProvider(ABC):
         return classify_error(exc)
 
     async def aclose(self) -> None:
+        if self._forwarder is not None:
+            await self._forwarder.aclose()
         if self._client is not None:
             await self._client.close()
             self._client = None

@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from gate.providers.upstream_http import BodyTooLarge, read_chunked
+
 MAX_BODY_BYTES = 32 * 1024 * 1024  # one request body (a long conversation with tools is a few MB)
 MAX_HEAD_BYTES = 64 * 1024
 _REASONS = {
@@ -148,7 +150,12 @@ async def _read_request(reader: asyncio.StreamReader) -> HttpRequest | None:
             name, value = line.split(":", 1)
             headers[name.strip().lower()] = value.strip()
     if headers.get("transfer-encoding", "").lower() == "chunked":
-        body = await _read_chunked(reader)
+        try:
+            body = await read_chunked(reader, MAX_BODY_BYTES)
+        except BodyTooLarge:
+            raise _BadRequest(413, f"request body over {MAX_BODY_BYTES} bytes") from None
+        except ValueError:
+            raise _BadRequest(400, "bad chunk size") from None
     else:
         try:
             length = int(headers.get("content-length", "0") or 0)
@@ -158,26 +165,6 @@ async def _read_request(reader: asyncio.StreamReader) -> HttpRequest | None:
             raise _BadRequest(413, f"request body over {MAX_BODY_BYTES} bytes")
         body = await reader.readexactly(length)
     return HttpRequest(method.upper(), unquote(target.split("?", 1)[0]), headers, body)
-
-
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(line.strip().split(b";")[0], 16)
-        except ValueError:
-            raise _BadRequest(400, "bad chunk size") from None
-        if size == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                pass
-            return b"".join(chunks)
-        total += size
-        if total > MAX_BODY_BYTES:
-            raise _BadRequest(413, f"request body over {MAX_BODY_BYTES} bytes")
-        chunks.append(await reader.readexactly(size))
-        await reader.readexactly(2)
 
 
 async def _write(writer: asyncio.StreamWriter, response: HttpResponse, keep_alive: bool) -> None:
