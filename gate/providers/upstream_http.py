@@ -1,18 +1,20 @@
 """A small HTTP/1.1 client on asyncio for the one kind of request the gate forwards as it is: an agent
 program's JSON body posted to its model API (``gate.providers.wire_forward``).
 
-Standard library only: ``http`` and ``https`` (the system's certificates, as ``ssl`` finds them,
-``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` included), keep-alive connections reused per host (a reused
-connection the server had closed is retried once on a new one), replies by ``Content-Length``,
-chunked, or up to the close, ``gzip`` / ``deflate`` bodies. ``timeout`` bounds connecting and each
-wait for the server. No proxies and no redirects: the forwarder is used only where no proxy applies
-(``wire_forward.proxied``), and an API that answers a POST with a redirect gets its status reported.
+Standard library only: ``http`` and ``https`` (the certificates the SDK's HTTP library trusts:
+``SSL_CERT_FILE``, else ``SSL_CERT_DIR``, else certifi's bundle, see :func:`tls_context`),
+keep-alive connections reused per host (a reused connection the server had closed is retried once
+on a new one), replies by ``Content-Length``, chunked, or up to the close, ``gzip`` / ``deflate``
+bodies. ``timeout`` bounds connecting and each wait for the server. No proxies and no redirects:
+the forwarder is used only where no proxy applies (``wire_forward.proxied``), and an API that
+answers a POST with a redirect gets its status reported.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import ssl
 import zlib
 from collections.abc import Mapping
@@ -100,7 +102,7 @@ class UpstreamClient:
         scheme, hostname, port = key
         tls = None
         if scheme == "https":
-            tls = self._tls = self._tls or ssl.create_default_context()
+            tls = self._tls = self._tls or tls_context()
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(hostname, port, ssl=tls, limit=MAX_HEAD_BYTES), self.timeout
         )
@@ -153,13 +155,39 @@ async def _read_reply(reader: asyncio.StreamReader) -> tuple[UpstreamReply, bool
                 raise ValueError(f"content-length {length}")
             body = await reader.readexactly(length)
         else:  # up to the close
-            body, keep = await reader.read(MAX_BODY_BYTES + 1), False
-            if len(body) > MAX_BODY_BYTES:
-                raise ValueError(f"body over {MAX_BODY_BYTES} bytes")
+            body, keep = await _read_to_close(reader, MAX_BODY_BYTES), False
         body = _decoded(body, headers.get("content-encoding", "").lower())
     except (ValueError, zlib.error) as exc:
         raise UpstreamError(f"malformed reply: {exc}") from None
     return UpstreamReply(int(status_line[1]), headers, body), keep
+
+
+async def _read_to_close(reader: asyncio.StreamReader, limit: int) -> bytes:
+    """Everything until the server closes the connection (``read(n)`` returns what has come so far,
+    not the whole body); ValueError when it is over ``limit`` bytes."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := await reader.read(64 * 1024):
+        total += len(chunk)
+        if total > limit:
+            raise ValueError(f"body over {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def tls_context() -> ssl.SSLContext:
+    """The certificates the SDK's HTTP library trusts: ``SSL_CERT_FILE``, else ``SSL_CERT_DIR``, else
+    certifi's bundle (installed with the SDK; the system's store when it is missing). A machine whose
+    system store is empty (a Python from python.org on macOS) reaches the API as through the SDK."""
+    if os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    if os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    try:
+        import certifi
+    except ImportError:
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def _decoded(body: bytes, encoding: str) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import ssl as ssl_module
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -102,3 +103,46 @@ def test_what_is_not_an_http_reply_is_an_error() -> None:
 
     with pytest.raises(UpstreamError, match="not an HTTP reply"):
         _exchange(answer, [b"x"])
+
+
+def test_a_reply_without_a_length_sent_in_pieces_is_read_whole() -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _read_request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n" + b'{"choices": [')
+        await writer.drain()
+        await asyncio.sleep(0.05)  # the rest comes later, as a slow server's does
+        writer.write(b'{"index": 0}]}')
+        await writer.drain()
+        writer.close()
+
+    replies, _ = _exchange(answer, [b"x"])
+    assert replies[0].body == b'{"choices": [{"index": 0}]}'
+
+
+def test_https_trusts_the_certificates_the_sdk_trusts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """certifi's bundle, as the SDK's HTTP library uses, unless SSL_CERT_FILE or SSL_CERT_DIR say
+    otherwise (a machine whose system store is empty still reaches the API)."""
+    import certifi
+
+    from gate.providers.upstream_http import tls_context
+
+    loaded: list[dict[str, object]] = []
+    real = ssl_module.create_default_context
+
+    def spy(**kwargs: object) -> ssl_module.SSLContext:
+        loaded.append(kwargs)
+        return real()
+
+    monkeypatch.setattr(ssl_module, "create_default_context", spy)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    tls_context()
+    monkeypatch.setenv("SSL_CERT_DIR", "/etc/ssl/certs")
+    tls_context()
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    tls_context()
+    assert loaded == [
+        {"cafile": certifi.where()},
+        {"capath": "/etc/ssl/certs"},
+        {"cafile": certifi.where()},
+    ]
