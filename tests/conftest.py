@@ -7,6 +7,7 @@ def test_x(model_server):
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +20,13 @@ if str(ROOT) not in sys.path:  # makes ``tests.support`` importable however pyte
     sys.path.insert(0, str(ROOT))
 
 from tests.support.model_server import ScriptedModelServer  # noqa: E402
+
+# The programs the tests' suites start (``python3``, ``pre-commit``) are what PATH finds, as in the
+# product: the interpreter running the tests goes first, so they run with the packages it has whether
+# or not its environment was activated (``.venv/bin/python -m pytest`` as well as ``pytest``).
+_INTERPRETER_DIR = str(Path(sys.executable).parent)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != _INTERPRETER_DIR:
+    os.environ["PATH"] = _INTERPRETER_DIR + os.pathsep + os.environ.get("PATH", "")
 
 SCRIPTS = ROOT / "tests" / "support" / "scripts"
 
