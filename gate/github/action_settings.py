@@ -71,7 +71,8 @@ class EventContext:
     head_sha: str = ""
     is_fork: bool = False
     is_dependabot: bool = False
-    # For push events: the commit before the push (change detection base), "" when unknown.
+    # For push events: the commit before the push (change detection base), "" when unknown; for
+    # merge_group events: the base of the queued group.
     before_sha: str = ""
     # For workflow_run events: the head SHA of the run that produced the results, and the repository
     # its head branch is in (a fork's, for a fork's pull request).
@@ -249,6 +250,16 @@ def read_event(
             head_sha=str(run.get("head_sha") or ""),
             workflow_run_head_sha=str(run.get("head_sha") or ""),
             workflow_run_head_repo=str((run.get("head_repository") or {}).get("full_name") or ""),
+            is_dependabot=actor == "dependabot[bot]",
+            action=action,
+        )
+    queued = payload.get("merge_group")
+    if isinstance(queued, Mapping):  # a merge queue's group: its changes are those since the queue's base
+        return EventContext(
+            event_name=event_name,
+            repository=repo_name,
+            head_sha=str(queued.get("head_sha") or ""),
+            before_sha=str(queued.get("base_sha") or ""),
             is_dependabot=actor == "dependabot[bot]",
             action=action,
         )

@@ -355,6 +355,15 @@ def test_read_inputs_and_event() -> None:
     push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
     assert push.pr_number is None and push.before_sha == "a" * 40
     assert read_event("push", {"before": "0" * 40}).before_sha == ""
+    # A merge queue's group runs the suites its changes affect since the queue's base (it ran every
+    # suite: the event has no "before").
+    group = {
+        "merge_group": {"head_sha": "c" * 40, "base_sha": "a" * 40, "head_ref": "gh-readonly-queue/main/pr-7"}
+    }
+    queued = read_event("merge_group", group)
+    assert queued.pr_number is None and (queued.before_sha, queued.head_sha) == ("a" * 40, "c" * 40)
+    defaults, _ = read_inputs({})
+    assert run_plan(defaults, queued, Path("/ws"), Path("/ws/out")).changed_since == "a" * 40
     dependabot = read_event(
         "pull_request",
         {
