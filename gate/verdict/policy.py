@@ -264,6 +264,10 @@ def _any_failure(totals: _Totals, policy: GatePolicy) -> list[str]:
     return reasons
 
 
+_REGRESSION_RULES = ("regression", "regression_or_threshold")
+_THRESHOLD_RULES = ("threshold", "regression_or_threshold")
+
+
 def _failing(
     rule: FailOn,
     comparison: Comparison | None,
@@ -273,20 +277,16 @@ def _failing(
 ) -> list[str]:
     """Why the gate fails under ``rule`` (empty: it does not)."""
     reasons: list[str] = []
-    if rule in ("regression", "regression_or_threshold") and comparison is not None:
+    if rule in _REGRESSION_RULES and comparison is not None:
         reasons += _regressions(comparison)
-    if rule in ("threshold", "regression_or_threshold"):
+    if rule in _THRESHOLD_RULES:
         reasons += _under_threshold(suites)
     if rule == "any_failure":
         reasons += _any_failure(totals, policy)
     return reasons
 
 
-_REGRESSION_RULES = ("regression", "regression_or_threshold")
-_THRESHOLD_RULES = ("threshold", "regression_or_threshold")
-
-
-def _stands(suite: SuiteVerdict, rule: str) -> bool:
+def _stands(suite: SuiteVerdict, rule: FailOn) -> bool:
     """Whether ``suite``'s part of the verdict is decided whatever its errors would have given: within
     the error budget; or beyond it but failing anyway (under its threshold with every error a pass;
     under ``any_failure``, a case failed)."""
@@ -298,7 +298,7 @@ def _stands(suite: SuiteVerdict, rule: str) -> bool:
 
 
 def _beyond_budget(
-    rule: str, comparison: Comparison | None, suites: Sequence[SuiteVerdict], policy: GatePolicy
+    rule: FailOn, comparison: Comparison | None, suites: Sequence[SuiteVerdict], policy: GatePolicy
 ) -> tuple[list[str], bool]:
     """What the error budget says of the suites beyond it (and, when the rule judges regressions, of
     their base sides), and whether any of them is left without a verdict."""
