@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from gate.errors import Problem
+from gate.reports.verdict_text import verdict_mood
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
+from gate.verdict.policy import Verdict
 
 Level = Literal["error", "warning", "notice"]
 
@@ -183,14 +185,14 @@ def _case_entries(results: RunResults) -> list[tuple[Level, float, str, str, int
 
 def annotations_for(
     results: RunResults | None,
-    verdict: object | None = None,
+    verdict: Verdict | None = None,
     problems: Sequence[Problem] = (),
 ) -> list[str]:
     """Workflow commands for invalid suite files (errors) and failed cases (errors, lowest score
     first), evaluation errors and flaky cases (warnings), at most ``MAX_ANNOTATIONS_PER_LEVEL`` of
     each level, known-flaky (non-gating) cases that did not pass (notices, at most
-    ``MAX_CASE_NOTICES``), then one notice that says how many were left out. ``verdict`` (anything with
-    ``passed`` and ``pass_rate``) adds the verdict to that notice."""
+    ``MAX_CASE_NOTICES``), then one notice that says how many were left out. ``verdict`` adds the verdict
+    to that notice."""
     errors: list[str] = []
     warnings: list[str] = []
     notices: list[str] = []
@@ -227,17 +229,8 @@ def annotations_for(
             f"{hidden_errors} more error(s) and {hidden_warnings} more warning(s){more} are not shown as "
             "annotations (GitHub shows 10 of each per step); the job summary lists every case."
         )
-    if verdict is not None and hasattr(verdict, "passed"):
-        rate = getattr(verdict, "pass_rate", None)
-        rate_text = f"pass rate {rate:.1%}" if isinstance(rate, (int, float)) else "verdict"
-        word = (
-            "passed"
-            if verdict.passed
-            else "incomplete"
-            if getattr(verdict, "exit_code", 1) == 3
-            else "failed"
-        )
-        notes.insert(0, f"tool-eval-gate: {word} ({rate_text})")
+    if verdict is not None:
+        notes.insert(0, f"tool-eval-gate: {verdict_mood(verdict)} (pass rate {verdict.pass_rate:.1%})")
     if notes:
         shown.append(annotation("notice", "\n".join(notes), title="tool-eval-gate"))
     return shown

@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from gate.errors import EXIT_INCOMPLETE, InputError, Problem
+from gate.errors import InputError, Problem
+from gate.reports.verdict_text import verdict_mood
 from gate.results.outcomes import (
     RESULTS_VERSION,
     CaseResult,
@@ -271,11 +272,8 @@ def comparison_to_dict(comparison: Comparison) -> JsonObject:
 def verdict_to_dict(verdict: Verdict) -> JsonObject:
     """The verdict as the results file stores it (``verdict``): written for readers; re-rendering
     decides again."""
-    outcome = (
-        "passed" if verdict.passed else "incomplete" if verdict.exit_code == EXIT_INCOMPLETE else "failed"
-    )
     return {
-        "outcome": outcome,
+        "outcome": verdict_mood(verdict),
         "exit_code": verdict.exit_code,
         "summary": verdict.summary_line,
         "reasons": list(verdict.reasons),

@@ -11,13 +11,19 @@ from gate.verdict.policy import Verdict
 Mood = Literal["passed", "failed", "incomplete"]
 
 
+def verdict_mood(verdict: Verdict) -> Mood:
+    """What the verdict is, by its exit code: incomplete (stopped early, or errors beyond the error
+    budget), passed or failed."""
+    if verdict.exit_code == EXIT_INCOMPLETE:
+        return "incomplete"
+    return "passed" if verdict.passed else "failed"
+
+
 def verdict_title(verdict: Verdict) -> tuple[str, Mood]:
     """``("tool-eval-gate failed", "failed")``: the title and what it is."""
-    if verdict.exit_code == EXIT_INCOMPLETE:  # stopped early, or errors beyond the error budget
-        return "tool-eval-gate: evaluation incomplete", "incomplete"
-    if verdict.passed:
-        return "tool-eval-gate passed", "passed"
-    return "tool-eval-gate failed", "failed"
+    mood = verdict_mood(verdict)
+    title = "tool-eval-gate: evaluation incomplete" if mood == "incomplete" else f"tool-eval-gate {mood}"
+    return title, mood
 
 
 def counts_text(verdict: Verdict) -> str:
@@ -33,6 +39,6 @@ def counts_text(verdict: Verdict) -> str:
 
 def reasons_label(verdict: Verdict) -> str:
     """What a verdict's ``reasons`` are, as the reports title them."""
-    if verdict.passed:
-        return "Notes"
-    return "Why it is incomplete" if verdict.exit_code == EXIT_INCOMPLETE else "Why it failed"
+    return {"passed": "Notes", "failed": "Why it failed", "incomplete": "Why it is incomplete"}[
+        verdict_mood(verdict)
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from gate.errors import Problem
@@ -14,6 +15,7 @@ from gate.github.actions_env import (
     mask,
     set_outputs,
 )
+from gate.verdict.conclusion import conclude
 from tests.results_factory import case, failure, run, suite, trials_case
 
 
@@ -98,11 +100,8 @@ def test_annotations_worst_first_capped_with_one_summary_notice() -> None:
     results = run(suite("weather", cases))
     problems = [Problem("evals/bad.yaml", 3, 5, "unknown key 'expct'", hint="did you mean 'expect'?")]
 
-    class Verdict:
-        passed = False
-        pass_rate = 0.0
-
-    commands = annotations_for(results, Verdict(), problems)
+    verdict = conclude(results).verdict
+    commands = annotations_for(results, verdict, problems)
     errors = [c for c in commands if c.startswith("::error")]
     warnings = [c for c in commands if c.startswith("::warning")]
     notices = [c for c in commands if c.startswith("::notice")]
@@ -117,7 +116,9 @@ def test_annotations_worst_first_capped_with_one_summary_notice() -> None:
     assert "provider failed: 503" in warnings[0]
     assert "wobbly is flaky" in warnings[1] and "2 of 3 trials" in warnings[1]
     assert "3 more error(s) and 0 more warning(s)" in notices[0]
-    assert "failed (pass rate 0.0%25)" in notices[0]
+    assert f"tool-eval-gate: failed (pass rate {verdict.pass_rate:.1%})".replace("%", "%25") in notices[0]
+    incomplete = replace(verdict, exit_code=3, passed=False)  # errors beyond the budget, say
+    assert "tool-eval-gate: incomplete (pass rate" in annotations_for(results, incomplete)[-1]
 
 
 def test_lowest_score_first() -> None:
@@ -129,7 +130,6 @@ def test_lowest_score_first() -> None:
             ],
         )
     )
-    from dataclasses import replace
 
     s = results.suites[0]
     low = replace(s.cases[0], case_id="lower", score=0.1, line=50)
