@@ -742,7 +742,7 @@ def _hostile_results_and_logs(work: Path, quick: bool) -> dict[str, Any]:
     no traceback), a dense results file in a small multiple of its size, and nothing printed becomes
     a workflow command, nothing in the report is live markup, no Basic credential shows."""
     sys.path.insert(0, str(ROOT))
-    from gate.reports.json_codec import to_json
+    from gate.results_json.codec import to_json
     from tests.results_factory import case, failure, record, run, suite
 
     work.mkdir(parents=True)

@@ -284,7 +284,7 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
     settings in their file form and the base side only when there is one, and the metrics derived from
     the cases (each suite's ``metrics``, each case's ``check_scores``): the reference
-    ``gate.reports.json_codec.to_json`` is held to."""
+    ``gate.results_json.codec.to_json`` is held to."""
     data = asdict(results)
     data["settings"] = results.settings.to_dict()  # the keys the file always had (RunSettings.to_dict)
     data.pop("base")

@@ -71,7 +71,7 @@ def test_option_errors_read_like_every_located_error(tmp_path, monkeypatch, caps
 
 
 def test_a_forged_shard_count_in_a_results_file_is_refused_not_counted_up_to(tmp_path, capsys):
-    from gate.reports.json_codec import to_json
+    from gate.results_json.codec import to_json
     from tests.results_factory import case, run, suite
 
     text = to_json(run(suite("s", cases=[case("a")])))

@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _plan(args: argparse.Namespace, root: Path) -> tuple[list[_File], list[str]]:
     """Every file to write (the suite first) and what to tell the user."""
-    from gate.build.starter import Starter, gitignore_lines, precommit_config, starter_suite, workflow
+    from gate.commands.starter import Starter, gitignore_lines, precommit_config, starter_suite, workflow
     from gate.git.repository import default_branch
 
     suite_dir = (root / args.dir).resolve()
@@ -157,7 +157,7 @@ def _plan(args: argparse.Namespace, root: Path) -> tuple[list[_File], list[str]]
 
 def _read_tools(path: Path, root: Path) -> tuple[ToolDef, ...]:
     """The tools of a tool file (its problems: exit 2, nothing written); the example file's are known."""
-    from gate.build.tool_formats import parse_tools
+    from gate.assembly.tool_formats import parse_tools
     from gate.files.file_references import Repository, read_tool_file
     from gate.files.yaml_source import parse
 

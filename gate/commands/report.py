@@ -1,6 +1,6 @@
 """``tool-eval-gate report RESULTS.json ...``: re-render the reports from saved results.
 
-Several results files are the shards of one run and are merged (``gate.reports.shard_merge``: the
+Several results files are the shards of one run and are merged (``gate.results_json.shard_merge``: the
 same verdict as the whole run, whatever their order; shards that disagree are an error naming both
 files). The gate policy is the one recorded in the results (``settings``), with the command's flags
 on top; the comparison is drawn again from the base side the results hold (``--baseline auto``), or
@@ -105,8 +105,8 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
     from gate.files.outputs import write_outputs
     from gate.files.results_file import load_results
     from gate.reports.console import suite_lines, verdict_lines
-    from gate.reports.json_codec import gc_paused
-    from gate.reports.shard_merge import merge
+    from gate.results_json.codec import gc_paused
+    from gate.results_json.shard_merge import merge
     from gate.verdict.conclusion import conclude
 
     parts = [load_results(path) for path in plan.results]

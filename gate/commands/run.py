@@ -43,11 +43,11 @@ if TYPE_CHECKING:
     from gate.run.base_side import BaseSide
     from gate.run.cache import ResponseCache
     from gate.run.runner import RunControl, RunOptions
+    from gate.selection.filters import Selection
     from gate.suite.model import Suite
     from gate.suite.pricing import PriceTable
     from gate.verdict.conclusion import Conclusion
     from gate.verdict.policy import FailOn, GatePolicy
-    from gate.verdict.selection import Selection
 
 EPILOG = """\
 exit codes:
@@ -322,9 +322,9 @@ class _StopOnSignal:
 
 
 def _selection(plan: RunPlan) -> Selection | None:
-    """What --case, --tag and --rerun-failed select (see gate.verdict.selection); None when the
+    """What --case, --tag and --rerun-failed select (see gate.selection.filters); None when the
     --rerun-failed results hold no failed case (nothing to do is a pass)."""
-    from gate.verdict.selection import Selection, failed_cases
+    from gate.selection.filters import Selection, failed_cases
 
     rerun = None
     if plan.rerun_failed:
@@ -338,7 +338,7 @@ def _selection(plan: RunPlan) -> Selection | None:
 
 def _select_cases(plan: RunPlan, suites: list[Suite], selection: Selection) -> list[Suite]:
     """The selected cases of ``suites``; selecting nothing from suites that exist is an input error."""
-    from gate.verdict.selection import select
+    from gate.selection.filters import select
 
     chosen = select(suites, selection)
     if not chosen and suites:
@@ -370,7 +370,8 @@ def _load_prices(path: str | None) -> PriceTable:
 
     if not path:
         return BUILT_IN
-    from gate.files.yaml_source import YamlError, load_file
+    from gate.files.text_files import load_file
+    from gate.files.yaml_source import YamlError
 
     try:
         doc = load_file(Path(path), path)
@@ -519,7 +520,7 @@ def _suites_to_run(plan: RunPlan, root: Path) -> _Chosen | Outcome:
 
     shard: tuple[int, int] | None = None
     if plan.shard:
-        from gate.verdict.sharding import parse_shard
+        from gate.selection.sharding import parse_shard
 
         shard = parse_shard(plan.shard)
     loaded = load_suites(list(plan.paths) or [root], root=root, skip_unreferenced=plan.skip_unreferenced)
@@ -551,7 +552,7 @@ def _suites_to_run(plan: RunPlan, root: Path) -> _Chosen | Outcome:
         return Outcome(EXIT_PASSED)
     selected = _select_cases(plan, suites, selection)
     if shard is not None:
-        from gate.verdict.sharding import shard_suites
+        from gate.selection.sharding import shard_suites
 
         selected = list(shard_suites(selected, shard[0], shard[1]))
     _check_trials(plan.trials, selected)
@@ -767,7 +768,7 @@ def _with_baseline(
     if prepared.base_side is not None and baseline is not None:
         baseline = redactor.redact_results(baseline)
         if base_output is not None:
-            from gate.reports.json_codec import to_json
+            from gate.results_json.codec import to_json
 
             base_output.write(to_json(baseline))
         results = dataclasses.replace(results, base=baseline)  # the results file keeps its base side
@@ -783,7 +784,7 @@ def _report(
 ) -> Outcome:
     """Conclude the run once, write the outputs and print the summary."""
     from gate.files.outputs import OutputsNotWritten, write_outputs
-    from gate.reports.json_codec import gc_paused
+    from gate.results_json.codec import gc_paused
     from gate.verdict.conclusion import conclude
 
     with gc_paused():
@@ -817,7 +818,7 @@ def _load_base_side(plan: RunPlan, root: Path, chosen: _Chosen) -> BaseSide:
             "(e.g. --changed-since origin/main)"
         )
     from gate.run.base_side import load_base_side
-    from gate.verdict.selection import base_cases
+    from gate.selection.filters import base_cases
 
     side = load_base_side(plan.changed_since, root, chosen.affected, chosen.triggered)
     for problem in side.problems:

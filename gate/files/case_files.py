@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 from typing import Any, Literal, Protocol
 
 from gate import limits
-from gate.build.checks.schema_messages import render_path, type_word
+from gate.assembly.checks.schema_messages import render_path, type_word
 from gate.errors import Problem
 from gate.files.yaml_source import YamlDocument, YamlError, parse
 from gate.util.json_types import JsonObject, PathKey

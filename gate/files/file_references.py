@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from gate import limits
-from gate.build.context import SuiteDocument
-from gate.build.suite_builder import ToolFile, written_tool_name
-from gate.build.tool_formats import parse_tools, tool_file_items
+from gate.assembly.context import SuiteDocument
+from gate.assembly.suite_builder import ToolFile, written_tool_name
+from gate.assembly.tool_formats import parse_tools, tool_file_items
 from gate.errors import Problem
 from gate.files.case_files import CASE_FILE_KINDS, CaseFile, case_file_kind, parse_case_file
 from gate.files.discovery import inside
@@ -36,7 +36,8 @@ from gate.files.server_tools import (
     server_sources,
 )
 from gate.files.suite_schema import schema_findings
-from gate.files.yaml_source import YamlDocument, YamlError, load_file, read_text
+from gate.files.text_files import load_file, read_text
+from gate.files.yaml_source import YamlDocument, YamlError
 from gate.suite.model import Prompt, Source, ToolServer
 from gate.util.escape import truncate
 from gate.util.json_types import JsonObject, PathKey
@@ -172,7 +173,7 @@ class SuiteFiles:
     def mock_file(self, ref: str, at: PathKey) -> tuple[YamlDocument | None, list[Problem]]:
         """The referenced mock file (None when it cannot be read) and its problems; with schema
         problems, its data holds only what they did not damage (see
-        :mod:`gate.build.checks.schema_damage`)."""
+        :mod:`gate.assembly.checks.schema_damage`)."""
         found = self._resolve(ref, at)
         if isinstance(found, Problem):
             return None, [found]

@@ -316,7 +316,7 @@ def write_outputs(
     Paths not checked beforehand are checked here. The Markdown file is the job-summary form
     (``markdown_limit``, 1 MiB by default), and names the HTML report when there is one. Raises
     :class:`OutputsNotWritten` after writing all it could when an output could not be written."""
-    from gate.reports.json_codec import gc_paused, to_json
+    from gate.results_json.codec import gc_paused, to_json
     from gate.util.escape import md_inline_code
 
     results = conclusion.results

@@ -6,7 +6,7 @@ says that the tool list comes from the server. When the loader is given a :class
 with commands allowed), the server's ``tools/list`` is read and each tool is parsed and checked exactly
 as a tool file's (an invalid one is a problem at the suite's ``mcp`` entry naming the server), then
 placed at the lines of the repository's source that hold its description and parameters
-(:mod:`gate.build.tool_sources`).
+(:mod:`gate.assembly.tool_sources`).
 
 Files named in the server's argv and inside the repository are the suite's dependencies: a change to
 the server's script triggers the suite under ``--changed-since``.
@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from gate.build.suite_builder import ToolFile
-from gate.build.tool_formats import MCP_KEYS, parse_tools
-from gate.build.tool_sources import place_tool
+from gate.assembly.suite_builder import ToolFile
+from gate.assembly.tool_formats import MCP_KEYS, parse_tools
+from gate.assembly.tool_sources import place_tool
 from gate.errors import Problem
 from gate.files.discovery import inside
 from gate.files.source_files import Sources, glob_files, read_sources

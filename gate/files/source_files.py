@@ -1,5 +1,5 @@
 """The repository's source files as texts, for finding where a definition that lives in code is written
-(:mod:`gate.build.tool_sources`).
+(:mod:`gate.assembly.tool_sources`).
 
 The files a server or program names come first (``watch`` globs, files in its argv), then every other
 text file under the root that can hold source, documentation last. Hidden directories, virtualenvs,

@@ -4,13 +4,13 @@ The public entry of the suite phases, each in its own module:
 
 1. discovery (:mod:`gate.files.discovery`): the suite files under the given paths, the repository root;
 2. YAML (:mod:`gate.files.yaml_source`): syntax, encoding, size, aliases, duplicate keys;
-3. the JSON Schema (:mod:`gate.files.suite_schema`, worded by :mod:`gate.build.checks.schema_messages`);
-4. the builder (:mod:`gate.build.suite_builder`): semantic checks the schema cannot express and the model,
+3. the JSON Schema (:mod:`gate.files.suite_schema`, worded by :mod:`gate.assembly.checks.schema_messages`);
+4. the builder (:mod:`gate.assembly.suite_builder`): semantic checks the schema cannot express and the model,
    reading referenced prompt, tool and mock files through :mod:`gate.files.file_references`.
 
 Each stage reports every problem it finds, located at the offending node. A file with schema
 problems is still built, without the parts its schema errors damaged
-(:mod:`gate.build.checks.schema_damage`), so
+(:mod:`gate.assembly.checks.schema_damage`), so
 that one run shows the schema's problems, the semantic ones and those of the referenced files; its
 suite is not used. Referenced prompt, tool and mock files are read once per :func:`load_suites` call
 and are reported under their own path. Nothing is cached across calls.
@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gate.build.checks.schema_messages import type_word
-from gate.build.suite_builder import build_suite
+from gate.assembly.checks.schema_messages import type_word
+from gate.assembly.suite_builder import build_suite
 from gate.errors import Problem
 from gate.files.case_files import with_case_files
 from gate.files.discovery import default_root, find_suite_files, inside, is_suite_file
@@ -38,7 +38,8 @@ from gate.files.file_references import (
 )
 from gate.files.server_tools import ToolLister
 from gate.files.suite_schema import schema_findings
-from gate.files.yaml_source import YamlError, load_file
+from gate.files.text_files import load_file
+from gate.files.yaml_source import YamlError
 from gate.suite.model import Suite
 
 __all__ = ["LoadResult", "default_root", "find_suite_files", "is_suite_file", "load_suites"]
@@ -197,7 +198,7 @@ def _load_suite_file(repo: Repository, file: Path) -> _Loaded:
         return _Loaded(None, [*read, problem])
     # The cases of its data files in place (read and checked line by line), then the schema's problems
     # and the semantic checks' problems, in one run: the builder skips what the schema errors damaged
-    # (gate.build.checks.schema_damage), and its suite is used only when nothing was found.
+    # (gate.assembly.checks.schema_damage), and its suite is used only when nothing was found.
     files = SuiteFiles(repo, doc, file.parent)
     whole, problems = with_case_files(doc, files.case_file)
     problems = read + problems

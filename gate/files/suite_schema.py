@@ -2,7 +2,7 @@
 
 Reads ``gate/schemas/suite.schema.json`` once per process. Valid documents are recognised by the
 compiled checker of :mod:`gate.util.schema_check` without importing jsonschema; only a document with a
-problem is handed to jsonschema, whose errors :mod:`gate.build.checks.schema_messages` words and locates.
+problem is handed to jsonschema, whose errors :mod:`gate.assembly.checks.schema_messages` words and locates.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from gate.build.checks.schema_damage import Damage, damage_of
-from gate.build.checks.schema_messages import Document, problems_of
+from gate.assembly.checks.schema_damage import Damage, damage_of
+from gate.assembly.checks.schema_messages import Document, problems_of
 from gate.errors import Problem
 from gate.util import schema_check
 from gate.util.json_types import JsonObject, PathKey
@@ -45,7 +45,7 @@ def schema_findings(
     """Every schema violation of ``data`` (the whole suite, or one ``$defs`` entry: ``definition``),
     readable and located in ``doc``, and the damage they do to ``data`` (what the semantic checks
     skip; ``within``: where ``data`` stands in a suite, see
-    :func:`gate.build.checks.schema_damage.damage_of`)."""
+    :func:`gate.assembly.checks.schema_damage.damage_of`)."""
     fast = schema_check.checker(suite_schema(), definition)
     if fast is not None and fast(data):  # the common case: valid, and jsonschema is never imported
         return [], Damage()

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from gate.errors import Problem
-from gate.reports.verdict_text import verdict_mood
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
-from gate.verdict.policy import Verdict
+from gate.verdict.policy import Verdict, verdict_mood
 
 Level = Literal["error", "warning", "notice"]
 

@@ -117,7 +117,7 @@ class AnthropicProvider(SdkProvider):
         return anthropic.AsyncAnthropic(max_retries=0, timeout=self.timeout)
 
     def _tool_payload(self, tool: ToolDef) -> JsonObject:
-        from gate.build.tool_formats import to_anthropic
+        from gate.assembly.tool_formats import to_anthropic
 
         return to_anthropic(tool)
 

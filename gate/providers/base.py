@@ -125,7 +125,7 @@ class ModelRequest:
     api: Api = "chat"  # OpenAI only: Chat Completions or the Responses API
     # How ``forced_tool`` is forced: "required" (when it is the only tool offered) or by its name.
     force_by: ForceForm = "required"
-    # The body an agent program sent through the recording proxy (gate.run.model_proxy), in the
+    # The body an agent program sent through the recording proxy (gate.programs.model_proxy), in the
     # API of ``provider`` and ``api``: when set it goes upstream as it is (with ``wire_headers``, the
     # request headers that change the answer, e.g. anthropic-beta), and it alone keys the cache.
     wire: Mapping[str, Any] | None = None

@@ -120,7 +120,7 @@ class OpenAIProvider(SdkProvider):
         return openai.AsyncOpenAI(max_retries=0, timeout=self.timeout)
 
     def _tool_payload(self, tool: ToolDef) -> JsonObject:
-        from gate.build.tool_formats import to_openai
+        from gate.assembly.tool_formats import to_openai
 
         return to_openai(tool)
 

@@ -1,3 +1,2 @@
-"""Rendering the results: Markdown (PR comment, job summary), JUnit XML, the console's closing lines,
-the JSON results codec (encode, decode) and the shards of one run merged. Pure: writing files is
-``gate.files``'s."""
+"""Rendering the results: Markdown (PR comment, job summary), HTML, JUnit XML, the console's closing
+lines. Pure: writing files is ``gate.files``'s; the JSON results file is ``gate.results_json``'s."""

@@ -3,20 +3,7 @@ line of case counts. Pure."""
 
 from __future__ import annotations
 
-from typing import Literal
-
-from gate.errors import EXIT_INCOMPLETE
-from gate.verdict.policy import Verdict
-
-Mood = Literal["passed", "failed", "incomplete"]
-
-
-def verdict_mood(verdict: Verdict) -> Mood:
-    """What the verdict is, by its exit code: incomplete (stopped early, or errors beyond the error
-    budget), passed or failed."""
-    if verdict.exit_code == EXIT_INCOMPLETE:
-        return "incomplete"
-    return "passed" if verdict.passed else "failed"
+from gate.verdict.policy import Mood, Verdict, verdict_mood
 
 
 def verdict_title(verdict: Verdict) -> tuple[str, Mood]:

@@ -1,16 +1,18 @@
 """The provider-neutral record of one trial of one case (DESIGN.md section 3).
 
 The agent loop produces it; scoring, path assertions and reports read it. Pure data: it travels
-inside the JSON results (``gate.reports.json_codec`` writes it, ``RunRecord.from_dict`` reads it back).
+inside the JSON results (``gate.results_json.codec`` writes it, ``gate.results_json.read_back``
+reads it back).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
 from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from gate import limits
 from gate.util.json_types import JSON_SCALARS, JsonObject
 
 # How a call was answered: by a matched rule, a tool's fallback rule, an error rule, the suite's
@@ -65,13 +67,28 @@ def copy_value(value: Any) -> Any:
     return deepcopy(value)
 
 
-def _message(message: JsonObject, system_prompts: Sequence[str]) -> JsonObject:
-    index = message.get("prompt") if "prompt" in message else None
-    if index is None:
-        return message
-    if not isinstance(index, int) or not 0 <= index < len(system_prompts):
-        raise ValueError(f"system message refers to prompt {index!r}; the suite has {len(system_prompts)}")
-    return {"role": "system", "content": system_prompts[index]}
+def parse_arguments(raw: str) -> tuple[JsonObject | None, str | None]:
+    """The arguments object of a call, or None and the reason it is not one."""
+    if raw is None or raw.strip() == "":
+        return {}, None  # no arguments at all: an empty object, as every SDK treats it
+    too_deep = f"arguments are nested deeper than {limits.MAX_NESTING} levels"
+    try:
+        value = json.loads(raw, parse_constant=_not_json)
+    except RecursionError:
+        return None, too_deep
+    except ValueError as exc:
+        return None, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"arguments are a JSON {type(value).__name__}, not an object"
+    if limits.nested_deeper_than(value):
+        return None, too_deep
+    return value, None
+
+
+def _not_json(constant: str) -> Any:
+    """``NaN`` and ``Infinity``, which Python's JSON parser accepts and JSON does not: no number a tool
+    receives, so no range, tolerance or schema ``maximum`` may judge them."""
+    raise ValueError(f"{constant} is not a JSON value")
 
 
 @dataclass(frozen=True)
@@ -130,28 +147,6 @@ class RunRecord:
     model: str = ""
     extra: JsonObject = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
     state: Any = None  # the mock backend's state after the episode (None: stateless mocks)
-
-    @classmethod
-    def from_dict(cls, data: JsonObject, system_prompts: Sequence[str] = ()) -> RunRecord:
-        """The record from the results file (``gate.reports.json_codec`` writes it); a system
-        message stored as
-        ``{"role": "system", "prompt": i}`` gets its text back from the suite's ``system_prompts``
-        (ValueError when there is none)."""
-        return cls(
-            input=data["input"],
-            messages=tuple(_message(m, system_prompts) for m in data.get("messages", ())),
-            calls=tuple(RecordedCall(**c) for c in data.get("calls", ())),
-            output=data.get("output", ""),
-            turns=data.get("turns", 0),
-            latency_ms=data.get("latency_ms", 0.0),
-            usage=Usage(**data.get("usage", {})),
-            cost_usd=data.get("cost_usd"),
-            error=data.get("error"),
-            stop_reason=stop_reason(data.get("stop_reason", "final_answer")),
-            model=data.get("model", ""),
-            extra=dict(data.get("extra", {})),
-            state=data.get("state"),
-        )
 
     @property
     def answered(self) -> bool:

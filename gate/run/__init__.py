@@ -1,3 +1,3 @@
 """Running the evaluation: every case and trial with bounded concurrency (``runner``), one trial of the
-model agent (``agent_loop``), the simulated user, the judge, the response cache, progress, the request
-budget and the base side of ``--baseline auto``."""
+model agent (``agent_loop``), the judge, the response cache, progress, the request budget and the base
+side of ``--baseline auto``; agent programs run through ``gate.programs``."""

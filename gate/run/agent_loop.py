@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gate import limits
+from gate.episode.simulated_user import next_message, simulator_request
 from gate.errors import GateError
 from gate.providers.base import (
     BudgetReached,
@@ -39,8 +39,16 @@ from gate.providers.base import (
     ToolCall,
     reasoning_text,
 )
-from gate.results.run_record import ANSWERED, MockKind, RecordedCall, RunRecord, StopReason, Usage, copy_value
-from gate.run.simulated_user import next_message, simulator_request
+from gate.results.run_record import (
+    ANSWERED,
+    MockKind,
+    RecordedCall,
+    RunRecord,
+    StopReason,
+    Usage,
+    copy_value,
+    parse_arguments,
+)
 from gate.suite import conversation
 from gate.suite.mocks import MockSession, merged
 from gate.suite.model import Case, ModelParams, Suite
@@ -52,30 +60,6 @@ from gate.util.json_types import JsonObject
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 
 BUDGET_MESSAGE = "not run: budget reached"
-
-
-def parse_arguments(raw: str) -> tuple[JsonObject | None, str | None]:
-    """The arguments object of a call, or None and the reason it is not one."""
-    if raw is None or raw.strip() == "":
-        return {}, None  # no arguments at all: an empty object, as every SDK treats it
-    too_deep = f"arguments are nested deeper than {limits.MAX_NESTING} levels"
-    try:
-        value = json.loads(raw, parse_constant=_not_json)
-    except RecursionError:
-        return None, too_deep
-    except ValueError as exc:
-        return None, f"arguments are not valid JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"arguments are a JSON {type(value).__name__}, not an object"
-    if limits.nested_deeper_than(value):
-        return None, too_deep
-    return value, None
-
-
-def _not_json(constant: str) -> Any:
-    """``NaN`` and ``Infinity``, which Python's JSON parser accepts and JSON does not: no number a tool
-    receives, so no range, tolerance or schema ``maximum`` may judge them."""
-    raise ValueError(f"{constant} is not a JSON value")
 
 
 async def run_trial(

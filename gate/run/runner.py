@@ -67,7 +67,7 @@ from gate.tool_servers.live import LiveTools
 from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gate.run.program_host import ProgramHost
+    from gate.programs.host import ProgramHost
 
 # The started case a request is for (set in each trial's task; judge tasks inherit it).
 _ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
@@ -330,11 +330,11 @@ class _Run:
     async def _program_trial(
         self, suite: Suite, case: Case, index: int, live: LiveTools | None
     ) -> tuple[RunRecord, Suite]:
-        """A trial of the suite's agent program (gate.run.agent_program), and the suite to score it
+        """A trial of the suite's agent program (gate.programs.trial), and the suite to score it
         with: its tools are those the program offered the model (its own definitions win). ``live``
         answers its MCP calls to the tools of ``calls: live`` servers."""
-        from gate.run.agent_program import run_program_trial
-        from gate.run.program_host import ProgramHost
+        from gate.programs.host import ProgramHost
+        from gate.programs.trial import run_program_trial
 
         if self.host is None:
             self.host = ProgramHost()
@@ -363,10 +363,10 @@ class _Run:
 
     def _placed(self, suite: Suite, tools: tuple[ToolDef, ...]) -> tuple[ToolDef, ...]:
         """The tools a program offered that its suite does not list, each at the line of the
-        repository that defines it, found by its text (gate.build.tool_sources), the program's own
+        repository that defines it, found by its text (gate.assembly.tool_sources), the program's own
         files (``watch``, the files its command names) first: recommendations and review comments
         then point at the docstring or string a developer edits."""
-        from gate.build.tool_sources import place_tool
+        from gate.assembly.tool_sources import place_tool
         from gate.files.server_tools import argv_files
         from gate.files.source_files import glob_files, read_sources
 

@@ -1,2 +1,2 @@
-"""The verdict: the gate's policy applied to the results, the comparison with a baseline, which cases
-a run selects and how they are sharded. Pure."""
+"""The verdict: the gate's policy applied to the results (what a verdict is: passed, failed,
+incomplete), the comparison with a baseline, curtailed trials, the run's one conclusion. Pure."""

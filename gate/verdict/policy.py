@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from gate.errors import EXIT_GATE_FAILED, EXIT_INCOMPLETE, EXIT_PASSED
 from gate.results.outcomes import RunResults, SuiteResult
@@ -145,6 +145,17 @@ class Verdict:
     complete: bool = True
     fail_on: FailOn = GatePolicy.fail_on
     errors_count: bool = GatePolicy.errors_count
+
+
+Mood = Literal["passed", "failed", "incomplete"]
+
+
+def verdict_mood(verdict: Verdict) -> Mood:
+    """What the verdict is, by its exit code: incomplete (stopped early, or errors beyond the error
+    budget), passed or failed."""
+    if verdict.exit_code == EXIT_INCOMPLETE:
+        return "incomplete"
+    return "passed" if verdict.passed else "failed"
 
 
 def pct(rate: float) -> str:

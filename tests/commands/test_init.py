@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.build import starter
 from gate.cli import main as cli_main
+from gate.commands import starter
 from gate.files.suite_loader import load_suites
 from tests.builders import WEATHER_FUNCTION
 
@@ -59,7 +59,7 @@ def test_init_writes_a_starter_that_validates_the_workflow_pre_commit_and_gitign
     assert chat.expect.calls.no_calls
 
     workflow = (repo / ".github" / "workflows" / "tool-eval-gate.yml").read_text()
-    # The shipped example's workflow (tests/build/test_starter.py), for this repository's default branch:
+    # The shipped example's workflow (tests/commands/test_starter.py), for this repository's default branch:
     # pull requests compared with their merge base (baseline: auto), the cache, the push that warms it.
     assert workflow == starter.workflow("trunk", ["openai"])
     precommit = (repo / ".pre-commit-config.yaml").read_text()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from gate import cli
 from gate.files.results_file import load_results
-from gate.reports.json_codec import to_json
+from gate.results_json.codec import to_json
 from tests.results_factory import case, failure, run, simple, suite
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

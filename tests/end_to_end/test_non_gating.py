@@ -10,9 +10,9 @@ import junitparser
 
 from gate.files.results_file import load_results
 from gate.files.suite_loader import load_suites
-from gate.reports.json_codec import to_json
 from gate.reports.junit import render as render_junit
 from gate.reports.markdown import render as render_markdown
+from gate.results_json.codec import to_json
 from gate.verdict.baseline import compare
 from gate.verdict.conclusion import conclude
 from gate.verdict.policy import GatePolicy, decide

@@ -13,7 +13,7 @@ import pytest
 from gate.cli import main
 from gate.errors import InputError
 from gate.files.results_file import load_results
-from gate.reports.json_codec import to_json
+from gate.results_json.codec import to_json
 from tests.results_factory import case, run, suite
 
 SUITE = """\

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.files.yaml_source import YamlError, parse, read_text
+from gate.files.yaml_source import YamlError, parse
 
 
 def problem(text: str, *, json_fallback: bool = False) -> str:
@@ -94,22 +94,3 @@ def test_escaped_surrogate_pairs_in_json_keep_every_position():
     assert doc.data == [{"name": "t", "description": "sun \U0001f324", "x": 1}]
     assert doc.position((0, "x")) == (3, 9)
     assert parse('{"a":\n "x \\ud800"}\n', "t.json", json_fallback=True).data == {"a": "x \ud800"}  # as JSON
-
-
-@pytest.mark.parametrize(
-    "data,encoding",
-    [
-        ("a: 1\n".encode("utf-16"), "UTF-16"),
-        ("a: 1\n".encode("utf-16-le"), "UTF-16"),
-        ("a: 1\n".encode("utf-16-be"), "UTF-16"),
-        ("a: 1\n".encode("utf-32"), "UTF-32"),
-    ],
-)
-def test_utf16_and_utf32_files_are_named_not_called_binary(tmp_path, data, encoding):
-    path = tmp_path / "s.yaml"
-    path.write_bytes(data)
-    with pytest.raises(YamlError) as info:
-        read_text(path, "s.yaml")
-    assert info.value.problems[0].render() == (
-        f"s.yaml:1:1: the file is {encoding} text, expected UTF-8 (fix: save the file as UTF-8)"
-    )

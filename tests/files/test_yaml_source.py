@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.files import yaml_source
-from gate.files.yaml_source import YamlError, load_file, parse
+from gate.files.yaml_source import YamlError, parse
 
 SUITE = """\
 version: 1
@@ -115,41 +115,6 @@ def test_tab_indentation_gets_a_hint():
         parse("a:\n\tb: 1\n", "f.yaml")
     assert info.value.problems[0].hint == "indent with spaces, not tabs"
     assert info.value.problems[0].line == 2
-
-
-def test_json_with_tabs_falls_back_to_json(tmp_path):
-    file = tmp_path / "t.json"
-    file.write_text('{\n\t"a": [1,\n\t\t2]\n}\n')
-    assert load_file(file, "t.json").data == {"a": [1, 2]}
-    bad = tmp_path / "bad.json"
-    bad.write_text('{\n\t"a": [1,\n\t\t2\n}\n')
-    with pytest.raises(YamlError) as info:
-        load_file(bad, "bad.json")
-    assert info.value.problems[0].message.startswith("invalid JSON")
-    assert info.value.problems[0].line == 4
-
-
-def test_file_guards(tmp_path, monkeypatch):
-    binary = tmp_path / "b.yaml"
-    binary.write_bytes(b"a: 1\nb: \x00\x01\n")
-    with pytest.raises(YamlError, match="binary file"):
-        load_file(binary, "b.yaml")
-    latin = tmp_path / "l.yaml"
-    latin.write_bytes(b"a: 1\nname: caf\xe9\n")
-    with pytest.raises(YamlError) as info:
-        load_file(latin, "l.yaml")
-    assert (info.value.problems[0].line, info.value.problems[0].column) == (2, 10)
-    big = tmp_path / "big.yaml"
-    big.write_text("a: " + "x" * 2000 + "\n")
-    with pytest.raises(YamlError, match="file too large"):
-        load_file(big, "big.yaml", max_bytes=1000)
-    with pytest.raises(YamlError, match="file not found"):
-        load_file(tmp_path / "nope.yaml", "nope.yaml")
-    with pytest.raises(YamlError, match="not a regular file"):
-        load_file(tmp_path, "dir")
-    bom = tmp_path / "bom.yaml"
-    bom.write_bytes("\ufeffa: 1\n".encode())
-    assert load_file(bom, "bom.yaml").data == {"a": 1}
 
 
 # NEL, U+2028 and U+2029 are line breaks to YAML 1.1 but not to YAML 1.2: refused (test_yaml_edge_cases).

@@ -1084,7 +1084,7 @@ def test_no_name_of_a_forged_results_file_is_live_in_the_summary_comment_or_revi
 def test_a_shortened_comment_links_to_the_run_s_artifacts(workspace, github, capsys) -> None:
     """A comment cut to GitHub's limit says where the whole report is with a link that works (the run's
     own address, from the runner's environment), not an address made inert as untrusted text is."""
-    from gate.reports.json_codec import to_json
+    from gate.results_json.codec import to_json
     from tests.reports.test_markdown import big_results
 
     (workspace["root"] / "big.json").write_text(to_json(big_results(400)), encoding="utf-8")

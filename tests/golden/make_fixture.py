@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gate.reports.json_codec import to_json
 from gate.results.outcomes import CheckScore, RequestStats, SourceRef
+from gate.results_json.codec import to_json
 from tests.results_factory import call, case, failure, record, run, suite, tool, trial, trials_case
 
 HERE = Path(__file__).resolve().parent

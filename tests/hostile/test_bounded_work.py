@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gate import limits
 from gate.cli import main as cli_main
-from gate.run.agent_loop import parse_arguments
+from gate.results.run_record import parse_arguments
 from tests.commands.test_run import SCRIPT, point
 from tests.conftest import ROOT
 from tests.files.test_outputs import repo, run  # noqa: F401 - the fixture
@@ -157,7 +157,7 @@ def _report_peak_mb(tmp_path: Path, results: Path) -> tuple[int, str, float]:
 
 
 def _results_with_messages(items: str, count: int) -> str:
-    from gate.reports.json_codec import to_json
+    from gate.results_json.codec import to_json
     from tests.results_factory import case, run, suite
 
     data = json.loads(to_json(run(suite("s", cases=[case("a", status="failed")]))))

@@ -142,7 +142,7 @@ def test_any_output_path_is_accepted_or_refused_before_the_run(
 def test_any_nesting_of_tool_arguments_is_parsed_or_invalid_never_an_exception(
     depth: int, opener: str, tail: str
 ) -> None:
-    from gate.run.agent_loop import parse_arguments
+    from gate.results.run_record import parse_arguments
 
     closer = {"[": "]", '{"a":': "}", '{"a": [': "]}"}[opener]
     raw = '{"k": ' + opener * depth + "1" + closer * depth + tail + "}"

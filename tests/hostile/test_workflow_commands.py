@@ -12,7 +12,7 @@ import pytest
 
 from gate.cli import main
 from gate.github import actions_env
-from gate.reports.json_codec import to_json
+from gate.results_json.codec import to_json
 from gate.util.redact import RedactingStream, Redactor
 from tests.results_factory import case, failure, record, run, suite
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from gate import __version__
-from gate.build import starter
+from gate.commands import starter
 from gate.verdict.policy import FAIL_ON_VALUES
 from tests.conftest import ROOT
 

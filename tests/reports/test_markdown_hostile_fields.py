@@ -8,8 +8,8 @@ import json
 import re
 from typing import Any
 
-from gate.reports.json_codec import parse_results
 from gate.reports.markdown import render
+from gate.results_json.codec import parse_results
 from gate.verdict.conclusion import conclude
 from tests.reports.test_markdown import GOLDEN, outside_code
 

@@ -11,7 +11,8 @@ import pytest
 
 from gate.providers import make_provider
 from gate.providers.base import ProviderError
-from gate.run.agent_loop import parse_arguments, run_trial
+from gate.results.run_record import parse_arguments
+from gate.run.agent_loop import run_trial
 from gate.scoring.trial import score_trial
 from gate.suite.model import Agent, MockRule, Mocks, ModelParams, Prompt, Source
 from tests import builders
@@ -252,6 +253,7 @@ def test_stop_reasons_are_one_closed_set_shared_with_the_results_schema():
     from pathlib import Path
 
     from gate.results.run_record import STOP_REASONS, RunRecord
+    from gate.results_json.read_back import record_from_dict
 
     schema = json.loads((Path(__file__).parents[2] / "schemas" / "results.schema.json").read_text())
     record_schema = json.dumps(schema)
@@ -260,9 +262,9 @@ def test_stop_reasons_are_one_closed_set_shared_with_the_results_schema():
         RunRecord(input="hi", messages=(), calls=(), output="", turns=0, latency_ms=0.0)
     )
     for reason in STOP_REASONS:
-        assert RunRecord.from_dict({**plain, "stop_reason": reason}).stop_reason == reason
+        assert record_from_dict({**plain, "stop_reason": reason}).stop_reason == reason
     with pytest.raises(ValueError, match="unknown stop_reason 'gave_up'"):
-        RunRecord.from_dict({**plain, "stop_reason": "gave_up"})
+        record_from_dict({**plain, "stop_reason": "gave_up"})
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])

@@ -85,7 +85,7 @@ def test_a_mean_under_mean_pass_score_of_trials_that_all_passed_fails_with_a_rea
     assert "mean_pass_score 0.9 " in failure.message  # the score it is under, as a weighted trial's says
     assert (failure.expected, failure.actual) == (0.9, 0.85)
     # The results file keeps the reason: the case read back says the same.
-    from gate.reports.json_codec import parse_results, to_json
+    from gate.results_json.codec import parse_results, to_json
     from tests.results_factory import run
     from tests.results_factory import suite as result_suite
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from gate.reports.json_codec import parse_results, to_json
 from gate.results.outcomes import CheckScore, Metrics
+from gate.results_json.codec import parse_results, to_json
 from gate.scoring.suite_metrics import check_scores, suite_metrics
 from tests.results_factory import case, run, suite, trial
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.errors import InputError
-from gate.reports.json_codec import parse_results, results_schema, to_json
 from gate.results.outcomes import CheckKind, CheckScore, Failure
+from gate.results_json.codec import parse_results, results_schema, to_json
 from gate.scoring import judge_requests as trial_judging
 from gate.scoring.trial import _all_verdict, _budgets, _weighted_verdict, expected_summary, score_trial
 from gate.suite import judging

@@ -9,7 +9,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 import pytest
 
-from gate.reports.json_codec import to_json
+from gate.results_json.codec import to_json
 from gate.util.redact import MASK, RedactingStream, Redactor, environment_without_secrets, is_secret_name
 
 OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"

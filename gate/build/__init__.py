@@ -1,2 +1,0 @@
-"""A suite document becomes a ``Suite``: the builders, the context they share, the tool formats, and
-(in ``checks``) every validate-time check of the build. Pure: the files are read by ``gate.files``."""

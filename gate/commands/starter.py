@@ -1,0 +1,226 @@
+"""What ``tool-eval-gate init`` writes into a repository, as text: a starter suite made from the
+agent's tools (one case per tool, its required arguments as matchers to fill in, and a case where no
+tool may be called), the workflow (pull requests compared with their merge base, the response cache,
+the push run that keeps it warm), the pre-commit entry and the ``.gitignore`` lines. Pure: the tools
+come parsed (:mod:`gate.assembly.tool_formats`), the command writes the files.
+
+Every value the suite takes from a tool definition is written as a JSON string (a valid YAML
+double-quoted scalar, so a description with ``: `` or quotes, or a tool named ``true``, stays text),
+and what goes into a comment is one line of printable text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gate.suite.model import Provider, ToolDef
+from gate.util.escape import truncate
+
+ACTION = "tool-eval-gate/tool-eval-gate"  # the action's repository, as `uses:` names it
+REPOSITORY_URL = f"https://github.com/{ACTION}"
+OUTPUT_DIRECTORY = "tool-eval-gate-results"  # the action's output_dir default
+SCHEMA_URL = "https://raw.githubusercontent.com/tool-eval-gate/tool-eval-gate/v1/schemas/suite.schema.json"
+KEY_INPUTS: dict[str, tuple[str, str]] = {
+    "openai": ("openai_api_key", "OPENAI_API_KEY"),
+    "anthropic": ("anthropic_api_key", "ANTHROPIC_API_KEY"),
+}
+_COMMENT_CHARS = 100
+
+
+def _text(value: str) -> str:
+    """A YAML scalar that reads back as exactly ``value`` (JSON's string form, ASCII only)."""
+    return json.dumps(value)
+
+
+def _comment(value: str) -> str:
+    """One printable line, cut short, for a YAML comment."""
+    line = " ".join(re.sub(r"[^\x20-\x7e\u00a0-\u2027\u202a-\ufffd]", " ", value).split())
+    return truncate(line, _COMMENT_CHARS, brief=True)
+
+
+@dataclass(frozen=True)
+class Starter:
+    """The suite to write: its name, the agent's provider and model, the tools and where their file
+    is (relative to the suite's directory), and the system prompt file (None: an inline prompt)."""
+
+    name: str
+    provider: Provider
+    model: str
+    tools: tuple[ToolDef, ...]
+    tools_file: str
+    prompt_file: str | None = None
+
+
+def _matcher(schema: Any) -> tuple[str, str]:
+    """A matcher for one required argument (``one_of`` its enum, else anything) and its comment."""
+    schema = schema if isinstance(schema, dict) else {}
+    kind = schema.get("type")
+    kind = "/".join(kind) if isinstance(kind, list) else str(kind or "any type")
+    description = _comment(str(schema.get("description") or ""))
+    what = f"{kind}: {description}" if description else kind
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return "{one_of: " + json.dumps(enum) + "}", f"{what} (keep the values you expect)"
+    return "{anything: true}", f"{what}; write the value you expect, or a matcher"
+
+
+def _case(tool: ToolDef) -> list[str]:
+    properties = tool.parameters.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    required = [r for r in tool.parameters.get("required", ()) if isinstance(r, str)]
+    lines = [
+        f"  - id: {_text('calls-' + tool.name)}",
+        f"    # {_comment(tool.description) or 'no description'}",
+        f"    input: {_text(f'(write a request that needs {tool.name})')}",
+        "    expect:",
+        "      calls:",
+        f"        - tool: {_text(tool.name)}",
+    ]
+    if required:
+        lines.append("          args:")
+        for name in required:
+            matcher, comment = _matcher(properties.get(name))
+            lines.append(f"            {_text(name)}: {matcher}   # {comment}")
+        lines.append("          allow_extra_args: true   # its optional arguments may be sent too")
+    return lines
+
+
+def starter_suite(starter: Starter) -> str:
+    """The starter suite's YAML text."""
+    prompt = (
+        f"{{file: {_text(starter.prompt_file)}}}"
+        if starter.prompt_file
+        else _text("You are a helpful assistant. (Write your agent's system prompt, or {file: prompt.md}.)")
+    )
+    lines = [
+        f"# yaml-language-server: $schema={SCHEMA_URL}",
+        "# A starter suite: one case per tool (write the request and the arguments you expect), and one",
+        "# where no tool may be called. Check it offline with `tool-eval-gate validate`, then run it with",
+        "# `tool-eval-gate run --html out/report.html` (which finds every *.suite.yaml).",
+        "version: 1",
+        f"name: {_text(starter.name)}",
+        "agent:",
+        f"  provider: {starter.provider}",
+        f"  model: {_text(starter.model)}",
+        f"  system_prompt: {prompt}",
+        f"  tools: [{{file: {_text(starter.tools_file)}}}]",
+        "threshold: 0.9",
+        "cases:",
+    ]
+    for tool in starter.tools:
+        lines += _case(tool)
+    lines += [
+        "  - id: no-tool-needed",
+        f"    input: {_text('Hello! What can you help me with?')}",
+        "    expect: {no_calls: true}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def precommit_config(version: str) -> str:
+    """A ``.pre-commit-config.yaml`` with the offline validate hook (and the manual live run)."""
+    return "\n".join(
+        [
+            "repos:",
+            f"  - repo: {REPOSITORY_URL}",
+            f"    rev: v{version}   # a release tag; `pre-commit autoupdate` moves it to the newest",
+            "    hooks:",
+            "      - id: tool-eval-gate-validate   # offline checks of the suites, prompts and tools",
+            "      # - id: tool-eval-gate-run    # live run (keys): pre-commit run --hook-stage manual",
+            "",
+        ]
+    )
+
+
+def gitignore_lines(cache_directory: str) -> tuple[str, ...]:
+    """The ``.gitignore`` lines for the response cache (``cache_directory``'s top directory) and the
+    action's output directory."""
+    return (f"{cache_directory.split('/')[0]}/", f"{OUTPUT_DIRECTORY}/")
+
+
+def workflow(branch: str, providers: Sequence[Provider]) -> str:
+    """The pull-request workflow (see ``WORKFLOW``) for the default branch ``branch`` and the keys
+    of ``providers``."""
+    keys = "\n".join(
+        f"          {KEY_INPUTS[p][0]}: ${{{{ secrets.{KEY_INPUTS[p][1]} }}}}"
+        for p in dict.fromkeys(providers)
+    )
+    return WORKFLOW.replace("@BRANCH@", branch).replace("@KEYS@", keys).replace("@ACTION@", ACTION)
+
+
+# The shipped examples/workflows/tool-eval-gate.yml, which tests/commands/test_starter.py holds equal to
+# this template for the main branch and an OpenAI key.
+WORKFLOW = """\
+# The simplest set-up: on every pull request, run the suites affected by the change twice, as they
+# are in the PR and as they were at the merge base (`baseline: auto`, the default on pull requests),
+# comment with what the PR changed (regressions and fixes, significance-aware), review the changed
+# tool definitions, and fail the check on a significant regression or a suite under its threshold.
+# The response cache (.tool-eval-gate/cache, the action's default, used by every run) is persisted
+# with actions/cache/restore and /save: requests the PR did not change are answered from it, so the
+# base side costs nothing once the base branch's run is cached, and a re-run of the same PR sends no
+# request at all.
+# The push trigger keeps the base branch's cache warm: a push runs the suites its changes affect and
+# stores their answers (caches saved on the default branch are readable from every PR). The cache
+# stays untracked (the gate writes a .gitignore into .tool-eval-gate/): on a pull request a cache
+# holding committed files is never read, and never saved (the cache_trusted output), so a PR cannot
+# answer for the model.
+# No `paths:` filter on purpose: the action finds the affected suites itself (from the suites' own
+# prompt, tool and mock references, wherever they live), so the check always reports and a required
+# check is never left pending; a PR that touches no suite passes in seconds with no model call.
+# Fork and Dependabot PRs get no secrets: the step then replays the restored cache only (cases whose
+# requests the model never answered are errors: incomplete, never a pass; see docs/github-action.md,
+# "What a fork PR's result means", and tool-eval-gate-fork-safe.yml / -publish.yml to comment on them).
+name: tool-eval-gate
+on:
+  pull_request:
+  push:
+    branches: [@BRANCH@]
+permissions:
+  contents: read
+  pull-requests: write   # the sticky comment and the review
+concurrency:
+  group: tool-eval-gate-${{ github.event.pull_request.number }}
+  cancel-in-progress: true
+
+jobs:
+  gate:
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0   # change detection and the base side read the merge base from git
+      - uses: actions/cache/restore@v4
+        with:
+          path: .tool-eval-gate/cache   # the action's default cache directory (never committed)
+          # The newest entry of this branch (or pull request), else of the base branch.
+          key: tool-eval-gate-${{ github.head_ref || github.ref_name }}-${{ github.run_id }}
+          restore-keys: |
+            tool-eval-gate-${{ github.head_ref || github.ref_name }}-
+            tool-eval-gate-${{ github.base_ref || github.ref_name }}-
+            tool-eval-gate-
+      - id: gate
+        uses: @ACTION@@v1
+        with:
+@KEYS@
+          threshold: "0.9"
+          max_cost: "5"      # USD, both sides together
+          # baseline: auto   # the default on pull requests; `off` compares with nothing
+      # Saved (a new entry per run: caches are immutable) only when the gate says the directory holds
+      # nothing but its own answers: files a pull request committed there would otherwise come back
+      # in its next run, restored as untracked files, after the PR removed them from git.
+      - if: always() && steps.gate.outputs.cache_trusted == 'true'
+        uses: actions/cache/save@v4
+        with:
+          path: .tool-eval-gate/cache
+          key: tool-eval-gate-${{ github.head_ref || github.ref_name }}-${{ github.run_id }}
+      - if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: tool-eval-gate-results
+          path: tool-eval-gate-results/
+"""

@@ -1,0 +1,132 @@
+"""The recording model proxy of one trial of an agent program (DESIGN section 10, "The gate sees the
+model, not the agent").
+
+The program's SDK sends its requests here (``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` point at the
+trial's route of the run's loopback server, ``gate.programs.host``) with the trial's token as its
+API key. Each request is read in its API (``gate.providers.wire_requests``), sent through the
+runner's model path (the response cache, the concurrency limiter, retries, the request and cost
+budgets, the provider adapter with the real key) as a ``ModelRequest`` carrying the program's own
+body, and its reply written back in the program's API, streamed when it asked to stream
+(``gate.providers.wire_replies``). Every exchange is kept: the trial's run record is built from them
+(``gate.programs.record``).
+
+What the proxy refuses, it answers in the API's own error shape with ``x-should-retry: false`` (the
+gate has retried already: the SDK must not multiply requests): a wrong token (401), a body it cannot
+serve (400), a request beyond the case's ``max_turns`` (429), a provider failure after the gate's
+retries, a budget reached or a replay miss (the provider's status, 429, 503). A provider failure or a
+budget makes the trial an error, never the agent's failure.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from gate.programs.loopback_http import HttpRequest, HttpResponse, json_response
+from gate.programs.record import Exchange
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.providers.wire_replies import encode_event, error_body, reply_body, reply_events
+from gate.providers.wire_requests import WireApi, WireError, WireRequest, read_wire_request
+from gate.results.run_record import StopReason
+from gate.suite.model import ModelParams
+
+CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
+NO_RETRY = {"x-should-retry": "false"}
+# Request headers that change the answer, sent upstream and part of the cache key.
+FORWARDED_HEADERS = ("anthropic-beta",)
+_STATUS = {
+    "rate_limit": 429,
+    "timeout": 504,
+    "connection": 502,
+    "malformed": 502,
+    "auth": 502,
+    "replay_miss": 503,
+}
+
+
+def _token_of(request: HttpRequest) -> str:
+    authorization = request.headers.get("authorization", "")
+    if authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return request.headers.get("x-api-key") or request.headers.get("api-key") or ""
+
+
+class TrialProxy:
+    """The model side of one trial: ``call`` is the runner's model path for this trial, ``max_turns``
+    the model replies the case allows."""
+
+    def __init__(self, token: str, call: CallModel, max_turns: int):
+        self.token = token
+        self.call = call
+        self.max_turns = max_turns
+        self.exchanges: list[Exchange] = []
+        # Why the trial could not be evaluated, or went over its turns (the first such event wins).
+        self.error: str | None = None
+        self.stop: StopReason | None = None
+        self.fatal: ProviderError | None = None  # stops the run's requests to that provider or model
+
+    def end(self, stop: StopReason, error: str | None) -> None:
+        """The trial stops being evaluable (or went over its turns): the first such event wins."""
+        if self.stop is None:
+            self.stop, self.error = stop, error
+
+    def provider_failed(self, exc: ProviderError) -> None:
+        """A request of the trial failed after the gate's retries (the trial is an error)."""
+        if exc.fatal:
+            self.fatal = self.fatal or exc
+        self.end("provider_error", str(exc))
+
+    async def handle(self, api: WireApi, request: HttpRequest) -> HttpResponse:
+        if request.method != "POST":
+            return json_response(405, error_body(api, 405, "use POST"), {"allow": "POST", **NO_RETRY})
+        if not hmac.compare_digest(_token_of(request), self.token):
+            return json_response(
+                401, error_body(api, 401, "tool-eval-gate: not this trial's token"), NO_RETRY
+            )
+        try:
+            wire = read_wire_request(api, request.body)
+        except WireError as exc:
+            return json_response(400, error_body(api, 400, f"tool-eval-gate: {exc}"), NO_RETRY)
+        if len(self.exchanges) >= self.max_turns:
+            message = f"tool-eval-gate: the case allows {self.max_turns} model replies (max_turns)"
+            self.end("max_turns", None)
+            return json_response(429, error_body(api, 429, message), NO_RETRY)
+        headers = tuple(
+            (name, request.headers[name]) for name in FORWARDED_HEADERS if name in request.headers
+        )
+        model_request = ModelRequest(
+            provider=wire.provider,
+            model=wire.model,
+            system=wire.system,
+            messages=wire.messages,
+            tools=wire.tools,
+            params=ModelParams(),
+            api="responses" if api == "responses" else "chat",
+            wire=wire.body,
+            wire_headers=headers,
+        )
+        started = time.perf_counter()
+        try:
+            reply = await self.call(model_request)
+        except ProviderError as exc:
+            return self._failed(api, exc)
+        except BudgetReached as exc:
+            self.end("budget", str(exc) or "not run: budget reached")
+            return json_response(429, error_body(api, 429, f"tool-eval-gate: {exc}"), NO_RETRY)
+        wall_ms = (time.perf_counter() - started) * 1000.0
+        waited = max(0.0, wall_ms - reply.latency_ms) if reply.latency_ms is not None else 0.0
+        self.exchanges.append(Exchange(wire, reply, waited))
+        if not wire.stream:
+            return json_response(200, reply_body(wire, reply))
+        return HttpResponse(200, headers={"content-type": "text/event-stream"}, stream=_stream(wire, reply))
+
+    def _failed(self, api: WireApi, exc: ProviderError) -> HttpResponse:
+        self.provider_failed(exc)
+        status = _STATUS.get(exc.kind) or (exc.status if exc.status and exc.status >= 400 else 502)
+        return json_response(status, error_body(api, status, f"tool-eval-gate: {exc}"), NO_RETRY)
+
+
+async def _stream(wire: WireRequest, reply: ModelReply) -> AsyncIterator[bytes]:
+    for event in reply_events(wire, reply):
+        yield encode_event(event)

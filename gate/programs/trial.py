@@ -1,0 +1,383 @@
+"""One trial of an agent program (DESIGN section 10): start it, talk to it in JSON lines, end it.
+
+The program runs without a shell from the repository root (the base tree's copy for the base side
+of ``--baseline auto``), in its own process group, with an environment that holds no secret of the
+gate's (``environment_without_secrets``, the rule of every process the gate starts: every variable
+whose name says key, token, secret, password, DSN or webhook, every ``OPENAI_*`` / ``ANTHROPIC_*`` /
+``AZURE_OPENAI_*`` setting and the action's inputs are left out), and the trial's own are put in:
+``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` (the recording proxy's routes of this trial),
+``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` (the trial's token), ``TOOL_EVAL_GATE_MCP_URL`` (the mock
+MCP server) and ``PYTHONUNBUFFERED=1`` (a Python program's answers are not held in a pipe buffer).
+The program is what ``PATH`` finds, as for the team's own shell (and for MCP servers).
+
+The protocol: the gate writes the case's user messages one JSON line at a time to the program's
+standard input, ``{"role": "user", "content": ...}``; the first line also carries ``suite``,
+``case``, ``trial``, ``vars`` and ``history`` (the case's earlier turns: ``{"role", "content"}``, an
+assistant's earlier ``tool_calls`` ``[{"id", "name", "arguments"}]`` and their results as
+``{"role": "tool", "call_id", "name", "content", "is_error"}``).
+After each line it reads one answer line from the standard output: ``{"content": "..."}`` or plain
+text (a line that is not a JSON object). A simulated user keeps the same process for the whole
+episode. After the last answer the gate closes the standard input, gives the program a moment to
+exit, and ends its process group.
+
+The program failing is the agent's failure (``agent_crashed``): it exited before answering or with a
+non-zero status, did not finish within ``timeout_s``, or wrote a line that is not the protocol (a
+JSON object without a string ``content``, a line over ``MAX_ANSWER_BYTES``). Its standard error is
+read all along; its last ``STDERR_TAIL_CHARS`` are kept for the transcript. A program that could not
+be started at all (not on ``PATH``, no such file, not executable, its ``#!`` interpreter missing) did
+nothing wrong as an agent: the trial is an error (could not evaluate) naming the command and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import json
+import os
+import secrets
+import shutil
+import signal
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gate.episode.simulated_user import next_message, simulator_request
+from gate.programs.host import ProgramHost, TrialRoute
+from gate.programs.mock_mcp_server import MockMcpSession
+from gate.programs.model_proxy import TrialProxy
+from gate.programs.record import ProgramOutcome, Turn, program_record
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.results.run_record import RunRecord
+from gate.suite import conversation
+from gate.suite.mocks import MockSession, merged
+from gate.suite.model import Case, Command, Suite
+from gate.suite.pricing import PriceTable
+from gate.tool_servers.live import LiveTools
+from gate.util.redact import Redactor, environment_without_secrets
+
+CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
+
+MAX_ANSWER_BYTES = 1024 * 1024  # one answer line
+STDERR_TAIL_CHARS = 4000  # of the program's standard error, kept in the transcript
+_STDERR_KEPT = 64 * 1024  # bytes of standard error held while the program runs
+EXIT_GRACE_S = 2.0  # after its last answer, the time the program has to exit by itself
+
+
+class _Crash(Exception):
+    """The program failed; the message says how (the agent's failure)."""
+
+
+class _NotStarted(Exception):
+    """The program could not be started; the message says why (the trial could not be evaluated)."""
+
+
+def program_environment(route: TrialRoute, base: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the program of the trial at ``route`` (see the module doc)."""
+    env = environment_without_secrets(base)
+    env.update(
+        {
+            "OPENAI_BASE_URL": route.openai_base_url,
+            "OPENAI_API_KEY": route.token,
+            "ANTHROPIC_BASE_URL": route.anthropic_base_url,
+            "ANTHROPIC_API_KEY": route.token,
+            "TOOL_EVAL_GATE_MCP_URL": route.mcp_url,
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    return env
+
+
+def resolve_program(command: Command, root: Path, env: Mapping[str, str]) -> str:
+    """The executable of ``command``: a path relative to ``root``, or a program on the PATH of ``env``."""
+    program = command.argv[0]
+    if "/" in program:
+        return str(root / program)
+    found = shutil.which(program, path=env.get("PATH"))
+    if found is None:
+        raise _NotStarted(f"{program!r} is not on PATH")
+    return found
+
+
+def _start_failure(command: Command, executable: str, exc: OSError) -> str:
+    """Why ``command`` (resolved to ``executable``) could not be started, and what to do about it."""
+    program = command.argv[0]
+    why = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError):
+        if Path(executable).is_file():
+            return f"{program!r}: the interpreter its #! line names was not found"
+        return f"{program!r}: no such file in the repository"
+    if isinstance(exc, PermissionError) or exc.errno == errno.ENOEXEC:
+        fix = f"make it executable (with a #! line) or put its interpreter first: [python3, {program}]"
+        return f"{program!r}: {why}; {fix}"
+    return f"{program!r}: {why}"
+
+
+@dataclass
+class _Process:
+    """The running program: its answers, its standard error, its end."""
+
+    proc: asyncio.subprocess.Process
+    stderr: deque[bytes] = field(default_factory=lambda: deque(maxlen=256))
+    stderr_size: int = 0
+    drains: list[asyncio.Task[None]] = field(default_factory=list)
+
+    @classmethod
+    async def start(cls, command: Command, argv: list[str], root: Path, env: dict[str, str]) -> _Process:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=root,
+                env=env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group, ended with the trial
+                limit=MAX_ANSWER_BYTES,
+            )
+        except OSError as exc:
+            raise _NotStarted(_start_failure(command, argv[0], exc)) from None
+        process = cls(proc)
+        process.drains.append(asyncio.ensure_future(process._drain_stderr()))
+        return process
+
+    async def _drain_stderr(self) -> None:
+        stream = self.proc.stderr
+        assert stream is not None
+        while chunk := await stream.read(8192):
+            self.stderr.append(chunk)
+            self.stderr_size += len(chunk)
+            while self.stderr_size - len(self.stderr[0]) > _STDERR_KEPT:
+                self.stderr_size -= len(self.stderr.popleft())
+
+    def stderr_tail(self) -> str:
+        text = b"".join(self.stderr).decode("utf-8", "replace")
+        return text[-STDERR_TAIL_CHARS:].strip("\n")
+
+    async def send(self, line: dict[str, Any]) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            stdin.write((json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass"))
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise _Crash(await self._ended("before reading its message")) from None
+
+    async def answer(self, number: int) -> str:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        try:
+            raw = await stdout.readline()
+        except (ValueError, asyncio.LimitOverrunError):
+            raise _Crash(f"wrote an answer line longer than {MAX_ANSWER_BYTES} bytes") from None
+        if not raw:
+            raise _Crash(await self._ended(f"without answering message {number}"))
+        return read_answer(raw)
+
+    async def _ended(self, what: str) -> str:
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), 1.0)
+        except asyncio.TimeoutError:
+            return f"closed its standard output {what}"
+        return f"{exit_text(code)} {what}"
+
+    async def finish(self, grace: float) -> str | None:
+        """Close its input and let it exit: why its exit is a failure (None: it exited with 0, or is
+        still running and gets ended)."""
+        stdin = self.proc.stdin
+        if stdin is not None:
+            with contextlib.suppress(Exception):
+                stdin.close()
+        stdout = self.proc.stdout
+        if stdout is not None:
+            self.drains.append(asyncio.ensure_future(_discard(stdout)))
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), max(0.0, grace))
+        except asyncio.TimeoutError:
+            return None
+        return None if code == 0 else f"{exit_text(code)} after its last answer"
+
+    async def end(self) -> None:
+        """End its process group (whatever is left of it), then stop reading."""
+        for sig, wait in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 1.0)):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, sig)
+            if self.proc.returncode is not None and not _group_alive(self.proc.pid):
+                break
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), wait)
+        for task in self.drains:
+            if not task.done():
+                with contextlib.suppress(asyncio.TimeoutError, Exception):
+                    await asyncio.wait_for(asyncio.shield(task), 0.5)
+            task.cancel()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def _discard(stream: asyncio.StreamReader) -> None:
+    with contextlib.suppress(Exception):
+        while await stream.read(65536):
+            pass
+
+
+def exit_text(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name}"
+    return f"exited with code {code}"
+
+
+def read_answer(raw: bytes) -> str:
+    """The answer of one line: ``{"content": ...}``, or the line as plain text."""
+    text = raw.decode("utf-8", "replace").rstrip("\r\n")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(value, dict):
+        return text
+    content = value.get("content")
+    if content is None and "content" in value:
+        return ""
+    if not isinstance(content, str):
+        raise _Crash(
+            f'wrote a line that is not the protocol (a JSON object needs a string "content"): {text[:200]}'
+        )
+    return content
+
+
+@dataclass
+class _Talk:
+    """The conversation with the program: the messages written, the answers read."""
+
+    suite: Suite
+    case: Case
+    index: int
+    call_model: CallModel
+    proxy: TrialProxy
+    turns: list[Turn] = field(default_factory=list)
+    user_done: bool = False
+    started: float = 0.0
+    answered: float = 0.0
+
+    async def run(self, process: _Process, prepared: conversation.Prepared) -> None:
+        history = [dict(m) for m in prepared.messages[:-1]]
+        first = prepared.messages[-1].get("content", "") if prepared.messages else ""
+        head = {"suite": self.suite.name, "case": self.case.id, "trial": self.index, "vars": self.case.vars}
+        self.started = time.perf_counter()
+        await self._say(process, {"role": "user", "content": first, **head, "history": history}, first, False)
+        while (message := await self._next_user_message(prepared)) is not None:
+            await self._say(process, {"role": "user", "content": message}, message, True)
+
+    async def _say(self, process: _Process, line: dict[str, Any], text: str, simulated: bool) -> None:
+        self.turns.append(Turn(text, None, len(self.proxy.exchanges), simulated))
+        await process.send(line)
+        answer = await process.answer(len(self.turns))
+        self.answered = time.perf_counter()
+        self.turns[-1] = Turn(text, answer, len(self.proxy.exchanges), simulated)
+
+    async def _next_user_message(self, prepared: conversation.Prepared) -> str | None:
+        user, simulator = self.case.user, self.suite.user_simulator
+        said = sum(1 for t in self.turns if t.simulated)
+        if user is None or simulator is None or said >= user.max_turns:
+            return None
+        if len(self.proxy.exchanges) >= self.case.max_turns or self.proxy.stop is not None:
+            return None
+        transcript = [*prepared.messages[:-1]]
+        for turn in self.turns:
+            transcript += [
+                {"role": "user", "content": turn.message},
+                {"role": "assistant", "content": turn.answer},
+            ]
+        reply = await self.call_model(simulator_request(simulator, user, transcript))
+        message = next_message(reply.text)
+        self.user_done = message is None
+        return message
+
+
+async def run_program_trial(
+    host: ProgramHost,
+    suite: Suite,
+    case: Case,
+    index: int,
+    call_model: CallModel,
+    *,
+    root: Path,
+    prices: PriceTable,
+    live: LiveTools | None = None,
+) -> tuple[RunRecord, TrialProxy]:
+    """Run trial ``index`` of ``case`` with the suite's agent program; its record, and the proxy (its
+    offered tools, a fatal provider error). ``live`` answers the program's MCP calls to the tools of
+    ``calls: live`` servers (the caller ends them with the trial)."""
+    command = suite.agent.program
+    assert command is not None
+    prepared = conversation.build(suite, case, index)
+    mocks = MockSession(merged(case.mocks, suite.mocks), [t.name for t in suite.agent.tools], case.state)
+    proxy = TrialProxy(secrets.token_urlsafe(24), call_model, case.max_turns)
+    mcp = MockMcpSession(
+        suite.agent.tools,
+        mocks,
+        case.state is not None,
+        live=live,
+        failed=lambda error: proxy.end("provider_error", error),
+    )
+    route = await host.open_trial(proxy, mcp)
+    talk = _Talk(suite, case, index, call_model, proxy)
+    crash: str | None = None
+    process: _Process | None = None
+    deadline = time.perf_counter() + command.timeout_s
+    try:
+        env = program_environment(route, os.environ)
+        argv = [resolve_program(command, root, env), *command.argv[1:]]
+        process = await _Process.start(command, argv, root, env)
+        await asyncio.wait_for(talk.run(process, prepared), command.timeout_s)
+        crash = await process.finish(min(EXIT_GRACE_S, deadline - time.perf_counter()))
+    except _Crash as exc:
+        crash = str(exc)
+    except _NotStarted as exc:  # not run: an error, as a provider that cannot be reached
+        proxy.end("provider_error", f"the agent program could not be started: {exc}")
+    except asyncio.TimeoutError:
+        crash = f"did not finish within {command.timeout_s:g} s (timeout_s)"
+    except ProviderError as exc:  # the simulated user's request
+        proxy.provider_failed(exc)
+    except BudgetReached as exc:
+        proxy.end("budget", str(exc))
+    finally:
+        if process is not None:
+            await process.end()
+        host.close_trial(route)
+    stderr = process.stderr_tail() if process is not None else ""
+    if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)
+        stderr = Redactor.from_env(os.environ, extra=(route.token,)).redact(stderr)
+    outcome = ProgramOutcome(
+        turns=tuple(talk.turns),
+        history=tuple(dict(m) for m in prepared.messages[:-1]),
+        crash=f"the agent program {crash}" if crash else None,
+        stderr=stderr,
+        user_done=talk.user_done,
+        latency_ms=((talk.answered or talk.started) - talk.started) * 1000.0 if talk.started else 0.0,
+    )
+    record = program_record(
+        outcome,
+        proxy.exchanges,
+        mcp.calls,
+        proxy_stop=proxy.stop,
+        proxy_error=proxy.error,
+        state=mocks.state,
+        extra=dict(prepared.extra),
+        prices=prices,
+    )
+    return record, proxy

@@ -1,0 +1,2 @@
+"""Which cases a run evaluates: ``--case``, ``--tag``, ``--rerun-failed`` (``filters``) and the
+deterministic ``--shard INDEX/COUNT`` split (``sharding``). Pure."""

@@ -1,0 +1,124 @@
+"""Merging the shards of one run: the verdict of the whole run, whatever the order of the parts; parts
+that disagree are an error naming both files."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gate.errors import InputError
+from gate.results_json.shard_merge import merge
+from tests.results_factory import case, failure, run, simple, suite
+
+
+def shards():
+    a = run(
+        suite("s", [case("c1", line=10), case("c3", "failed", line=30, failures=[failure("missing_call")])]),
+        simple(2, name="z"),
+        shard="1/2",
+    )
+    b = run(
+        suite("s", [case("c2", line=20)]),
+        simple(1, 1, name="a"),
+        shard="2/2",
+        complete=False,
+        incomplete_reason="interrupted",
+    )
+    return a, b
+
+
+def test_merge_shards_case_by_case_in_file_order():
+    a, b = shards()
+    merged = merge([b, a])
+    assert [s.name for s in merged.suites] == ["a", "s", "z"]  # sorted by path
+    assert [c.case_id for c in merged.suites[1].cases] == ["c1", "c2", "c3"]
+    assert merged.shard == ""
+    assert not merged.complete and "interrupted" in merged.incomplete_reason
+    assert merge([a, b]) == merged  # order of the parts does not matter
+    complete = merge([a, replace(b, complete=True, incomplete_reason="")])
+    assert complete.complete
+
+
+def test_merge_rejects_duplicates_and_notices_missing_shards():
+    a, b = shards()
+    with pytest.raises(InputError, match="c1"):
+        merge([a, replace(a, shard="2/2")])
+    with pytest.raises(InputError, match="more than once"):
+        merge([a, replace(b, suites=(), shard="1/2")])
+    missing = merge([a])
+    assert not missing.complete and "2/2" in missing.incomplete_reason
+    with pytest.raises(InputError, match="different shard splits"):
+        merge([a, replace(b, shard="2/3")])
+
+
+def _settings(**values):
+    from gate.results.settings import RunSettings
+
+    return RunSettings.from_dict(values)
+
+
+def test_what_the_shards_spent_is_summed_and_their_base_sides_merged():
+    a, b = shards()
+    b = replace(b, complete=True, incomplete_reason="")
+    recorded = {"errors": "count", "fail_on": "regression_or_threshold"}
+    base_a = {"merge_base": "m" * 40, "changed_lines": {"t.json": [3]}, "requests": 2, "cache": {"hits": 1}}
+    base_b = {
+        "merge_base": "m" * 40,
+        "changed_lines": {"t.json": [5, 3]},
+        "requests": 3,
+        "cache": {"hits": 2},
+    }
+    a = replace(
+        a,
+        settings=_settings(**recorded, requests=4, cache={"hits": 1, "misses": 4}, baseline=base_a),
+        base=run(suite("s", [case("c1", line=10)]), shard="1/2"),
+    )
+    b = replace(
+        b,
+        settings=_settings(**recorded, requests=6, cache={"hits": 0, "misses": 6}, baseline=base_b),
+        base=run(suite("s", [case("c2", line=20), case("gone", line=40)]), shard="2/2"),
+    )
+    merged = merge([b, a], ["b.json", "a.json"])
+    assert merged == merge([a, b], ["a.json", "b.json"])
+    settings = merged.settings
+    assert (
+        settings.requests,
+        settings.cache and settings.cache.hits,
+        settings.cache and settings.cache.misses,
+    ) == (
+        10,
+        1,
+        10,
+    )
+    assert settings.baseline is not None and settings.baseline.requests == 5
+    assert settings.baseline.changed_lines == {"t.json": (3, 5)}
+    assert merged.base is not None and [c.case_id for c in merged.base.suites[0].cases] == [
+        "c1",
+        "c2",
+        "gone",
+    ]
+
+
+def test_shards_asked_for_different_things_are_refused_naming_both_files():
+    a, b = shards()
+    with pytest.raises(InputError) as info:
+        merge(
+            [
+                replace(a, settings=_settings(fail_on="threshold")),
+                replace(b, settings=_settings(fail_on="any_failure")),
+            ],
+            ["one.json", "two.json"],
+        )
+    assert "one.json and two.json disagree about fail_on" in str(info.value)
+    with pytest.raises(InputError, match=r"disagree about the error budget \(--max-error-rate\)"):
+        merge(
+            [
+                replace(a, settings=_settings(max_error_rate=0.1)),
+                replace(b, settings=_settings(max_error_rate=0)),
+            ],
+            ["one.json", "two.json"],
+        )
+    other = replace(b, suites=tuple(replace(s, threshold=0.5) if s.name == "s" else s for s in b.suites))
+    with pytest.raises(InputError, match="disagree about the threshold of suite 's'"):
+        merge([a, other], ["one.json", "two.json"])
