@@ -1,2 +1,15 @@
 """The file edge: safe YAML with positions, bounded reads, suite discovery, the shipped schema, file
 references, the suite loader, the results file, and every output written safely."""
+
+__all__ = [
+    "discovery",
+    "file_references",
+    "links",
+    "outputs",
+    "results_file",
+    "server_tools",
+    "source_files",
+    "suite_loader",
+    "text_files",
+    "yaml_source",
+]

@@ -3,3 +3,5 @@
 loopback HTTP server and its routes (``loopback_http``, ``host``), the recording model proxy
 (``model_proxy``), the suite's mocks as an MCP server (``mock_mcp_server``), and the trial's run record
 built from what they saw (``record``, pure)."""
+
+__all__ = ["host", "trial"]

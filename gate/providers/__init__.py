@@ -1,4 +1,7 @@
-"""Provider adapters. ``make_provider`` imports an adapter module (and so its SDK) only on demand."""
+"""The model edge: provider-neutral requests, replies and errors (``base``), the SDK adapters
+(``make_provider`` imports an adapter module, and so its SDK, only on demand: ``validate`` never
+imports one), the adaptive concurrency limiter and retries (``concurrency``), and an agent program's
+traffic in its own API (``wire_requests``, ``wire_replies``, ``upstream_http``)."""
 
 from __future__ import annotations
 
@@ -8,12 +11,18 @@ from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provide
 from gate.providers.sdk_provider import DEFAULT_TIMEOUT
 
 __all__ = [
+    "base",
+    "concurrency",
+    "upstream_http",
+    "wire_replies",
+    "wire_requests",
     "BudgetReached",
     "ModelReply",
     "ModelRequest",
     "Provider",
     "ProviderError",
     "ToolCall",
+    "SDK_PACKAGES",
     "make_provider",
     "missing_sdks",
 ]

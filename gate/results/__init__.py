@@ -1,3 +1,5 @@
 """What an evaluation produced: the provider-neutral run record of one trial and the results model
 (the failure taxonomy, trial, case, suite and run results). Pure data, the contract between running,
 scoring, the verdict and the reports."""
+
+__all__ = ["outcomes", "run_record", "settings"]

@@ -1,3 +1,5 @@
 """Running the evaluation: every case and trial with bounded concurrency (``runner``), one trial of the
 model agent (``agent_loop``), the judge, the response cache, progress, the request budget and the base
 side of ``--baseline auto``; agent programs run through ``gate.programs``."""
+
+__all__ = ["base_side", "cache", "command_trust", "curtailing", "progress", "runner", "tool_listing"]

@@ -100,8 +100,10 @@ def map_problems(doc: str, modules: Collection[str], stated: Sequence[dict[str, 
             problems.append(f"{module}: listed as pure core, but the contract does not hold it")
     flat = " ".join(section.split())
     problems += [
-        f"contract not named: {c['name']}" for c in stated if " ".join(c["name"].split()) not in flat
-    ]
+        f"contract not named: {c['name']}"
+        for c in stated
+        if " ".join(c["name"].split()) not in flat and not c["name"].startswith("The face of ")
+    ]  # a package's face contract is named by its row of the faces table (test_package_faces)
     return problems
 
 
