@@ -542,9 +542,9 @@ def _suites_to_run(plan: RunPlan, root: Path) -> _Chosen | Outcome:
     _require_sdks(suites)
     triggered: dict[str, dict[str, str]] = {}
     if plan.changed_since:
-        from gate.git.changes import affected_suites, changed_files
+        from gate.git.detection import affected_since
 
-        triggered = affected_suites(suites, changed_files(plan.changed_since, root))
+        triggered = affected_since(plan.changed_since, root, suites)
         suites = [s for s in suites if s.path in triggered]
     selection = _selection(plan)
     if selection is None:

@@ -13,8 +13,17 @@ blobs, so ``.gitattributes`` (``export-ignore``, ``export-subst``, filters) chan
 flat whatever the size of the files. Symlinks are written as the symlinks they are (the loader then
 treats them exactly as on the head side: one that leaves the tree is refused there, never followed);
 every file is created through directory descriptors opened without following links, so no entry of
-the tree, however crafted, makes the gate write outside the temporary directory. Submodules become
-empty directories, as in a checkout without them.
+the tree, however crafted, makes the gate write outside the temporary directory. An absolute symlink
+into the working tree points at the same place in the base tree instead (the base's file, not the
+head's).
+
+A submodule holds its files at the commit the merge base records, read from the submodule's checkout
+in the working tree (its objects: a commit id names its content, whichever repository holds it), so
+that a suite reading a file inside a submodule the pull request moved is compared with what it read
+before. A submodule the working tree has not checked out stays an empty directory, as on the head
+side; one whose checkout lacks that commit (a shallow clone of the submodule) is listed in
+``BaseTree.missing_submodules``, so that a suite reading inside it is refused rather than compared
+with nothing.
 """
 
 from __future__ import annotations
@@ -22,11 +31,12 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -61,9 +71,18 @@ def _top_level_prefix(root: Path) -> str:
     return inside.stdout.decode("utf-8", "surrogateescape").strip() if inside.returncode == 0 else ""
 
 
-def materialize(commit: str, root: Path) -> tempfile.TemporaryDirectory[str]:
-    """A temporary directory holding the files under ``root`` as they were at ``commit``; the
-    directory's path stands for ``root`` (the caller cleans it up)."""
+@dataclass(frozen=True)
+class BaseTree:
+    """The merge base's files in ``directory`` (the caller cleans it up), and the submodules whose
+    commit at the merge base is not in this clone: root-relative path -> that commit."""
+
+    directory: tempfile.TemporaryDirectory[str]
+    missing_submodules: Mapping[str, str] = field(default_factory=dict)
+
+
+def materialize(commit: str, root: Path) -> BaseTree:
+    """A temporary directory holding the files under ``root`` as they were at ``commit``, submodules
+    included; the directory's path stands for ``root``."""
     prefix = _top_level_prefix(root)
     tree = f"{commit}:{prefix}" if prefix else commit
     listing = _git(["ls-tree", "-r", "-z", "--full-tree", tree], root)
@@ -73,7 +92,7 @@ def materialize(commit: str, root: Path) -> tempfile.TemporaryDirectory[str]:
     entries = list(_entries(listing.stdout))
     directory = tempfile.TemporaryDirectory(prefix="tool-eval-gate-base-")
     try:
-        _write_tree(entries, directory.name, root)
+        missing = _write_tree(entries, directory.name, root, _Relink.of(root, directory.name))
     except OSError as exc:  # a full disk, say: the base side cannot be read, and the run says why
         directory.cleanup()
         raise GateError(
@@ -83,7 +102,7 @@ def materialize(commit: str, root: Path) -> tempfile.TemporaryDirectory[str]:
     except BaseException:
         directory.cleanup()
         raise
-    return directory
+    return BaseTree(directory, missing)
 
 
 @dataclass(frozen=True)
@@ -132,8 +151,8 @@ class _Directories:
     and opened without following a link, so an entry whose parent is not a real directory of this
     tree (a symlink written by an earlier entry, say) is skipped, never followed."""
 
-    def __init__(self, top: str):
-        self._top = os.open(top, _DIR_FLAGS)
+    def __init__(self, top: str | int):
+        self._top = os.dup(top) if isinstance(top, int) else os.open(top, _DIR_FLAGS)
         self._chain: list[tuple[bytes, int]] = []  # (name, descriptor) from below the top down
 
     def parent_of(self, parts: tuple[bytes, ...]) -> int | None:
@@ -178,15 +197,40 @@ def _left_out(exc: OSError) -> None:
     raise exc
 
 
-def _write_tree(entries: Sequence[_Entry], destination: str, root: Path) -> None:
-    """Write ``entries`` under ``destination``: blobs as files (streamed from ``git cat-file``),
-    symlinks as symlinks, submodules as empty directories."""
+@dataclass(frozen=True)
+class _Relink:
+    """Where an absolute symlink into the working tree (``roots``: its path as written and its real
+    path) points in the base tree (``base``): at the same file there, never at the working tree's."""
+
+    roots: tuple[bytes, ...]
+    base: bytes
+
+    @staticmethod
+    def of(root: Path, base: str) -> _Relink:
+        written, real = os.fsencode(os.path.abspath(root)), os.fsencode(os.path.realpath(root))
+        return _Relink((written, real), os.fsencode(base))
+
+    def target(self, target: bytes) -> bytes:
+        for root in self.roots:
+            if target == root or target.startswith(root.rstrip(b"/") + b"/"):
+                return self.base + target[len(root.rstrip(b"/")) :]
+        return target
+
+
+def _write_tree(
+    entries: Sequence[_Entry], destination: str | int, root: Path, relink: _Relink, where: str = ""
+) -> dict[str, str]:
+    """Write ``entries`` (read from the repository at ``root``) under ``destination`` (a path, or a
+    directory descriptor): blobs as files (streamed from ``git cat-file``), symlinks as symlinks,
+    submodules as directories holding their files (:func:`_write_submodule`). Returns the submodules
+    whose commit is not in this clone (``where``: the path of ``root`` in the tree)."""
     blobs = [e for e in entries if e.mode in _FILE_MODES or e.mode == _SYMLINK]
+    submodules = [e for e in entries if e.mode == _SUBMODULE]
     directories = _Directories(destination)
+    missing: dict[str, str] = {}
     try:
-        for entry in entries:
-            if entry.mode == _SUBMODULE:
-                directories.directory(entry.parts)
+        for entry in submodules:
+            directories.directory(entry.parts)
         with _BlobStream([e.oid for e in blobs], root) as stream:
             for entry in blobs:
                 content = stream.next_blob()
@@ -194,11 +238,55 @@ def _write_tree(entries: Sequence[_Entry], destination: str, root: Path) -> None
                 if parent is None:
                     content.skip()
                 elif entry.mode == _SYMLINK:
-                    _symlink(content.read_all(), entry.parts[-1], parent)
+                    _symlink(relink.target(content.read_all()), entry.parts[-1], parent)
                 else:
                     _write_file(content, entry.parts[-1], _FILE_MODES[entry.mode], parent)
+        for entry in submodules:
+            inside = directories.directory(entry.parts)
+            if inside is not None:
+                missing.update(_write_submodule(entry, inside, root, relink, where))
     finally:
         directories.close()
+    return missing
+
+
+def _write_submodule(
+    entry: _Entry, destination: int, root: Path, relink: _Relink, where: str
+) -> dict[str, str]:
+    """Fill the directory of the submodule ``entry`` with its files at the commit the tree records,
+    read from its checkout below ``root``; {its path: that commit} when the checkout lacks it or git
+    cannot read the checkout."""
+    path = "/".join(os.fsdecode(part) for part in entry.parts)
+    checkout = root / path
+    if not _checked_out(checkout):  # empty on the head side too
+        return {}
+    if not _own_work_tree(root, checkout):
+        return {where + path: entry.oid}
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", f"{entry.oid}^{{tree}}"], checkout)
+    if listing.returncode != 0:
+        return {where + path: entry.oid}
+    return _write_tree(list(_entries(listing.stdout)), destination, checkout, relink, f"{where}{path}/")
+
+
+def _checked_out(path: Path) -> bool:
+    """Whether ``path`` is a directory (not a symlink) with something in it."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode) and any(os.scandir(path))
+    except OSError:
+        return False
+
+
+def _own_work_tree(root: Path, path: Path) -> bool:
+    """Whether ``path``, inside ``root``, is the top of a work tree git can read: a submodule's
+    checkout (not a directory of the repository around it)."""
+    real = os.path.realpath(path)
+    if not real.startswith(os.path.realpath(root).rstrip(os.sep) + os.sep):
+        return False
+    top = _git(["rev-parse", "--show-toplevel"], path)
+    return (
+        top.returncode == 0
+        and os.path.realpath(top.stdout.decode("utf-8", "surrogateescape").strip()) == real
+    )
 
 
 def _symlink(target: bytes, name: bytes, parent: int) -> None:
@@ -296,10 +384,18 @@ class _BlobStream:
 
 def changed_lines(commit: str, root: Path, paths: Sequence[str]) -> dict[str, tuple[int, ...]]:
     """Path (relative to ``root``) -> the head-side lines added or modified since ``commit``
-    (the working tree included). Files whose changes are only deletions map to the line after."""
+    (the working tree included); a changed submodule among ``paths`` gives the lines of the files
+    that changed inside it (``vendor/tools/forecast.json``). Files whose changes are only deletions
+    map to the line after."""
     if not paths:
         return {}
-    diff = _git(["diff", "--no-color", "--no-renames", "--relative", "-U0", commit, "--", *paths], root)
+    diff = _git(
+        [
+            *("diff", "--no-color", "--no-renames", "--relative", "-U0", "--no-ext-diff", "--no-textconv"),
+            *("--ignore-submodules=none", "--submodule=diff", commit, "--", *paths),
+        ],
+        root,
+    )
     if diff.returncode != 0:
         return {}
     result: dict[str, list[int]] = {}

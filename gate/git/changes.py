@@ -1,22 +1,22 @@
-"""Change detection for ``run --changed-since REF``: which files changed, and which suites they affect.
+"""What changed since ``run --changed-since REF``: every entry git lists between the merge base and
+the working tree, with what it was and what it is (a file, a symlink, a submodule).
 
-``changed_files`` is the only function here that does I/O (it runs ``git``); ``affected_suites`` is
-pure and maps every changed file onto the suites that read it, with the reason, so that reports can
-say *why* a suite ran ("prompts/weather.md: prompt").
+Committed changes (the merge base to HEAD), uncommitted ones (HEAD to the working tree, submodule
+checkouts included) and untracked files. Submodules are always compared, whatever ``.gitmodules``
+(``ignore = all``, which a pull request can add) or the configuration says, and a submodule whose
+checkout git cannot inspect is reported as such (whether its files changed cannot be told). Renames
+are two entries, the old path and the new. :mod:`gate.git.affected` maps the changes onto suites.
 """
 
 from __future__ import annotations
 
+import posixpath
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from gate.errors import InputError, Problem
-from gate.suite.model import Suite
-from gate.util.globs import matches_any
-
-ChangeReason = Literal["suite file", "prompt", "tool definitions", "cases", "mocks", "dependency"]
+from gate.git.affected import Change, ChangeSet, ChangeWhere, EntryKind
 
 FETCH_HINT = (
     "fetch enough history for the comparison: in GitHub Actions use actions/checkout with "
@@ -41,21 +41,45 @@ def run_git(
         ) from exc
 
 
-def _split_z(output: bytes) -> list[str]:
-    return [item for item in output.decode("utf-8", "surrogateescape").split("\0") if item]
-
-
 def _fail(message: str, hint: str) -> InputError:
     return InputError([Problem("", 0, 0, message, hint=hint)])
 
 
-def changed_files(ref: str, root: Path) -> list[str]:
-    """Files changed between the merge base of ``ref`` and HEAD, plus uncommitted and untracked
-    files, as sorted POSIX paths relative to ``root``. Files outside ``root`` are left out.
+_KINDS: dict[str, EntryKind] = {
+    "000000": "absent",
+    "120000": "symlink",
+    "160000": "submodule",
+    "040000": "directory",
+}
+# The diff options every comparison takes: submodules compared whatever .gitmodules or the configuration
+# says, no rename pairing, paths from the top level whatever diff.relative says.
+_DIFF = ["-c", "diff.relative=false", "diff", "--raw", "-z", "--no-renames", "--ignore-submodules=none"]
 
-    Raises ``InputError`` when ``root`` is not inside a git work tree, ``ref`` does not name a
-    commit, or ``ref`` and HEAD have no merge base (typically a shallow clone)."""
-    root = Path(root)
+
+def _kind(mode: str) -> EntryKind:
+    return _KINDS.get(mode, "file")
+
+
+def _raw_changes(output: bytes, where: ChangeWhere) -> list[Change]:
+    """The entries of ``git diff --raw -z --no-renames`` output."""
+    items = output.decode("utf-8", "surrogateescape").split("\0")
+    changes = []
+    for meta, path in zip(items[0::2], items[1::2], strict=False):
+        fields = meta.lstrip(":").split()
+        if len(fields) >= 2 and path:
+            changes.append(Change(path, _kind(fields[0]), _kind(fields[1]), where))
+    return changes
+
+
+def _reason(done: subprocess.CompletedProcess[bytes], fallback: str) -> str:
+    lines = [line.strip() for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    fatal = [line.removeprefix("fatal: ") for line in lines if line.startswith("fatal:")]
+    return (fatal or lines[-1:] or [fallback])[0]
+
+
+def _check_ref(ref: str, root: Path) -> str:
+    """The path of ``root`` below the top level of its work tree ("" at the top); ``InputError`` when
+    ``root`` is not in a work tree or ``ref`` names no commit."""
     if not ref or ref.startswith("-"):
         raise _fail(f"--changed-since: invalid git reference {ref!r}", "pass a branch, tag or commit SHA")
     inside = run_git(["rev-parse", "--show-prefix"], root)
@@ -67,102 +91,70 @@ def changed_files(ref: str, root: Path) -> list[str]:
             "run from a git checkout (in a container: git config --global --add safe.directory <dir>), "
             "or drop --changed-since",
         )
-    prefix = inside.stdout.decode("utf-8", "surrogateescape").strip()
-
     verify = run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], root)
     if verify.returncode != 0:
         raise _fail(f"--changed-since: git reference {ref!r} is not known in this clone", FETCH_HINT)
+    return inside.stdout.decode("utf-8", "surrogateescape").strip()
 
-    committed = run_git(["diff", "--name-only", "--no-renames", "-z", f"{ref}...HEAD", "--"], root)
-    if committed.returncode != 0:
-        detail = committed.stderr.decode("utf-8", "replace").strip().splitlines()
-        reason = detail[-1] if detail else "git diff failed"
-        raise _fail(f"--changed-since {ref}: cannot compare with HEAD ({reason})", FETCH_HINT)
 
-    paths = set(_split_z(committed.stdout))
-    # Uncommitted (staged and unstaged) changes relative to HEAD, when HEAD exists.
-    head = run_git(["diff", "--name-only", "--no-renames", "-z", "HEAD", "--"], root)
+def _uncommitted(root: Path) -> tuple[list[Change], tuple[tuple[str, str], ...]]:
+    """HEAD to the working tree. When git cannot inspect a submodule's checkout, the files are
+    compared without the submodules and every submodule of the index is uninspectable."""
+    head = run_git([*_DIFF, "HEAD", "--"], root)
     if head.returncode == 0:
-        paths.update(_split_z(head.stdout))
-    # Untracked files (e.g. a new suite not yet added), paths relative to the top level.
+        return _raw_changes(head.stdout, "uncommitted"), ()
+    why = _reason(head, "git diff failed")
+    files = run_git([*_DIFF[:-1], "--ignore-submodules=all", "HEAD", "--"], root)
+    if files.returncode != 0:
+        raise _fail(f"--changed-since: cannot compare the working tree with HEAD ({why})", FETCH_HINT)
+    index = run_git(["ls-files", "-s", "-z", "--full-name", "--", ":/"], root)
+    records = index.stdout.decode("utf-8", "surrogateescape").split("\0") if index.returncode == 0 else []
+    modules = [r.partition("\t")[2] for r in records if r.startswith("160000 ")]
+    return _raw_changes(files.stdout, "uncommitted"), tuple((m, why) for m in modules)
+
+
+def _below_root(path: str, prefix: str) -> str | None:
+    """``path`` (from the top level) relative to the root at ``prefix``; None when it lies outside,
+    except a ``.gitattributes`` or ``.gitmodules`` above the root (``../.gitattributes``), which
+    changes how git writes the files below it."""
+    if not prefix or path.startswith(prefix):
+        return path[len(prefix) :]
+    name, directory = posixpath.basename(path), posixpath.dirname(path)
+    if name.lower() in (".gitattributes", ".gitmodules") and prefix.startswith(
+        f"{directory}/" if directory else ""
+    ):
+        return posixpath.relpath(path, prefix.rstrip("/"))
+    return None
+
+
+def changed_files(ref: str, root: Path) -> ChangeSet:
+    """Every entry changed between the merge base of ``ref`` and HEAD, plus the uncommitted and
+    untracked ones, with paths relative to ``root`` (entries outside it left out), sorted.
+
+    Raises ``InputError`` when ``root`` is not inside a git work tree, ``ref`` does not name a
+    commit, or ``ref`` and HEAD have no merge base (typically a shallow clone)."""
+    root = Path(root)
+    prefix = _check_ref(ref, root)
+    committed = run_git([*_DIFF, f"{ref}...HEAD", "--"], root)
+    if committed.returncode != 0:
+        reason = _reason(committed, "git diff failed")
+        raise _fail(f"--changed-since {ref}: cannot compare with HEAD ({reason})", FETCH_HINT)
+    changes = _raw_changes(committed.stdout, "committed")
+    uncommitted, uninspectable = _uncommitted(root)
+    changes += uncommitted
     untracked = run_git(["ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/"], root)
-    if untracked.returncode == 0:
-        paths.update(_split_z(untracked.stdout))
-
-    result: list[str] = []
-    for path in paths:
-        if prefix and not path.startswith(prefix):
-            continue
-        result.append(path[len(prefix) :])
-    return sorted(result)
-
-
-def _normalise(path: str) -> str:
-    path = path.replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path
-
-
-def _source_paths(items: Iterable[object]) -> set[str]:
-    paths: set[str] = set()
-    for item in items:
-        source = getattr(item, "source", None)
-        if source is not None and getattr(source, "path", None):
-            paths.add(_normalise(source.path))
-    return paths
-
-
-def _reasons_for(suite: Suite) -> dict[str, str]:
-    """Every file the suite reads, with what it is to the suite (the first reason wins)."""
-    reasons: dict[str, str] = {_normalise(suite.path): "suite file"}
-    prompt = suite.agent.system_prompt
-    if prompt is not None and prompt.source.path:
-        reasons.setdefault(_normalise(prompt.source.path), "prompt")
-    for path in sorted(_source_paths(suite.agent.tools)):
-        reasons.setdefault(path, "tool definitions")
-    for path in sorted(_source_paths(suite.cases)):  # data files of cases
-        reasons.setdefault(path, "cases")
-    mock_sets = [suite.mocks, *(case.mocks for case in suite.cases)]
-    mock_paths = _source_paths(mock_sets)
-    for mocks in mock_sets:
-        mock_paths |= _source_paths(rule for rules in mocks.tools.values() for rule in rules)
-        if mocks.unmocked is not None:
-            mock_paths |= _source_paths([mocks.unmocked])
-    for path in sorted(mock_paths):
-        reasons.setdefault(path, "mocks")
-    dependencies = {_normalise(path) for path in suite.dependencies}
-    for command in suite.commands:  # a file the command names (its script): that program's code
-        for item in command.argv:
-            if _normalise(item) in dependencies:
-                reasons.setdefault(_normalise(item), command.purpose)
-    for path in suite.dependencies:
-        reasons.setdefault(_normalise(path), "dependency")
-    return reasons
-
-
-def _watched(suite: Suite, changed: set[str]) -> dict[str, str]:
-    """The ``changed`` files a ``watch`` glob of one of the suite's commands matches: the code of its
-    agent program or MCP server ("agent program (watch)")."""
-    hits: dict[str, str] = {}
-    watching = [(command.watch, command.purpose) for command in suite.commands]
-    watching += [(s.watch, "MCP server") for s in suite.agent.tool_servers if not s.command]  # at a URL
-    for watch, purpose in watching:
-        for path in sorted(changed):
-            if path not in hits and matches_any(watch, path):
-                hits[path] = f"{purpose} (watch)"
-    return hits
-
-
-def affected_suites(suites: Sequence[Suite], changed: Sequence[str]) -> dict[str, dict[str, str]]:
-    """Suite path -> {changed file: reason} for every suite that reads one of the ``changed`` files
-    (its own file, its prompt file, its tool files, its mock files or another dependency) or whose
-    commands ``watch`` one. Suites not affected are absent. Pure."""
-    changed_set = {_normalise(path) for path in changed}
-    affected: dict[str, dict[str, str]] = {}
-    for suite in suites:
-        hits: dict[str, str] = _watched(suite, changed_set)
-        hits.update((path, reason) for path, reason in _reasons_for(suite).items() if path in changed_set)
-        if hits:
-            affected[suite.path] = dict(sorted(hits.items()))
-    return affected
+    if untracked.returncode != 0:
+        raise _fail(
+            f"--changed-since: cannot list the untracked files ({_reason(untracked, 'git')})", FETCH_HINT
+        )
+    for name in untracked.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if name:  # a nested repository is listed as its directory ("nested/")
+            kind: EntryKind = "directory" if name.endswith("/") else "file"
+            changes.append(Change(name.rstrip("/"), "absent", kind, "untracked"))
+    kept = []
+    for change in changes:
+        path = _below_root(change.path, prefix)
+        if path:
+            kept.append(Change(path, change.before, change.after, change.where))
+    modules = tuple((p, why) for m, why in uninspectable if (p := _below_root(m, prefix)))
+    return ChangeSet(tuple(sorted(kept, key=lambda c: (c.path, c.where))), modules)

@@ -10,6 +10,10 @@ requests on the cases the budget did not run on the head side. A suite that is n
 the PR (its file is absent at the merge base) has no base side; a base suite that does not load is
 reported and left without a base side too. The base's agent programs run from the base tree, with
 the dependency directories installed in the working tree (``node_modules``, ``.venv``) linked into it.
+The base tree holds the submodules at the merge base's commits; a suite that reads (or watches) files
+inside a submodule whose commit there is not in this clone is refused (exit 2, naming the submodule
+and how to fetch it) before any request: its base side cannot be read, and the PR's change to it
+would go unjudged.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.git.base_tree import changed_lines, materialize, merge_base
+from gate.errors import InputError, Problem
+from gate.git.base_tree import BaseTree, changed_lines, materialize, merge_base
 from gate.results.outcomes import RunResults
 from gate.results.settings import BaseSideRecord, RunSettings
 from gate.run.cache import ResponseCache
@@ -50,7 +55,10 @@ def load_base_side(
     from gate.files.suite_loader import load_suites
 
     commit = merge_base(ref, root)
-    directory = materialize(commit, root)
+    tree = materialize(commit, root)
+    directory = tree.directory
+    if tree.missing_submodules:
+        _refuse_missing_submodules(tree, root, head)
     base_root = Path(directory.name)
     if any(suite.commands for suite in head):  # the base's programs find the job's installs too
         from gate.git.installed import link_installed
@@ -80,6 +88,32 @@ def load_base_side(
         changed_lines=changed_lines(commit, root, files),
         directory=directory,
     )
+
+
+def _refuse_missing_submodules(tree: BaseTree, root: Path, head: Sequence[Suite]) -> None:
+    """Refuse (``InputError``, the base tree cleaned up) when a suite reads inside a submodule whose
+    merge-base commit is not in this clone."""
+    from gate.git.detection import submodules_read_by
+
+    missing = tree.missing_submodules
+    reading = submodules_read_by(root, head, missing)
+    problems = [
+        Problem(
+            suite.path,
+            0,
+            0,
+            f"--baseline auto: the base side of {suite.name} needs the submodule {module} at "
+            f"{missing[module][:12]} (its commit at the merge base), which is not in this clone "
+            f"({way} inside it)",
+            hint="fetch the submodules' history: actions/checkout with `submodules: recursive` and "
+            f"`fetch-depth: 0`, or `git -C {module} fetch origin {missing[module]}`",
+        )
+        for suite in head
+        for module, way in reading.get(suite.path, {}).items()
+    ]
+    if problems:
+        tree.directory.cleanup()
+        raise InputError(problems)
 
 
 def _left(budget: float | None, spent: float) -> float | None:

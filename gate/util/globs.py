@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["glob_problem", "matches", "matches_any"]
+__all__ = ["glob_problem", "matches", "matches_any", "may_match_below"]
 
 
 def glob_problem(pattern: str) -> str | None:
@@ -79,3 +79,22 @@ def matches(pattern: str, path: str) -> bool:
 
 def matches_any(patterns: Iterable[str], path: str) -> bool:
     return any(matches(pattern, path) for pattern in patterns)
+
+
+def may_match_below(pattern: str, directory: str) -> bool:
+    """Whether ``pattern`` can match some path below ``directory`` (``directory/...``): a change to
+    what stands at ``directory`` (a submodule, a symlink to a directory) can change files the
+    pattern names."""
+    text = pattern.removeprefix("./")
+    segments = [s for s in text.rstrip("/").split("/") if s not in ("", ".")]
+    if text.endswith("/"):
+        segments.append("**")
+    parts = [p for p in directory.removeprefix("./").split("/") if p not in ("", ".")]
+    for index, part in enumerate(parts):
+        if index >= len(segments):
+            return False
+        if segments[index] == "**":
+            return True
+        if re.fullmatch(_segment(segments[index]), part, re.DOTALL) is None:
+            return False
+    return len(segments) > len(parts)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gate.files.suite_loader import load_suites
-from gate.git.changes import affected_suites
+from gate.git.affected import Change, ChangeSet, affected_suites
 from tests.builders import WEATHER_FUNCTION
 
 SUITE = """\
@@ -167,7 +167,6 @@ def test_validating_a_data_file_checks_the_suites_that_use_it(tmp_path):
 def test_a_changed_data_file_affects_the_suites_that_read_it(tmp_path):
     root = repository(tmp_path)
     suites = load_suites([root], root=root).suites
-    assert affected_suites(suites, ["data/simple.csv"]) == {
-        "weather.suite.yaml": {"data/simple.csv": "cases"}
-    }
-    assert affected_suites(suites, ["data/other.csv"]) == {}
+    simple = ChangeSet((Change("data/simple.csv", "file", "file"),))
+    assert affected_suites(suites, simple) == {"weather.suite.yaml": {"data/simple.csv": "cases"}}
+    assert affected_suites(suites, ChangeSet((Change("data/other.csv", "file", "file"),))) == {}

@@ -51,7 +51,7 @@ def test_symlinks_are_written_as_symlinks_and_never_followed(repo: Path, tmp_pat
     os.symlink("readme.md", repo / "docs" / "inside")  # relative, inside the tree
     commit = commit_all(repo)
 
-    base = materialize(commit, repo)
+    base = materialize(commit, repo).directory
     try:
         top = Path(base.name)
         assert os.readlink(top / "docs" / "hostname") == "/etc/hostname"
@@ -70,7 +70,7 @@ def test_gitattributes_change_nothing_that_is_compared(repo: Path) -> None:
     (repo / ".gitattributes").write_text("evals/** export-ignore\nprompt.md export-subst\n")
     commit = commit_all(repo)
 
-    base = materialize(commit, repo)
+    base = materialize(commit, repo).directory
     try:
         top = Path(base.name)
         assert (top / "evals" / "weather.suite.yaml").read_text() == "version: 1\n"
@@ -87,7 +87,7 @@ def test_large_files_are_streamed_whole_and_modes_kept(repo: Path) -> None:
     (repo / "empty").write_bytes(b"")
     commit = commit_all(repo)
 
-    base = materialize(commit, repo)
+    base = materialize(commit, repo).directory
     try:
         top = Path(base.name)
         assert (top / "big.bin").read_bytes() == content
@@ -103,7 +103,7 @@ def test_a_root_below_the_top_level_gets_only_its_own_subtree(repo: Path) -> Non
     (repo / "other.md").write_text("elsewhere\n")
     commit = commit_all(repo)
 
-    base = materialize(commit, repo / "agents")
+    base = materialize(commit, repo / "agents").directory
     try:
         top = Path(base.name)
         assert sorted(p.relative_to(top).as_posix() for p in top.rglob("*")) == [
@@ -130,7 +130,7 @@ def test_a_crafted_tree_never_makes_the_gate_write_outside_its_directory(repo: P
     )
     commit = git(repo, "commit-tree", tree, "-m", "crafted")
 
-    base = materialize(commit, repo)
+    base = materialize(commit, repo).directory
     try:
         top = Path(base.name)
         assert os.readlink(top / "docs") == str(outside)
@@ -140,6 +140,90 @@ def test_a_crafted_tree_never_makes_the_gate_write_outside_its_directory(repo: P
         base.cleanup()
     assert list(outside.iterdir()) == []
     assert not (tmp_path / "pwned").exists()
+
+
+def test_an_absolute_symlink_into_the_working_tree_leads_to_the_base_trees_file(repo: Path) -> None:
+    (repo / "tools").mkdir()
+    (repo / "tools" / "v1.json").write_text("base\n")
+    os.symlink(repo / "tools" / "v1.json", repo / "current.json")
+    commit = commit_all(repo)
+    (repo / "tools" / "v1.json").write_text("head\n")
+
+    base = materialize(commit, repo).directory
+    try:
+        top = Path(base.name)
+        assert os.readlink(top / "current.json") == str(top / "tools" / "v1.json")
+        assert (top / "current.json").read_text() == "base\n"
+    finally:
+        base.cleanup()
+
+
+def submodule(root: Path, upstream: Path, path: str) -> None:
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), path)
+
+
+def new_repository(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    for name, text in files.items():
+        (path / name).write_text(text)
+    commit_all(path)
+    return path
+
+
+def test_submodules_hold_their_files_at_the_commit_the_base_records(repo: Path, tmp_path: Path) -> None:
+    inner = new_repository(tmp_path / "inner", {"deep.json": "deep v1\n"})
+    tools = new_repository(tmp_path / "tools", {"forecast.json": "v1\n"})
+    submodule(tools, inner, "inner")
+    commit_all(tools)
+    submodule(repo, tools, "vendor/tools")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init", "--recursive")
+    base_commit = commit_all(repo)
+    checkout = repo / "vendor" / "tools"
+    (checkout / "forecast.json").write_text("v2\n")  # the head moves the submodule on
+    (checkout / "inner" / "deep.json").write_text("deep v2\n")
+    git(checkout / "inner", "commit", "-q", "-am", "v2")
+    commit_all(checkout)
+    commit_all(repo)
+
+    tree = materialize(base_commit, repo)
+    try:
+        top = Path(tree.directory.name)
+        assert (top / "vendor" / "tools" / "forecast.json").read_text() == "v1\n"
+        assert (top / "vendor" / "tools" / "inner" / "deep.json").read_text() == "deep v1\n"
+        assert not (top / "vendor" / "tools" / ".git").exists()
+        assert tree.missing_submodules == {}
+    finally:
+        tree.directory.cleanup()
+
+
+def test_a_submodule_not_checked_out_stays_empty_and_one_lacking_its_commit_is_listed(
+    repo: Path, tmp_path: Path
+) -> None:
+    tools = new_repository(tmp_path / "tools", {"forecast.json": "v1\n"})
+    submodule(repo, tools, "vendor/tools")
+    submodule(repo, tools, "vendor/unused")
+    base_commit = commit_all(repo)
+    recorded = git(repo, "rev-parse", "HEAD:vendor/tools")
+    git(repo, "submodule", "deinit", "-q", "vendor/unused")
+    checkout = repo / "vendor" / "tools"
+    git(checkout, "checkout", "-q", "--orphan", "rewritten")
+    (checkout / "forecast.json").write_text("v2\n")  # another commit than the one recorded
+    commit_all(checkout)
+    for ref in git(checkout, "for-each-ref", "--format=%(refname)").split():
+        if ref != "refs/heads/rewritten":
+            git(checkout, "update-ref", "-d", ref)
+    git(checkout, "reflog", "expire", "--expire=now", "--all")
+    git(checkout, "gc", "-q", "--prune=now")
+
+    tree = materialize(base_commit, repo)
+    try:
+        top = Path(tree.directory.name)
+        assert tree.missing_submodules == {"vendor/tools": recorded}
+        assert list((top / "vendor" / "unused").iterdir()) == []
+        assert list((top / "vendor" / "tools").iterdir()) == []
+    finally:
+        tree.directory.cleanup()
 
 
 def test_no_dependence_on_tarfile(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,7 +239,7 @@ def test_no_dependence_on_tarfile(repo: Path, monkeypatch: pytest.MonkeyPatch) -
     (repo / "a.md").write_text("a\n")
     commit = commit_all(repo)
 
-    base = materialize(commit, repo)
+    base = materialize(commit, repo).directory
     try:
         assert (Path(base.name) / "a.md").read_text() == "a\n"
     finally:
@@ -172,7 +256,7 @@ from gate.git.base_tree import materialize
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the file size limit fails (EFBIG)
 resource.setrlimit(getattr(resource, sys.argv[1]), (int(sys.argv[2]), int(sys.argv[2])))
 try:
-    base = materialize(sys.argv[3], Path("."))
+    base = materialize(sys.argv[3], Path(".")).directory
 except GateError as exc:
     print("error:", exc)
 else:

@@ -1,37 +1,26 @@
-"""Change detection: which files a PR changed (real git on a scratch repository) and which suites
-they affect."""
+"""What a PR changed, as git lists it (real git on scratch repositories): committed, uncommitted and
+untracked entries, with what each was and is (a file, a symlink, a submodule)."""
 
 from __future__ import annotations
 
-import dataclasses
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from gate.errors import InputError
-from gate.git.changes import affected_suites, changed_files
-from gate.suite.model import (
-    Agent,
-    Case,
-    Command,
-    Defaults,
-    Expectation,
-    Message,
-    MockRule,
-    Mocks,
-    ModelParams,
-    Prompt,
-    Scoring,
-    Source,
-    Suite,
-    ToolDef,
-)
+from gate.git.affected import Change
+from gate.git.changes import changed_files
 
 
 def git(root: Path, *args: str) -> str:
     out = subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True)
     return out.stdout.strip()
+
+
+def paths(ref: str, root: Path) -> list[str]:
+    return sorted({change.path for change in changed_files(ref, root).changes})
 
 
 @pytest.fixture()
@@ -62,7 +51,7 @@ def test_changes_since_merge_base_plus_uncommitted_and_untracked(repo: Path) -> 
     (repo / "tools/weather.json").write_text("[]\n")  # unstaged change
     (repo / "evals/new suite.yaml").write_text("version: 1\n")  # untracked, with a space
 
-    assert changed_files("main", repo) == ["evals/new suite.yaml", "prompts/weather.md", "tools/weather.json"]
+    assert paths("main", repo) == ["evals/new suite.yaml", "prompts/weather.md", "tools/weather.json"]
 
 
 def test_paths_are_relative_to_a_root_below_the_top_level(repo: Path) -> None:
@@ -70,11 +59,11 @@ def test_paths_are_relative_to_a_root_below_the_top_level(repo: Path) -> None:
     (repo / "evals/weather.yaml").write_text("changed\n")
     (repo / "README.md").write_text("changed\n")
     git(repo, "commit", "-q", "-am", "two changes")
-    assert changed_files("main", repo / "evals") == ["weather.yaml"]
+    assert paths("main", repo / "evals") == ["weather.yaml"]
 
 
 def test_no_changes_gives_an_empty_list(repo: Path) -> None:
-    assert changed_files("HEAD", repo) == []
+    assert changed_files("HEAD", repo).changes == ()
 
 
 def test_unknown_ref_is_an_input_error_with_a_fetch_hint(repo: Path) -> None:
@@ -104,124 +93,96 @@ def test_option_like_ref_is_rejected(repo: Path) -> None:
         changed_files("--output=/tmp/x", repo)
 
 
-def make_suite(
-    path: str,
-    *,
-    prompt: str | None = None,
-    tools: tuple[str, ...] = (),
-    mocks: str | None = None,
-    case_mocks: str | None = None,
-    extra: tuple[str, ...] = (),
-) -> Suite:
-    defaults = Defaults()
-    tool_defs = tuple(
-        ToolDef(name=f"t{i}", description="d", parameters={"type": "object"}, source=Source(file, 2))
-        for i, file in enumerate(tools or (path,))
-    )
-    case = Case(
-        id="c1",
-        conversation=(Message("user", "hi"),),
-        vars={},
-        tags=(),
-        expect=Expectation(),
-        trials=1,
-        reducer="all",
-        at_least=1,
-        mean_pass_score=0.5,
-        max_tool_calls=16,
-        max_turns=8,
-        scoring=Scoring(),
-        mocks=Mocks(
-            tools={"t0": (MockRule(when=None, returns=1, source=Source(case_mocks)),)} if case_mocks else {},
-        ),
-        source=Source(path, 10),
-    )
-    deps = tuple(x for x in (prompt, *tools, mocks, case_mocks, *extra) if x)
-    return Suite(
-        name=path.rsplit("/", 1)[-1],
-        path=path,
-        description="",
-        tags=(),
-        agent=Agent(
-            provider="openai",
-            model="m",
-            params=ModelParams(),
-            system_prompt=Prompt("p", Source(prompt or path, 1 if prompt else 5), from_file=bool(prompt)),
-            tools=tool_defs,
-        ),
-        judge=None,
-        mocks=Mocks(source=Source(mocks or path)),
-        defaults=defaults,
-        threshold=0.9,
-        cases=(case,),
-        dependencies=deps,
-    )
+def kinds(ref: str, root: Path) -> dict[str, tuple[str, str, str]]:
+    return {c.path: (c.before, c.after, c.where) for c in changed_files(ref, root).changes}
 
 
-def test_affected_suites_name_the_reason_per_file() -> None:
-    weather = make_suite(
-        "evals/weather.yaml",
-        prompt="prompts/weather.md",
-        tools=("tools/weather.json",),
-        mocks="mocks/weather.yaml",
-    )
-    travel = make_suite(
-        "evals/travel.yaml",
-        tools=("tools/weather.json", "tools/flights.json"),
-        case_mocks="mocks/flights.yaml",
-        extra=("data/airports.csv",),
-    )
-    inline = make_suite("evals/inline.yaml")
-    changed = [
-        "tools/weather.json",
-        "./prompts/weather.md",
-        "mocks/flights.yaml",
-        "data/airports.csv",
-        "README.md",
-        "evals/inline.yaml",
-    ]
-
-    assert affected_suites([weather, travel, inline], changed) == {
-        "evals/weather.yaml": {"prompts/weather.md": "prompt", "tools/weather.json": "tool definitions"},
-        "evals/travel.yaml": {
-            "data/airports.csv": "dependency",
-            "mocks/flights.yaml": "mocks",
-            "tools/weather.json": "tool definitions",
-        },
-        "evals/inline.yaml": {"evals/inline.yaml": "suite file"},
+def test_each_change_says_what_stood_there_before_and_after(repo: Path) -> None:
+    os.symlink("weather.json", repo / "tools" / "current.json")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a link")
+    git(repo, "checkout", "-q", "-b", "feature")
+    os.unlink(repo / "tools" / "current.json")  # the link becomes a file
+    (repo / "tools" / "current.json").write_text("{}\n")
+    (repo / "prompts" / "weather.md").unlink()  # a file becomes a link
+    os.symlink("../README.md", repo / "prompts" / "weather.md")
+    os.chmod(repo / "README.md", 0o755)  # a mode change
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "types")
+    git(repo, "mv", "evals/weather.yaml", "evals/renamed.yaml")  # uncommitted rename: both paths
+    assert kinds("main", repo) == {
+        "README.md": ("file", "file", "committed"),
+        "evals/renamed.yaml": ("absent", "file", "uncommitted"),
+        "evals/weather.yaml": ("file", "absent", "uncommitted"),
+        "prompts/weather.md": ("file", "symlink", "committed"),
+        "tools/current.json": ("symlink", "file", "committed"),
     }
 
 
-def test_suite_mock_file_and_unrelated_changes() -> None:
-    weather = make_suite("evals/weather.yaml", mocks="mocks/weather.yaml")
-    assert affected_suites([weather], ["mocks/weather.yaml"]) == {
-        "evals/weather.yaml": {"mocks/weather.yaml": "mocks"}
-    }
-    assert affected_suites([weather], ["docs/index.md", "evals/other.yaml"]) == {}
-    assert affected_suites([weather], []) == {}
+def submodule_repo(tmp_path: Path, repo: Path) -> Path:
+    """``repo`` with a submodule at vendor/tools (on main), on a new branch "feature"."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    (upstream / "forecast.json").write_text("[]\n")
+    git(upstream, "add", "-A")
+    git(upstream, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "v1")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "vendor/tools")
+    git(repo, "commit", "-q", "-m", "submodule")
+    git(repo, "checkout", "-q", "-b", "feature")
+    return repo / "vendor" / "tools"
 
 
-def test_a_command_watch_glob_affects_its_suite_and_names_the_command() -> None:
-    program = Command(
-        ("node", "agent/main.mjs"), "agent program", watch=("agent/**/*.mjs", "agent/package.json")
+def test_a_submodule_moved_in_a_commit_or_in_the_working_tree(repo: Path, tmp_path: Path) -> None:
+    checkout = submodule_repo(tmp_path, repo)
+    (checkout / "forecast.json").write_text('["v2"]\n')
+    git(checkout, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-am", "v2")
+    assert kinds("main", repo) == {"vendor/tools": ("submodule", "submodule", "uncommitted")}
+    git(repo, "add", "vendor/tools")
+    git(repo, "commit", "-q", "-m", "bump")
+    assert kinds("main", repo) == {"vendor/tools": ("submodule", "submodule", "committed")}
+    (checkout / "forecast.json").write_text("edited in place\n")  # a dirty checkout
+    assert changed_files("main", repo).changes[-1] == Change(
+        "vendor/tools", "submodule", "submodule", "uncommitted"
     )
-    server = Command(("python", "-m", "tools_server"), "MCP server", watch=("tools_server/",))
-    suite = dataclasses.replace(make_suite("evals/agent.yaml"), commands=(program, server))
-    other = make_suite("evals/other.yaml")
-    changed = ["agent/lib/route.mjs", "agent/package.json", "tools_server/x.py", "agent/README.md"]
 
-    assert affected_suites([suite, other], changed) == {
-        "evals/agent.yaml": {
-            "agent/lib/route.mjs": "agent program (watch)",
-            "agent/package.json": "agent program (watch)",
-            "tools_server/x.py": "MCP server (watch)",
-        }
+
+def test_gitmodules_cannot_hide_a_submodule_from_the_comparison(repo: Path, tmp_path: Path) -> None:
+    checkout = submodule_repo(tmp_path, repo)
+    git(repo, "config", "-f", ".gitmodules", "submodule.vendor/tools.ignore", "all")
+    git(repo, "config", "diff.ignoreSubmodules", "all")
+    (checkout / "forecast.json").write_text('["v2"]\n')
+    git(checkout, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-am", "v2")
+    git(repo, "add", ".gitmodules", "vendor/tools")
+    git(repo, "commit", "-q", "-m", "bump, hidden")
+    assert git(repo, "diff", "--name-only", "main...HEAD") == ".gitmodules"
+    assert kinds("main", repo) == {
+        ".gitmodules": ("file", "file", "committed"),
+        "vendor/tools": ("submodule", "submodule", "committed"),
     }
 
 
-def test_a_file_the_suite_reads_keeps_its_own_reason_over_a_watch() -> None:
-    program = Command(("python", "agent.py"), "agent program", watch=("**",))
-    suite = dataclasses.replace(make_suite("evals/agent.yaml", prompt="prompts/p.md"), commands=(program,))
-    assert affected_suites([suite], ["prompts/p.md", "agent.py"]) == {
-        "evals/agent.yaml": {"agent.py": "agent program (watch)", "prompts/p.md": "prompt"}
-    }
+def test_a_submodule_whose_checkout_git_cannot_inspect_is_said(repo: Path, tmp_path: Path) -> None:
+    checkout = submodule_repo(tmp_path, repo)
+    (checkout / ".git").write_text("gitdir: ../../.git/modules/nowhere\n")
+    found = changed_files("main", repo)
+    assert [m for m, _ in found.uninspectable] == ["vendor/tools"]
+    assert "not a git repository" in found.uninspectable[0][1]
+
+
+def test_a_gitattributes_above_the_root_is_kept(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / ".gitattributes").write_text("*.yaml ident\n")
+    (repo / "evals" / ".gitattributes").write_text("*.yaml eol=crlf\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "attributes")
+    assert paths("main", repo / "evals") == ["../.gitattributes", ".gitattributes"]
+
+
+def test_diff_relative_in_the_configuration_changes_nothing(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "evals" / "weather.yaml").write_text("changed\n")
+    git(repo, "commit", "-q", "-am", "change")
+    git(repo, "config", "diff.relative", "true")
+    (repo / "evals" / "weather.yaml").write_text("changed again\n")
+    assert paths("main", repo / "evals") == ["weather.yaml"]
