@@ -17,7 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gate.assembly.context import BuildContext
+from gate.assembly.program_agent import check_argv
 from gate.suite.model import Command, ToolServer
+from gate.util.escape import show
 from gate.util.globs import glob_problem
 from gate.util.json_types import PathKey
 
@@ -40,23 +42,40 @@ def is_loopback_url(url: str) -> bool:
         return False
 
 
+def _port_problem(url: str) -> str | None:
+    """Why the port of a loopback ``url`` can never be reached (None: it can)."""
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        return "its port is not a number from 1 to 65535"
+    return "its port is not a number from 1 to 65535" if port == 0 else None
+
+
 def read_server(context: BuildContext, raw: dict[str, Any], at: PathKey) -> ToolServer:
     """The server of one ``mcp`` entry (schema-valid), each problem at its line."""
     url = raw.get("url", "")
-    if url and not context.damaged((*at, "url")) and not is_loopback_url(url):
-        context.err(
-            (*at, "url"),
-            f"the MCP server URL {url!r} is not on loopback: a suite never chooses where the gate sends "
-            "requests",
-            LOOPBACK_HINT,
-        )
+    if url and not context.damaged((*at, "url")):
+        if not is_loopback_url(url):
+            context.err(
+                (*at, "url"),
+                f"the MCP server URL {show(url, 80)} is not on loopback: a suite never chooses where the "
+                "gate sends requests",
+                LOOPBACK_HINT,
+            )
+        elif (port := _port_problem(url)) is not None:
+            context.err(
+                (*at, "url"), f"the MCP server URL {show(url, 80)}: {port}", "http://127.0.0.1:8000/mcp"
+            )
+    command = tuple(raw.get("command", ()))
+    if command and not context.damaged((*at, "command")):
+        check_argv(context, command, (*at, "command"))
     watch = tuple(raw.get("watch", ()))
     for index, glob in enumerate(watch):
         problem = glob_problem(glob)
         if problem is not None:
             context.err((*at, "watch", index), f"watch glob {glob!r}: {problem}", "src/server/**/*.py")
     return ToolServer(
-        command=tuple(raw.get("command", ())),
+        command=command,
         url=url,
         watch=watch,
         calls=raw.get("calls", ToolServer.calls),

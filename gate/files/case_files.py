@@ -19,6 +19,7 @@ problem needs one. Pure: the text of a data file is read by :mod:`gate.files.fil
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
@@ -32,6 +33,8 @@ from gate import limits
 from gate.assembly.checks.schema_messages import render_path, type_word
 from gate.errors import Problem
 from gate.files.yaml_source import YamlDocument, YamlError, parse
+from gate.util import strict_json
+from gate.util.escape import show
 from gate.util.json_types import JsonObject, PathKey
 
 CaseFileKind = Literal["jsonl", "csv"]
@@ -40,6 +43,9 @@ CASE_FILE_KINDS: dict[str, CaseFileKind] = {".jsonl": "jsonl", ".ndjson": "jsonl
 CSV_COLUMNS = ("id", "input", "tool", "args", "tags")
 _CSV_NEEDED = ("id", "input")
 _JSONL_HINT = "write each case on one line as a JSON object"
+# A line ends at CR LF, LF or a lone CR (as YAML and the csv module read them): a file saved with
+# old Mac line endings has the same lines everywhere the gate counts them.
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def case_file_kind(name: str) -> CaseFileKind | None:
@@ -95,18 +101,22 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
     return value
 
 
-def _refuse_constant(constant: str) -> Any:
-    raise ValueError(f"{constant} is not a JSON value")
+def _json_value(text: str) -> Any:
+    """A JSON value read strictly: every key once per object, only numbers a suite may hold."""
+    return strict_json.loads(text, object_pairs_hook=_unique_keys)
 
 
 def _json_case(text: str, path: str, line: int) -> tuple[JsonObject | None, Problem | None]:
     """The case a JSON line holds, or the problem that keeps it from being one."""
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+        value = _json_value(text)
     except _DuplicateKey as exc:
         return None, Problem(path, line, 1, f"duplicate key {exc.key!r}", "write each key once per case")
     except json.JSONDecodeError as exc:
         return None, Problem(path, line, exc.colno, f"invalid JSON: {exc.msg}", _JSONL_HINT)
+    except strict_json.RefusedNumber as exc:
+        column = strict_json.refused_at(text)[1] or 1
+        return None, Problem(path, line, column, f"invalid number: {exc}", "write a finite number")
     except ValueError as exc:
         return None, Problem(path, line, 1, f"invalid JSON: {exc}", _JSONL_HINT)
     except RecursionError:
@@ -115,6 +125,14 @@ def _json_case(text: str, path: str, line: int) -> tuple[JsonObject | None, Prob
         return None, Problem(path, line, 1, f"the case is nested deeper than {limits.MAX_NESTING} levels")
     if not isinstance(value, dict):
         return None, Problem(path, line, 1, f"a case is a JSON object, got {type_word(value)}", _JSONL_HINT)
+    if is_case_file_ref(value):
+        return None, Problem(
+            path,
+            line,
+            1,
+            "a data file holds cases, not references to other data files",
+            f"list {show(value['file'], 80)} in the suite's own cases: [{{file: ...}}]",
+        )
     return value, None
 
 
@@ -128,8 +146,7 @@ class JsonLinesCases:
         self._lines: list[int] = []
         self._texts: list[str] = []
         self._documents: dict[int, YamlDocument | None] = {}
-        for number, raw in enumerate(text.split("\n"), 1):
-            line = raw.removesuffix("\r")
+        for number, line in enumerate(_LINE_END.split(text), 1):
             if not line.strip():
                 continue
             case, problem = _json_case(line, path, number)
@@ -181,7 +198,7 @@ class CsvCases:
         self.problems: list[Problem] = []
         self._text = text
         self._where: list[_CsvRow] = []
-        self._line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self._line_starts = [0] + [match.end() for match in _LINE_END.finditer(text)]
         self.columns: tuple[str, ...] = ()
         self._read(text)
 
@@ -253,9 +270,9 @@ class CsvCases:
             )
         elif "tool" in self.columns:
             case["expect"] = {"no_calls": True}
-        tags = values.get("tags", "").strip()
+        tags = [tag for tag in re.split(r"[,\s]+", values.get("tags", "")) if tag]
         if tags:
-            case["tags"] = re.split(r"[,\s]+", tags)
+            case["tags"] = tags
         return case, None
 
     def _arguments(self, text: str, line: int) -> tuple[Any, Problem | None]:
@@ -264,9 +281,13 @@ class CsvCases:
             'write the arguments as a JSON object, e.g. {"city": "Paris"} (in CSV: "{""city"": ""Paris""}")'
         )
         try:
-            value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+            value = _json_value(text)
+        except strict_json.RefusedNumber as exc:
+            return None, Problem(self.path, *where, f"args: invalid number: {exc}", "write a finite number")
         except (ValueError, RecursionError) as exc:
             return None, Problem(self.path, *where, f"args: not JSON ({exc})", hint)
+        if limits.nested_deeper_than(value):
+            return None, Problem(self.path, *where, f"args: nested deeper than {limits.MAX_NESTING} levels")
         if not isinstance(value, dict):
             return None, Problem(self.path, *where, f"args: a JSON object, got {type_word(value)}", hint)
         return value, None
@@ -283,7 +304,7 @@ class CsvCases:
             elif char == "," and not quoted:
                 commas += 1
             index += 1
-        row_line = text.count("\n", 0, index) + 1
+        row_line = bisect.bisect_right(self._line_starts, index)
         return row_line, index - self._line_starts[row_line - 1] + 1
 
     def _column_of(self, path: PathKey) -> str | None:

@@ -6,8 +6,6 @@ within the bounds every results file gets (memory, numbers), and a schema-valid 
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +26,7 @@ from gate.results.outcomes import (
 )
 from gate.results.run_record import RecordedCall, RunRecord, Usage, stop_reason
 from gate.results.settings import RunSettings
+from gate.util import strict_json
 from gate.util.json_types import JsonObject
 
 
@@ -62,11 +61,11 @@ def results_document(text: str, name: str) -> Any:
     """The JSON document of a results file's ``text``: ``InputError`` when it is not JSON, or holds a
     number it may not (NaN, an infinity, an integer of too many digits)."""
     try:
-        return json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
+        return strict_json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError([Problem(name, exc.lineno, exc.colno, f"not valid JSON: {exc.msg}")]) from None
-    except _Refused as exc:
-        line, column = _where_refused(text)
+    except strict_json.RefusedNumber as exc:
+        line, column = strict_json.refused_at(text)
         raise InputError([Problem(name, line, column, f"not a results file: {exc}")]) from None
     except RecursionError:
         raise InputError([Problem(name, 0, 0, "not a results file: JSON nested too deeply")]) from None
@@ -84,55 +83,6 @@ _VALUE_BYTES = 16
 def _decoded_size(raw: bytes) -> int:
     containers = raw.count(b"{") + raw.count(b"[")
     return _CONTAINER_BYTES * containers + _VALUE_BYTES * raw.count(b",")
-
-
-# Digits an integer of a results file may have: as many as Python reads by default (4,300), so every
-# value the gate wrote (a model's arguments included) reads back; the schema bounds every count far
-# lower, where the number has a purpose.
-MAX_INTEGER_DIGITS = 4300
-
-
-class _Refused(ValueError):
-    """A number the results file may not hold: NaN, an infinity, an integer of too many digits."""
-
-
-def _constant(token: str) -> float:
-    raise _Refused(f"{token} is not a number (JSON has no NaN or Infinity)")
-
-
-def _float(token: str) -> float:
-    value = float(token)
-    if not math.isfinite(value):
-        raise _Refused(f"{token[:40]} is too large for a number")
-    return value
-
-
-def _int(token: str) -> int:
-    digits = len(token) - token.startswith("-")
-    if digits > MAX_INTEGER_DIGITS:
-        raise _Refused(f"an integer of {digits:,} digits (at most {MAX_INTEGER_DIGITS:,})")
-    return int(token)
-
-
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|(NaN|-?Infinity)|(-?[0-9]+)((?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)')
-
-
-def _where_refused(text: str) -> tuple[int, int]:
-    """Line and column of the first number :func:`json.loads` refused (strings skipped whole)."""
-    for match in _TOKEN.finditer(text):
-        constant, whole, fraction = match.groups()
-        refused = constant is not None or (
-            whole is not None
-            and (
-                len(whole) - whole.startswith("-") > MAX_INTEGER_DIGITS
-                if not fraction
-                else not math.isfinite(float(whole + fraction))
-            )
-        )
-        if refused:
-            line = text.count("\n", 0, match.start()) + 1
-            return line, match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
-    return 0, 0
 
 
 def results_from_dict(data: JsonObject) -> RunResults:

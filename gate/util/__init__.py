@@ -12,6 +12,7 @@ __all__ = [
     "schema_check",
     "source_text",
     "stats",
+    "strict_json",
     "text_normalization",
     "wording",
 ]

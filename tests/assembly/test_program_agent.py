@@ -3,9 +3,15 @@ mistake at its ``file:line:column`` (nothing runs)."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gate.files.suite_loader import load_suites
 
@@ -132,3 +138,102 @@ def test_validate_never_starts_the_program(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert not marker.exists()
+
+
+# -- command shapes: what validates can be started ------------------------------------------------
+
+_ODD = [" ", "\n", "\t", "\x00", "/", "\\", "\ud800", "\u2028", "\x7f", "\x85", ".", "a"]
+_PROGRAMS = st.builds(
+    lambda base, before, after: before + base + after,
+    st.sampled_from(
+        ["agent/run.sh", "./agent/run.sh", "true", "agent", ".", "..", "agent/..", "agent/run.sh/"]
+    ),
+    st.text(st.sampled_from(_ODD), max_size=2),
+    st.text(st.sampled_from(_ODD), max_size=2),
+)
+_ARGUMENTS = st.lists(
+    st.text(st.sampled_from(["a", "-", " ", "\n", "\x00", "\ud800", "é"]), max_size=4), max_size=3
+)
+
+
+def _started(argv: list[str], root: Path) -> str:
+    """How starting ``argv`` from ``root`` ends, as the gate starts a program: "ran", "not on PATH",
+    or the error that shows the command could never start."""
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=root,
+            env={"PATH": os.environ["PATH"]},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        return "not on PATH" if "/" not in argv[0] else "not found"
+    except (OSError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    process.wait(timeout=30)
+    return "ran"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(program=_PROGRAMS, arguments=_ARGUMENTS)
+def test_a_command_validate_accepts_can_be_started_and_one_it_refuses_is_located(
+    tmp_path, program, arguments
+):
+    """Whatever the argv (a string where a list goes aside: the schema refuses it), ``validate``
+    either accepts a command that starts (or names a program PATH may hold), or refuses it at
+    ``agent.command[i]``; it never raises (a trailing '/', a newline or NUL in the name, a lone
+    surrogate in an argument all validated and failed only when the run started them)."""
+    root = tmp_path / "repo"
+    root.mkdir(exist_ok=True)
+    (root / ".git").mkdir(exist_ok=True)
+    (root / "agent").mkdir(exist_ok=True)
+    script = root / "agent" / "run.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    argv = [program, *arguments]
+    suite = {
+        "version": 1,
+        "name": "s",
+        "agent": {"command": argv, "tools": [{"name": "t", "description": "d"}]},
+        "cases": [{"id": "a", "input": "hi"}],
+    }
+    (root / "s.suite.yaml").write_text(json.dumps(suite))  # JSON is YAML: every string escaped
+    found = load_suites([root], root=root).problems
+    if not found:
+        assert _started(argv, root) in ("ran", "not on PATH"), argv
+    else:
+        assert all(p.path == "s.suite.yaml" and p.line == 1 for p in found)
+        assert any("agent.command[" in p.message or "command" in p.render() for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("command", "problem"),
+    [
+        ('"python3 agent/main.py"', "s.suite.yaml:4:12: agent.command: expected a list, got the string"),
+        ("[]", "s.suite.yaml:4:12: agent.command: must not be empty"),
+        ("[agent/main.py/]", 's.suite.yaml:4:13: agent.command[0]: the program "agent/main.py/" names a '),
+        ('["python3\\n"]', "s.suite.yaml:4:13: agent.command[0]: the program name holds a control character"),
+        ('["py\\0thon"]', "s.suite.yaml:4:13: agent.command[0]: the program name holds a control character"),
+        ('[python3, "a\\0b"]', "s.suite.yaml:4:22: agent.command[1]: the argument holds a NUL character"),
+        ('[" python3"]', 's.suite.yaml:4:13: agent.command[0]: the program " python3" has white space'),
+        ('["  "]', "s.suite.yaml:4:13: agent.command[0]: the program name is blank"),
+        ("[.]", 's.suite.yaml:4:13: agent.command[0]: the program "." names a directory'),
+    ],
+)
+def test_command_shapes_that_can_never_start_are_refused_at_their_item(
+    tmp_path: Path, command: str, problem: str
+) -> None:
+    write(tmp_path, f"  command: {command}\n" + TOOLS)
+    found = problems(tmp_path)
+    assert len(found) == 1 and found[0].startswith(problem), found
+
+
+def test_a_watch_glob_with_a_reversed_range_is_refused_at_its_item(tmp_path: Path) -> None:
+    """``[z-a]`` validated and ``run --changed-since`` stopped on it with a traceback (re.error)."""
+    write(tmp_path, "  command: [python3, agent/main.py]\n  watch: ['agent/[z-a].py']\n" + TOOLS)
+    assert problems(tmp_path) == [
+        "s.suite.yaml:5:11: agent.watch[0]: watch pattern 'agent/[z-a].py': the range [z-a] is reversed "
+        "(write [a-z]) (fix: write a glob relative to the repository root, e.g. agent/**/*.py)"
+    ]
