@@ -2,7 +2,8 @@
 (``/t/<id>/``, an unguessable id) with the recording model proxy (``openai/...``,
 ``anthropic/...``: ``gate.programs.model_proxy``) and the mock MCP server (``mcp``:
 ``gate.programs.mock_mcp_server``). A request for a trial that is not live (ended, or never was) is
-refused (403). Started with the first program trial, closed with the run.
+refused (403). Started with the first program trial, closed with the run. ``redactor`` masks every
+credential the gate holds in what the proxy relays to a program (``TrialProxy``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import NO_RETRY, TrialProxy
 from gate.providers.wire_replies import error_body
 from gate.providers.wire_requests import WireApi
+from gate.util.redact import Redactor
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,8 @@ class _Trial:
 
 
 class ProgramHost:
-    def __init__(self) -> None:
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
         self.server = LoopbackServer(self._handle)
         self._trials: dict[str, _Trial] = {}
         self._started = False

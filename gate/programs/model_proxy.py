@@ -15,11 +15,18 @@ gate has retried already: the SDK must not multiply requests): a wrong token (40
 serve (400), a request beyond the case's ``max_turns`` (429), a provider failure after the gate's
 retries, a budget reached or a replay miss (the provider's status, 429, 503). A provider failure or a
 budget makes the trial an error, never the agent's failure.
+
+Nothing the proxy relays carries a credential the gate holds (its ``redactor``: the keys of the
+environment, the credentials in its URLs, the shapes of keys and tokens): an upstream or a gateway can
+echo the ``Authorization`` header into an answer or quote it in an error, and the program under test
+may be a pull request's code. Replies are masked before they are recorded and relayed (the response
+cache stores them masked too, so a replay relays the same), and so is every error message.
 """
 
 from __future__ import annotations
 
 import hmac
+import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -30,6 +37,7 @@ from gate.providers.wire_replies import encode_event, error_body, reply_body, re
 from gate.providers.wire_requests import WireApi, WireError, WireRequest, read_wire_request
 from gate.results.run_record import StopReason
 from gate.suite.model import ModelParams
+from gate.util.redact import Redactor
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 NO_RETRY = {"x-should-retry": "false"}
@@ -56,10 +64,11 @@ class TrialProxy:
     """The model side of one trial: ``call`` is the runner's model path for this trial, ``max_turns``
     the model replies the case allows."""
 
-    def __init__(self, token: str, call: CallModel, max_turns: int):
+    def __init__(self, token: str, call: CallModel, max_turns: int, redactor: Redactor):
         self.token = token
         self.call = call
         self.max_turns = max_turns
+        self.redactor = redactor
         self.exchanges: list[Exchange] = []
         # Why the trial could not be evaluated, or went over its turns (the first such event wins).
         self.error: str | None = None
@@ -79,19 +88,17 @@ class TrialProxy:
 
     async def handle(self, api: WireApi, request: HttpRequest) -> HttpResponse:
         if request.method != "POST":
-            return json_response(405, error_body(api, 405, "use POST"), {"allow": "POST", **NO_RETRY})
+            return self._error(api, 405, "use POST", {"allow": "POST", **NO_RETRY})
         if not hmac.compare_digest(_token_of(request), self.token):
-            return json_response(
-                401, error_body(api, 401, "tool-eval-gate: not this trial's token"), NO_RETRY
-            )
+            return self._error(api, 401, "tool-eval-gate: not this trial's token")
         try:
             wire = read_wire_request(api, request.body)
         except WireError as exc:
-            return json_response(400, error_body(api, 400, f"tool-eval-gate: {exc}"), NO_RETRY)
+            return self._error(api, 400, f"tool-eval-gate: {exc}")
         if len(self.exchanges) >= self.max_turns:
             message = f"tool-eval-gate: the case allows {self.max_turns} model replies (max_turns)"
             self.end("max_turns", None)
-            return json_response(429, error_body(api, 429, message), NO_RETRY)
+            return self._error(api, 429, message)
         headers = tuple(
             (name, request.headers[name]) for name in FORWARDED_HEADERS if name in request.headers
         )
@@ -113,7 +120,8 @@ class TrialProxy:
             return self._failed(api, exc)
         except BudgetReached as exc:
             self.end("budget", str(exc) or "not run: budget reached")
-            return json_response(429, error_body(api, 429, f"tool-eval-gate: {exc}"), NO_RETRY)
+            return self._error(api, 429, f"tool-eval-gate: {exc}")
+        reply = self._masked_reply(reply)
         wall_ms = (time.perf_counter() - started) * 1000.0
         waited = max(0.0, wall_ms - reply.latency_ms) if reply.latency_ms is not None else 0.0
         self.exchanges.append(Exchange(wire, reply, waited))
@@ -124,7 +132,22 @@ class TrialProxy:
     def _failed(self, api: WireApi, exc: ProviderError) -> HttpResponse:
         self.provider_failed(exc)
         status = _STATUS.get(exc.kind) or (exc.status if exc.status and exc.status >= 400 else 502)
-        return json_response(status, error_body(api, status, f"tool-eval-gate: {exc}"), NO_RETRY)
+        return self._error(api, status, f"tool-eval-gate: {exc}")
+
+    def _error(
+        self, api: WireApi, status: int, message: str, headers: dict[str, str] = NO_RETRY
+    ) -> HttpResponse:
+        """An error in the API's own shape, its message masked (it can quote an upstream's words)."""
+        return json_response(status, error_body(api, status, self.redactor.redact(message)), headers)
+
+    def _masked_reply(self, reply: ModelReply) -> ModelReply:
+        """``reply`` with every credential the gate holds masked in all it relays (text, calls,
+        reasoning, ids, the model's name); the very same reply when it holds none."""
+        data = reply.to_dict()
+        text = json.dumps(data, ensure_ascii=False)
+        if self.redactor.redact(text) == text:
+            return reply
+        return ModelReply.from_dict(self.redactor.redact_obj(data))
 
 
 async def _stream(wire: WireRequest, reply: ModelReply) -> AsyncIterator[bytes]:

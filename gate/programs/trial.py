@@ -326,7 +326,7 @@ async def run_program_trial(
     assert command is not None
     prepared = conversation.build(suite, case, index)
     mocks = MockSession(merged(case.mocks, suite.mocks), [t.name for t in suite.agent.tools], case.state)
-    proxy = TrialProxy(secrets.token_urlsafe(24), call_model, case.max_turns)
+    proxy = TrialProxy(secrets.token_urlsafe(24), call_model, case.max_turns, host.redactor)
     mcp = MockMcpSession(
         suite.agent.tools,
         mocks,

@@ -69,8 +69,8 @@ def error_from_exception(exc: BaseException, provider: str = "openai") -> Provid
                 retry_after=retry_after,
                 status=status,
             )
-        param = rejected_parameter(exc)
-        named = f" (parameter {param!r})" if param else ""
+        param = rejected_parameter(exc)  # a gateway can quote any header there, the key included
+        named = f" (parameter {_masked(param)!r})" if param else ""
         return ProviderError(
             "bad_request", f"{provider} rejected the request{named}: {message}", status=status
         )
@@ -102,15 +102,19 @@ def rejected_parameter(exc: BaseException) -> str | None:
 def short_message(exc: BaseException) -> str:
     """The error's message, short, with every secret masked: servers do echo keys back
     ("Incorrect API key provided: sk-..."), and these messages end up in reports."""
-    from gate.util.redact import Redactor
-
     body = getattr(exc, "body", None)
     text = ""
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict) and err.get("message"):
             text = str(err["message"])
-    text = text or str(exc) or type(exc).__name__
+    return _masked(text or str(exc) or type(exc).__name__)
+
+
+def _masked(text: str) -> str:
+    """``text`` from an error body, short, with every secret of the environment masked."""
+    from gate.util.redact import Redactor
+
     return truncate(Redactor.from_env(os.environ).redact(text), 300, brief=True)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
@@ -336,8 +337,10 @@ class _Run:
         from gate.programs.host import ProgramHost
         from gate.programs.trial import run_program_trial
 
-        if self.host is None:
-            self.host = ProgramHost()
+        if self.host is None:  # what it relays to programs carries none of the run's credentials
+            from gate.util.redact import Redactor
+
+            self.host = ProgramHost(Redactor.from_env(os.environ))
         account = _ACCOUNT.get()
 
         async def call(request: ModelRequest) -> ModelReply:

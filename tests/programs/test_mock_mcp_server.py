@@ -16,6 +16,7 @@ from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
 from gate.suite.mocks import MockSession
 from gate.suite.model import MockRule, Mocks, Source
+from gate.util.redact import Redactor
 from tests.builders import tool
 
 BOOK = tool("book_table", {"guests": {"type": "integer"}}, ("guests",), description="Book a table.")
@@ -41,11 +42,11 @@ async def _no_model(request: Any) -> Any:
 
 def serve(test: Callable[[TrialRoute, MockMcpSession, ProgramHost], Awaitable[None]]) -> MockMcpSession:
     async def main() -> MockMcpSession:
-        host = ProgramHost()
+        host = ProgramHost(Redactor(()))
         mcp = MockMcpSession(
             (BOOK, LIST), MockSession(MOCKS, ("book_table", "list_bookings"), {"bookings": []}), stateful=True
         )
-        route = await host.open_trial(TrialProxy("tok", _no_model, 4), mcp)
+        route = await host.open_trial(TrialProxy("tok", _no_model, 4, host.redactor), mcp)
         try:
             await test(route, mcp, host)
         finally:

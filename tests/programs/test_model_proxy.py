@@ -4,6 +4,7 @@ Completions, the Responses API and Anthropic Messages, each plain and streamed; 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provide
 from gate.results.run_record import Usage
 from gate.suite.mocks import MockSession
 from gate.suite.model import Mocks, ModelParams
+from gate.util.redact import Redactor
 
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 CALL = ModelReply(
@@ -30,6 +32,9 @@ CALL = ModelReply(
 TEXT = ModelReply(
     "It is 18 degrees in Paris.", (), Usage(40, 9), "stop", latency_ms=1.0, cached_input_tokens=10
 )
+
+
+NO_SECRETS = Redactor(())
 
 
 class Scripted:
@@ -48,11 +53,14 @@ class Scripted:
 
 
 def serve(
-    model: Scripted, test: Callable[[TrialRoute, TrialProxy], Awaitable[None]], max_turns: int = 8
+    model: Scripted,
+    test: Callable[[TrialRoute, TrialProxy], Awaitable[None]],
+    max_turns: int = 8,
+    redactor: Redactor = NO_SECRETS,
 ) -> TrialProxy:
     async def main() -> TrialProxy:
-        host = ProgramHost()
-        proxy = TrialProxy("trial-token", model, max_turns)
+        host = ProgramHost(redactor)
+        proxy = TrialProxy("trial-token", model, max_turns, host.redactor)
         route = await host.open_trial(proxy, MockMcpSession((), MockSession(Mocks(), ()), False))
         try:
             await test(route, proxy)
@@ -247,6 +255,33 @@ def test_budgets_turns_and_server_side_state_are_refused_with_their_reason() -> 
             await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "two"}])
 
     assert serve(over, turns, max_turns=1).stop == "max_turns"
+
+
+def test_nothing_relayed_to_the_program_carries_a_credential_the_gate_holds() -> None:
+    """An upstream that echoes the key into an answer (its text, a call's arguments, its id) or quotes
+    it in an error: the program gets the answer masked, plain and streamed, and so does the record."""
+    key = "gw-credential-5a9e1c7b"
+    echoed = ModelReply(
+        f"You sent {key}.", (ToolCall(f"call_{key}", "get_weather", json.dumps({"city": key})),), Usage(3, 4)
+    )
+    model = Scripted(
+        echoed, echoed, ProviderError("bad_request", f"rejected (parameter {key!r})", status=400)
+    )
+
+    async def test(route: TrialRoute, proxy: TrialProxy) -> None:
+        client = oai(route)
+        messages: Any = [{"role": "user", "content": "hi"}]
+        plain = await client.chat.completions.create(model="m", messages=messages)
+        async with client.chat.completions.stream(model="m", messages=messages) as stream:
+            streamed = await stream.get_final_completion()
+        for answer in (plain, streamed):
+            assert key not in answer.model_dump_json() and "You sent ***." in answer.model_dump_json()
+        with pytest.raises(openai.BadRequestError) as refused:
+            await client.chat.completions.create(model="m", messages=messages)
+        assert key not in str(refused.value) and "(parameter '***')" in str(refused.value)
+
+    proxy = serve(model, test, redactor=Redactor((key,)))
+    assert all(key not in json.dumps(e.reply.to_dict()) for e in proxy.exchanges)
 
 
 def test_the_cache_key_of_a_program_request_is_its_body_alone() -> None:

@@ -23,6 +23,7 @@ from gate.results.run_record import RunRecord
 from gate.scoring.trial import score_trial
 from gate.suite.model import Case, Command, Judge, Message, SimulatedUser, Suite
 from gate.suite.pricing import BUILT_IN
+from gate.util.redact import Redactor
 from tests.builders import case as make_case
 from tests.builders import suite as make_suite
 
@@ -43,7 +44,7 @@ async def _simulator(request: ModelRequest) -> ModelReply:
 
 def trial(suite: Suite, case: Case, index: int = 0) -> RunRecord:
     async def main() -> RunRecord:
-        host = ProgramHost()
+        host = ProgramHost(Redactor(()))
         try:
             record, _proxy = await run_program_trial(
                 host, suite, case, index, _simulator, root=Path(suite.path).parent, prices=BUILT_IN

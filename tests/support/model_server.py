@@ -37,13 +37,15 @@ on how a tool is described), ``turn`` (1 + the number of assistant messages in t
 
 Replies: ``tool_calls`` (list of ``{name, arguments}``; ``name`` defaults to the forced tool;
 ``raw_arguments`` sends a literal argument string, e.g. invalid JSON), ``text``, or ``fault``. String
-values may hold ``{group}``, ``{result}``, ``{result.field.sub}``, ``{turn}``, ``{model}``; a string
-that is exactly one placeholder keeps the value's JSON type, and ``{name|int}`` / ``{name|float}``
-convert.
+values may hold ``{group}``, ``{result}``, ``{result.field.sub}``, ``{turn}``, ``{model}``, and what a
+gateway that echoes its request would: ``{authorization}`` (the ``Authorization`` header as received)
+and ``{credential}`` (the key it carries, or ``x-api-key``'s); a string that is exactly one placeholder
+keeps the value's JSON type, and ``{name|int}`` / ``{name|float}`` convert.
 
 Faults (in a rule, or scheduled server-wide with ``every`` N-th / ``first`` K requests):
 ``status`` (any HTTP status, ``retry_after`` seconds sent as ``retry-after`` or, with
-``retry_after_ms: true``, as ``retry-after-ms``), ``delay`` (sleep ``seconds`` then answer),
+``retry_after_ms: true``, as ``retry-after-ms``; ``message`` and ``param`` fill the error body, with
+placeholders), ``delay`` (sleep ``seconds`` then answer),
 ``drop`` (close the connection without answering), ``empty_body``, ``truncated_json``,
 ``invalid_arguments`` (tool-call arguments that are not JSON), ``unknown_tool`` (tool calls renamed to
 a tool that is not offered), ``huge_text`` (``size`` characters of text).
@@ -142,6 +144,7 @@ class Fault:
     seconds: float = 0.0  # for "delay"
     size: int = 1_000_000  # for "huge_text"
     message: str = ""
+    param: str | None = None  # for "status": the error body's ``param``
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Fault:
@@ -153,6 +156,7 @@ class Fault:
             seconds=float(data.get("seconds", 0.0)),
             size=int(data.get("size", 1_000_000)),
             message=str(data.get("message", "")),
+            param=None if data.get("param") is None else str(data["param"]),
         )
 
 
@@ -488,6 +492,14 @@ def view_anthropic(body: Mapping[str, Any]) -> RequestView:
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)(?:\|(int|float|json|str))?\}")
 _MISSING = object()
+
+
+def _echoed(headers: Mapping[str, str]) -> dict[str, str]:
+    """What a gateway that echoes its request could put into an answer: the ``Authorization`` header
+    and the credential of the request (``{authorization}``, ``{credential}``)."""
+    authorization = headers.get("authorization", "")
+    credential = authorization.split(" ", 1)[1] if " " in authorization else headers.get("x-api-key", "")
+    return {"authorization": authorization, "credential": credential}
 
 
 def match_rule(rule: Rule, view: RequestView) -> dict[str, Any] | None:
@@ -1258,6 +1270,7 @@ class ScriptedModelServer:
             if body["tool_choice"].get("type") in ("function", "tool"):  # logged and treated as auto
                 view = replace(view, forced_tool=None)
         rule, values = self._choose(view)
+        values = {**values, **_echoed(headers)}
         fault = rule.fault
         for schedule in self.faults:
             if schedule.applies(number):
@@ -1274,7 +1287,8 @@ class ScriptedModelServer:
                         extra["retry-after-ms"] = str(int(fault.retry_after * 1000))
                     else:
                         extra["retry-after"] = f"{fault.retry_after:g}"
-                return fault.status, json.dumps(error_body(api, fault.status, fault.message)).encode(), extra
+                message, param = fill(fault.message, values), fill(fault.param, values)
+                return fault.status, json.dumps(error_body(api, fault.status, message, param)).encode(), extra
             if fault.kind == "delay":
                 await asyncio.sleep(fault.seconds)
             elif fault.kind == "drop":
