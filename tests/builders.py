@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from gate.results.run_record import RecordedCall, RunRecord, Usage
+from gate.suite.matcher_tree import parse_matcher, parse_matchers
 from gate.suite.model import (
     Agent,
     CallExpectation,
@@ -22,6 +23,7 @@ from gate.suite.model import (
     Mocks,
     ModelParams,
     OutputChecks,
+    PathAssertion,
     Prompt,
     Scoring,
     Source,
@@ -86,7 +88,17 @@ def ecall(
 ) -> ExpectedCall:
     """An expected call; without ``args`` any arguments are allowed, as when a suite leaves them out."""
     extra = args is None if allow_extra_args is None else allow_extra_args
-    return ExpectedCall(tool=tool_name, args=dict(args or {}), times=Times(*times), allow_extra_args=extra)
+    return ExpectedCall(
+        tool=tool_name, args=parse_matchers(args or {}), times=Times(*times), allow_extra_args=extra
+    )
+
+
+def path_assertion(path: str, check: dict[str, Any], **kw: Any) -> PathAssertion:
+    """A path assertion as a suite writes it: ``path_assertion("output", {"match": {"regex": "x"}})``."""
+    ((name, operand),) = check.items()
+    if name == "match":
+        return PathAssertion(path, name, matcher=parse_matcher(operand), **kw)
+    return PathAssertion(path, name, operand, **kw)
 
 
 def calls_expectation(*calls: ExpectedCall, **kw: Any) -> CallExpectation:

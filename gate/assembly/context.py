@@ -7,7 +7,7 @@ Pure: positions come from a :class:`SuiteDocument` (a :class:`gate.files.yaml_so
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from gate.assembly.checks import cannot_work, impossible_matchers, matcher_specs
@@ -15,7 +15,8 @@ from gate.assembly.checks.finding import Finding
 from gate.assembly.checks.schema_damage import Damage
 from gate.assembly.checks.schema_messages import QUOTED_CHARS, Document
 from gate.errors import Problem
-from gate.suite.matchers import is_matcher
+from gate.suite import matcher_tree as mt
+from gate.suite.matcher_tree import Matcher, MatcherError, parse_matcher, walk
 from gate.suite.model import Source, ToolDef
 from gate.util import bounded_regex, schema_check
 from gate.util.escape import truncate
@@ -111,7 +112,7 @@ class BuildContext:
             "add judge: {provider: openai, model: gpt-4o-mini} at the top of the suite",
         )
 
-    def check_matchers(
+    def read_matchers(
         self,
         value: Any,
         at: PathKey,
@@ -121,32 +122,55 @@ class BuildContext:
         parameters: JsonObject | None = None,
         tool: str = "",
         never_judged: str = "",
+    ) -> dict[str, Matcher]:
+        """The matchers of ``value`` (name -> expected value, written at ``at``) as typed trees, each
+        checked (:meth:`check_matchers`); what cannot be read is reported at its place and left out."""
+        matchers: dict[str, Matcher] = {}
+        for name, written in value.items() if isinstance(value, dict) else ():
+            try:
+                matchers[name] = parse_matcher(written, (*at, name))
+            except MatcherError as exc:
+                self.err(exc.at, exc.message, exc.hint, doc=doc)
+        self.check_matchers(
+            matchers, has_judge, doc, parameters=parameters, tool=tool, never_judged=never_judged
+        )
+        return matchers
+
+    def check_matchers(
+        self,
+        matchers: dict[str, Matcher],
+        has_judge: bool,
+        doc: SuiteDocument | None = None,
+        *,
+        parameters: JsonObject | None = None,
+        tool: str = "",
+        never_judged: str = "",
     ) -> None:
-        """Matchers under ``value`` (name -> matcher): specs no one can mean
-        (gate.assembly.checks.matcher_specs, with the ``parameters`` schema of ``tool``), matchers no value
-        can satisfy (gate.assembly.checks.impossible_matchers), patterns, schemas, ranges, and judge
-        matchers where no judge is configured or, ``never_judged`` naming the place, where none is
-        ever asked."""
-        specs = matcher_specs.arguments_problems(value, at, parameters)
+        """Matchers (name -> matcher): specs no one can mean (gate.assembly.checks.matcher_specs, with the
+        ``parameters`` schema of ``tool``), matchers no value can satisfy
+        (gate.assembly.checks.impossible_matchers), patterns, schemas, ranges, and judge matchers where
+        no judge is configured or, ``never_judged`` naming the place, where none is ever asked."""
+        specs = matcher_specs.arguments_problems(matchers, parameters)
         self.report(specs, doc)
         said = {path for path, _, _ in specs}  # one problem per place: a misspelt key is not also a type
-        impossible = impossible_matchers.matcher_problems(tool, parameters, value, at)
+        impossible = impossible_matchers.matcher_problems(tool, parameters, matchers)
         self.report([f for f in impossible if not any(f[0][: len(p)] == p for p in said)], doc)
-        for path, key, operand in _matcher_ops(value, at):
-            if key == "judge" and never_judged:
-                self.err(path, *matcher_specs.never_judged(never_judged), doc=doc)
-            elif key == "judge" and not has_judge:
-                self.need_judge(path, "a judge matcher")
-            elif key == "regex":
-                self.check_regex(operand, (*path, "regex"), doc)
-            elif key == "schema":
-                self.check_schema(operand, (*path, "schema"), doc)
-            elif key == "range" and "min" in operand and "max" in operand and operand["min"] > operand["max"]:
-                self.err(
-                    (*path, "range"),
-                    f"range.min ({operand['min']}) is greater than range.max ({operand['max']})",
-                    doc=doc,
-                )
+        for node in (node for matcher in matchers.values() for node in walk(matcher)):
+            if isinstance(node, mt.Judge) and never_judged:
+                self.err(node.at, *matcher_specs.never_judged(never_judged), doc=doc)
+            elif isinstance(node, mt.Judge) and not has_judge:
+                self.need_judge(node.at, "a judge matcher")
+            elif isinstance(node, mt.Regex):
+                self.check_regex(node.pattern, (*node.at, "regex"), doc)
+            elif isinstance(node, mt.Schema):
+                self.check_schema(node.schema, (*node.at, "schema"), doc)
+            elif isinstance(node, mt.Range) and node.min is not None and node.max is not None:
+                if node.min > node.max:
+                    self.err(
+                        (*node.at, "range"),
+                        f"range.min ({node.min}) is greater than range.max ({node.max})",
+                        doc=doc,
+                    )
 
     def check_regex(self, pattern: str, at: PathKey, doc: SuiteDocument | None = None) -> None:
         problem = bounded_regex.regex_problem(pattern)  # the engine the run uses
@@ -174,30 +198,3 @@ class BuildContext:
                 f"not a valid JSON Schema: {truncate(error.message, QUOTED_CHARS, brief=True)}",
                 doc=doc,
             )
-
-
-def _matcher_ops(value: Any, at: PathKey) -> Iterator[tuple[PathKey, str, Any]]:
-    """Every matcher operation inside an ``args`` mapping: (path of the matcher mapping, key, operand)."""
-    stack: list[tuple[Any, PathKey]] = []
-    if isinstance(value, dict):
-        stack.extend((v, (*at, k)) for k, v in value.items())
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, dict):
-            if is_matcher(node):
-                for key, operand in node.items():
-                    if key == "extra_keys":
-                        continue
-                    yield path, key, operand
-                    if key in ("optional", "not"):
-                        stack.append((operand, (*path, key)))
-                    elif key in ("unordered", "any_of", "all_of") and isinstance(operand, list):
-                        stack.extend((v, (*path, key, i)) for i, v in enumerate(operand))
-                    elif key == "contains" and isinstance(operand, (dict, list)):
-                        stack.append((operand, (*path, key)))
-                    elif key == "object" and isinstance(operand, dict):
-                        stack.extend((v, (*path, key, k)) for k, v in operand.items())
-            else:
-                stack.extend((v, (*path, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, (*path, i)) for i, v in enumerate(node))

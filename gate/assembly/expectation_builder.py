@@ -13,8 +13,10 @@ from typing import Any
 from gate.assembly.checks import cannot_work, matcher_specs
 from gate.assembly.checks import state as state_checks
 from gate.assembly.context import BuildContext
+from gate.suite.matcher_tree import Absent, Matcher
 from gate.suite.model import (
     JUDGED_OUTPUT_KEYS,
+    PATH_CHECKS,
     CallExpectation,
     Choice,
     Expectation,
@@ -43,13 +45,13 @@ class ExpectationReader:
         trajectory = raw["trajectory"]["criteria"] if "trajectory" in raw else None
         if trajectory is not None and not context.has_judge:
             context.need_judge((*at, "trajectory"), "a trajectory judgement")
-        final_state = raw.get("final_state")
-        if final_state is not None:
-            context.check_matchers(
-                final_state, (*at, "final_state"), context.has_judge, never_judged="the final state"
+        final_state = None
+        if raw.get("final_state") is not None:
+            where = (*at, "final_state")
+            final_state = context.read_matchers(
+                raw["final_state"], where, context.has_judge, never_judged="the final state"
             )
             if context.state_known:
-                where = (*at, "final_state")
                 context.report(state_checks.final_state_findings(final_state, where, context.state_keys))
         return Expectation(
             calls=self.call_expectation(raw, at),
@@ -113,14 +115,17 @@ class ExpectationReader:
         """One expected call (its ``tool`` may be missing when a schema error damaged it)."""
         context = self.context
         name = call.get("tool")
-        args = call.get("args", {})
         tool = context.tools.get(name) if isinstance(name, str) else None
         parameters = tool.parameters if tool is not None else None
-        context.check_matchers(
-            args, (*at, "args"), context.has_judge, parameters=parameters, tool=tool.name if tool else ""
+        args = context.read_matchers(
+            call.get("args", {}),
+            (*at, "args"),
+            context.has_judge,
+            parameters=parameters,
+            tool=tool.name if tool else "",
         )
         context.report(cannot_work.whole_number_problems(call, ("times",), at))
-        context.report(cannot_work.placeholder_problems(args, (*at, "args")))
+        context.report(cannot_work.placeholder_problems(args))
         if name is not None:
             context.check_tool(name, (*at, "tool"))
             self.check_arg_names(name, args, (*at, "args"))
@@ -143,13 +148,13 @@ class ExpectationReader:
             self.context.err(at, f"times.min ({parsed.min}) is greater than times.max ({parsed.max})")
         return parsed
 
-    def check_arg_names(self, tool_name: str, args: JsonObject, at: PathKey) -> None:
+    def check_arg_names(self, tool_name: str, args: dict[str, Matcher], at: PathKey) -> None:
         tool = self.context.tools.get(tool_name)
         properties = tool.parameters.get("properties") if tool else None
         if not isinstance(properties, dict):
             return
         for name, matcher in args.items():
-            if name in properties or (isinstance(matcher, dict) and matcher.keys() == {"absent"}):
+            if name in properties or isinstance(matcher, Absent):
                 continue
             self.context.err(
                 (*at, name),
@@ -192,7 +197,7 @@ class ExpectationReader:
 
     def path_assertion(self, raw: JsonObject, at: PathKey) -> PathAssertion:
         context = self.context
-        check_key = next(k for k in raw if k not in ("path", "aggregate", "threshold"))
+        check_key = next(k for k in PATH_CHECKS if k in raw)  # the schema holds exactly one
         operand = raw[check_key]
         from gate.suite.path_assertions import JUDGED_CHECKS, PathError, unreachable
 
@@ -211,11 +216,14 @@ class ExpectationReader:
             context.report(
                 list(matcher_specs.one_of_problems(operand, (*at, "one_of"), "match: {any_of: [...]}"))
             )
-        elif check_key == "match":
-            context.check_matchers({"match": operand}, at, context.has_judge)
+        matcher = None
+        if check_key == "match":
+            matcher = context.read_matchers({"match": operand}, at, context.has_judge).get("match")
         return PathAssertion(
             path=raw["path"],
-            check={check_key: operand},
+            check=check_key,
+            operand=None if check_key == "match" else operand,
+            matcher=matcher,
             aggregate=raw.get("aggregate", PathAssertion.aggregate),
             threshold=float(raw.get("threshold", PathAssertion.threshold)),
             source=context.source(at),

@@ -30,7 +30,7 @@ class MockReader:
             written = [(i, rule) for i, rule in enumerate(rules) if isinstance(rule, dict)]  # None: damaged
             tool = self.context.tools.get(name)
             tools[name] = tuple(self.rule(rule, (*at, "tools", name, i), tool) for i, rule in written)
-            self.check_rules(name, written, (*at, "tools", name))
+            self.check_rules(name, written, tools[name], (*at, "tools", name))
         unmocked = self.rule(raw["unmocked"], (*at, "unmocked")) if "unmocked" in raw else None
         line, column = self.doc.position(at)
         return Mocks(tools=tools, unmocked=unmocked, source=Source(self.doc.file_of(at), line, column))
@@ -41,13 +41,16 @@ class MockReader:
             hint = context.unknown_tool_hint(name)
             context.err(at, f"mocks for unknown tool {name!r}", hint, at_key=True, doc=self.doc)
 
-    def check_rules(self, name: str, rules: list[tuple[int, JsonObject]], at: PathKey) -> None:
-        """State paths and templates of the rules, and their conditions against the tool's parameters."""
+    def check_rules(
+        self, name: str, rules: list[tuple[int, JsonObject]], built: tuple[MockRule, ...], at: PathKey
+    ) -> None:
+        """State paths and templates of the rules (``rules`` as written, ``built`` as read), and their
+        conditions against the tool's parameters."""
         context = self.context
         tool = context.tools.get(name)
         parameters = None if tool is None else tool.parameters
-        for i, rule in rules:
-            context.report(state_checks.condition_findings(rule, (*at, i)), self.doc)
+        for read in built:
+            context.report(state_checks.condition_findings(read), self.doc)
         if context.state_known:
             for i, rule in rules:
                 found = state_checks.rule_findings(rule, (*at, i), parameters, context.state_keys)
@@ -55,10 +58,10 @@ class MockReader:
             context.changed_paths |= state_shapes.changed_paths([rule for _, rule in rules])
             for i, rule in rules:
                 self.check_shapes(rule, (*at, i))
-        for i, rule in rules:
-            if tool is not None and isinstance(rule.get("when"), dict):
+        for (i, _), read in zip(rules, built, strict=True):
+            if tool is not None and read.when is not None:
                 found = cannot_work.unknown_when_parameters(
-                    name, tool.parameters, rule["when"], (*at, i, "when")
+                    name, tool.parameters, read.when, (*at, i, "when")
                 )
                 context.report(found, self.doc)
 
@@ -81,10 +84,10 @@ class MockReader:
                     )
 
     def rule(self, raw: JsonObject, at: PathKey, tool: ToolDef | None = None) -> MockRule:
-        when = raw.get("when")
-        if when is not None:
-            self.context.check_matchers(
-                when,
+        when = None
+        if raw.get("when") is not None:
+            when = self.context.read_matchers(
+                raw["when"],
                 (*at, "when"),
                 True,
                 self.doc,
@@ -93,10 +96,10 @@ class MockReader:
                 never_judged="a mock rule",
             )
         line, column = self.doc.position(at)
-        state_when = raw.get("state_when")
-        if state_when is not None:
-            self.context.check_matchers(
-                state_when, (*at, "state_when"), True, self.doc, never_judged="a mock rule"
+        state_when = None
+        if raw.get("state_when") is not None:
+            state_when = self.context.read_matchers(
+                raw["state_when"], (*at, "state_when"), True, self.doc, never_judged="a mock rule"
             )
         return MockRule(
             when=when,

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gate.suite.matchers import has_judge
 from gate.suite.model import Case, Suite
 from gate.suite.path_assertions import is_judged
 
@@ -131,7 +130,7 @@ def judged_checks(case: Case) -> int:
     expect = case.expect
     count = expect.output.judged + (expect.trajectory is not None)
     for calls in (expect.calls, *expect.alternatives):
-        count += sum(1 for expected in calls.calls if has_judge(expected.args))
+        count += sum(1 for expected in calls.calls if expected.judged)
     for assertion in expect.asserts:
         count += is_judged(assertion)
     return count

@@ -13,11 +13,12 @@ from typing import Any
 
 from gate.results.outcomes import CheckScore, Failure
 from gate.suite import mock_state
+from gate.suite.matcher_tree import Matcher
 from gate.suite.matchers import match_value
 from gate.util.escape import show
 
 
-def final_state_failures(expected: Mapping[str, Any], state: Any) -> list[Failure]:
+def final_state_failures(expected: Mapping[str, Matcher], state: Any) -> list[Failure]:
     """One failure per state path whose value does not satisfy its matcher."""
     failures = []
     for path, matcher in expected.items():
@@ -27,23 +28,24 @@ def final_state_failures(expected: Mapping[str, Any], state: Any) -> list[Failur
             continue
         # The matcher's own words say what was expected and what there is; an absent value is
         # absent (None), never a made-up string standing for it.
+        written = matcher.json()
         if not present:
-            said = f"absent; expected {show(matcher)}"
+            said = f"absent; expected {show(written)}"
         else:
-            said = outcome.detail or f"expected {show(matcher)}, got {show(value)}"
+            said = outcome.detail or f"expected {show(written)}, got {show(value)}"
         failures.append(
             Failure(
                 "state_mismatch",
                 f"state {path}: {said}",
                 argument=path,
-                expected=matcher,
+                expected=written,
                 actual=value if present else None,
             )
         )
     return failures
 
 
-def final_state_check(expected: Mapping[str, Any], failures: list[Failure]) -> CheckScore:
+def final_state_check(expected: Mapping[str, Matcher], failures: list[Failure]) -> CheckScore:
     """The check score of the final state: the share of its paths that hold."""
     held = len(expected) - len(failures)
     return CheckScore(

@@ -26,7 +26,7 @@ from gate.suite.judging import (
     unambiguous_choice,
     unique_requests,
 )
-from gate.suite.matchers import has_judge, judge_requests_for_arguments
+from gate.suite.matchers import judge_requests_for_arguments
 from gate.suite.model import Case, OutputChecks, Suite
 
 
@@ -96,7 +96,7 @@ def collect_requests(suite: Suite, case: Case, record: RunRecord, index: int) ->
     requests += [r for r in (asked.ranking, asked.choice, asked.clarification) if r is not None]
     for expectation in (case.expect.calls, *case.expect.alternatives):
         for expected in expectation.calls:
-            if not has_judge(expected.args):
+            if not expected.judged:
                 continue
             for call in record.calls:
                 if call.name == expected.tool and call.arguments is not None:

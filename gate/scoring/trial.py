@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from gate.results.outcomes import (
     ARGUMENT_REASONS,
@@ -34,10 +33,10 @@ from gate.scoring.judge_requests import answer_requests
 from gate.scoring.output_checks import CheckLog, judged, output_checks, shared_check
 from gate.suite import path_assertions
 from gate.suite.judging import JudgeRequest, JudgeVerdict
-from gate.suite.matchers import has_judge
+from gate.suite.matcher_tree import matchers_json
 from gate.suite.model import CallExpectation, Case, Suite
 from gate.util.escape import show, truncate
-from gate.util.json_types import JSON_SCALARS, JsonObject
+from gate.util.json_types import JsonObject
 from gate.util.wording import plural
 
 # DESIGN section 3's hard conditions: a trial that broke one fails and scores 0 in every scoring mode
@@ -197,14 +196,16 @@ def _path_assertions(
         log.checks.append(evaluation.check)
         if evaluation.judge_error:
             log.failures.append(
-                Failure("judge_failed", f"path assertion {evaluation.check.detail}", expected=assertion.check)
+                Failure(
+                    "judge_failed", f"path assertion {evaluation.check.detail}", expected=assertion.written
+                )
             )
         elif not evaluation.check.passed:
             log.failures.append(
                 Failure(
                     "output_check_failed",
                     f"path assertion {evaluation.check.detail}",
-                    expected=assertion.check,
+                    expected=assertion.written,
                     argument=assertion.path,
                 )
             )
@@ -440,7 +441,7 @@ def _judge_ceiling(
     if not any(f.reason == "judge_failed" for f in failures):
         return best.value
     expectations = (case.expect.calls, *case.expect.alternatives)
-    if any(has_judge(expected.args) for expectation in expectations for expected in expectation.calls):
+    if any(expected.judged for expectation in expectations for expected in expectation.calls):
         return 1.0
     return _best_expectation(suite, case, calls, verdicts, 1.0).value
 
@@ -486,30 +487,12 @@ def _all_verdict(failures: Sequence[Failure]) -> tuple[CaseStatus, float]:
 # --- a readable expectation ---------------------------------------------------------------------------
 
 
-def _jsonable(value: Any) -> Any:
-    kind = type(value)
-    if kind in JSON_SCALARS:
-        return value
-    if kind is dict:
-        return {
-            k if type(k) is str else str(k): v if type(v) in JSON_SCALARS else _jsonable(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
-
-
 def _calls_summary(expectation: CallExpectation) -> JsonObject:
     summary: JsonObject = {
         "calls": [
             {
                 "tool": e.tool,
-                "args": _jsonable(e.args),
+                "args": matchers_json(e.args),
                 "times": {"min": e.times.min, "max": e.times.max},
                 "allow_extra_args": e.allow_extra_args,
             }
@@ -561,7 +544,7 @@ def expected_summary(case: Case) -> JsonObject:
         summary["latency_ms"] = expect.latency_ms
     if expect.asserts:
         summary["assert"] = [
-            {"path": a.path, "check": _jsonable(a.check), "aggregate": a.aggregate, "threshold": a.threshold}
+            {"path": a.path, "check": a.written, "aggregate": a.aggregate, "threshold": a.threshold}
             for a in expect.asserts
         ]
     return summary

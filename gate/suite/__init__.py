@@ -4,6 +4,7 @@ path assertions, mocks and their state, judged checks, conversations, model fami
 __all__ = [
     "conversation",
     "judging",
+    "matcher_tree",
     "matchers",
     "mock_state",
     "mocks",

@@ -1,8 +1,5 @@
-"""The argument matcher language (docs/architecture.md, "Argument matchers").
-
-An expected value is a literal (typed equality: ``5 == 5.0``, ``True != 1``, ``"5" != 5``) or a
-matcher: a mapping with exactly one key from ``MATCHER_KEYS`` (or ``object`` with ``extra_keys``).
-A plain mapping matches an object key by key, a plain list a list element by element.
+"""The argument matcher language (docs/architecture.md, "Argument matchers"): what it means for a value
+to match a matcher tree (``gate.suite.matcher_tree``, parsed once when the suite is assembled).
 
 Every comparison gives a ``MatchOutcome`` whose ``reason`` distinguishes a wrong JSON type
 (``type_error``) from a wrong value of the right type (``value_error``), a missing value, an
@@ -19,13 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gate.suite import matcher_tree as mt
 from gate.suite.judging import JudgeRequest, JudgeVerdict, unique_requests
-from gate.suite.model import MATCHER_KEYS
+from gate.suite.matcher_tree import Matcher
 from gate.util import bounded_regex
 from gate.util.assignment import optimal_assignment
 from gate.util.escape import show
-from gate.util.json_types import JSON_SCALARS
-from gate.util.text_normalization import LOOSER_COMPARISONS, NOTHING_IGNORED, Ignored, normalize_text
+from gate.util.text_normalization import NOTHING_IGNORED, normalize_text
 from gate.util.wording import plural
 
 MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "value_error", "judge_failed"]
@@ -34,28 +31,15 @@ MatchReason = Literal["missing_argument", "unexpected_argument", "type_error", "
 @dataclass(frozen=True)
 class MatchOutcome:
     """The result of matching one expected value. ``path`` names the argument (``city``,
-    ``filter.city``, ``stops[1]``); ``expected`` is the matcher in its YAML form."""
+    ``filter.city``, ``stops[1]``); ``expected`` is the matcher (None for a value no matcher expects;
+    ``expected.json()`` is its YAML form)."""
 
     ok: bool
     reason: MatchReason | None
     detail: str
-    expected: Any
+    expected: Matcher | None
     actual: Any
     path: str
-
-
-def is_matcher(value: Any) -> bool:
-    """True when ``value`` is a matcher mapping rather than a literal or a plain object pattern."""
-    if type(value) is not dict and not isinstance(value, Mapping):
-        return False
-    if len(value) == 1:
-        return next(iter(value)) in MATCHER_KEYS
-    return len(value) == 2 and "object" in value and "extra_keys" in value
-
-
-def matcher_key(matcher: Mapping[str, Any]) -> str:
-    """The key that names a matcher mapping's matcher (``object`` beside its ``extra_keys``)."""
-    return "object" if "object" in matcher else next(iter(matcher))
 
 
 _JSON_TYPES = {
@@ -115,11 +99,11 @@ class _Context:
     requests: list[JudgeRequest] | None = None
 
 
-def _ok(expected: Any, actual: Any, path: str, detail: str = "") -> MatchOutcome:
+def _ok(expected: Matcher, actual: Any, path: str, detail: str = "") -> MatchOutcome:
     return MatchOutcome(True, None, detail, expected, actual, path)
 
 
-def _fail(reason: MatchReason, detail: str, expected: Any, actual: Any, path: str) -> MatchOutcome:
+def _fail(reason: MatchReason, detail: str, expected: Matcher | None, actual: Any, path: str) -> MatchOutcome:
     return MatchOutcome(False, reason, detail, expected, actual, path)
 
 
@@ -135,7 +119,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _type_fail(wanted: str, matcher: Any, value: Any, path: str) -> MatchOutcome:
+def _type_fail(wanted: str, matcher: Matcher, value: Any, path: str) -> MatchOutcome:
     return _fail(
         "type_error", f"expected {wanted}, got {json_type(value)} {show(value)}", matcher, value, path
     )
@@ -157,22 +141,21 @@ def schema_validator(schema_json: str) -> Any:
     return cls(schema, registry=REGISTRY)
 
 
-def _literal(expected: Any, value: Any, path: str, matcher: Any = None) -> MatchOutcome:
-    shown = expected if matcher is None else matcher
+def _literal(expected: Any, value: Any, path: str, matcher: Matcher) -> MatchOutcome:
     if typed_equal(expected, value):
-        return _ok(shown, value, path)
+        return _ok(matcher, value, path)
     if json_type(expected) != json_type(value):
         return _fail(
             "type_error",
             f"expected {json_type(expected)} {show(expected)}, got {json_type(value)} {show(value)}",
-            shown,
+            matcher,
             value,
             path,
         )
-    return _fail("value_error", f"expected {show(expected)}, got {show(value)}", shown, value, path)
+    return _fail("value_error", f"expected {show(expected)}, got {show(value)}", matcher, value, path)
 
 
-def _first_failure(outcomes: list[MatchOutcome], matcher: Any, value: Any, path: str) -> MatchOutcome:
+def _first_failure(outcomes: list[MatchOutcome], matcher: Matcher, value: Any, path: str) -> MatchOutcome:
     """The first failure that is the agent's, else the first a judge left undecided, else a pass: a
     wrong value next to a judge that gave no verdict is a failure, not an error (``judge_failed``)."""
     failures = sorted((o for o in outcomes if not o.ok), key=lambda o: o.reason == "judge_failed")
@@ -180,16 +163,20 @@ def _first_failure(outcomes: list[MatchOutcome], matcher: Any, value: Any, path:
 
 
 def _match_object(
-    pattern: Mapping[str, Any], extra_keys: bool, matcher: Any, value: Any, ctx: _Context, path: str
+    fields: tuple[tuple[str, Matcher], ...],
+    extra_keys: bool,
+    matcher: Matcher,
+    value: Any,
+    ctx: _Context,
+    path: str,
 ) -> MatchOutcome:
     if not isinstance(value, Mapping):
         return _type_fail("object", matcher, value, path)
-    outcomes = [
-        _match(sub, key in value, value.get(key), ctx, _key_path(path, key)) for key, sub in pattern.items()
-    ]
+    outcomes = [_match(sub, key in value, value.get(key), ctx, _key_path(path, key)) for key, sub in fields]
     if not extra_keys:
+        named = {key for key, _ in fields}
         for key in value:
-            if key not in pattern:
+            if key not in named:
                 outcomes.append(
                     _fail(
                         "unexpected_argument",
@@ -202,28 +189,29 @@ def _match_object(
     return _first_failure(outcomes, matcher, value, path)
 
 
-def _match_list(pattern: list[Any] | tuple[Any, ...], value: Any, ctx: _Context, path: str) -> MatchOutcome:
+def _match_list(pattern: mt.ListPattern, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     if not isinstance(value, (list, tuple)):
         return _type_fail("array", pattern, value, path)
-    if len(pattern) != len(value):
+    items = pattern.items
+    if len(items) != len(value):
         return _fail(
             "value_error",
-            f"expected {plural(len(pattern), 'element')}, got {len(value)}",
+            f"expected {plural(len(items), 'element')}, got {len(value)}",
             pattern,
             value,
             path,
         )
     outcomes = [
         _match(p, True, v, ctx, _index_path(path, i))
-        for i, (p, v) in enumerate(zip(pattern, value, strict=True))
+        for i, (p, v) in enumerate(zip(items, value, strict=True))
     ]
     return _first_failure(outcomes, pattern, value, path)
 
 
-def _match_unordered(items: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+def _match_unordered(matcher: mt.Unordered, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     if not isinstance(value, (list, tuple)):
         return _type_fail("array", matcher, value, path)
-    items = list(items) if isinstance(items, (list, tuple)) else [items]
+    items = matcher.items
     grid = [[_match(item, True, v, ctx, _index_path(path, j)) for j, v in enumerate(value)] for item in items]
     if len(items) != len(value):
         return _fail(
@@ -249,9 +237,8 @@ def _match_unordered(items: Any, matcher: Any, value: Any, ctx: _Context, path: 
             if j is None or not counts(grid[i][j]):
                 unmatched = grid[i][j] if j is not None else None
                 why = f": {unmatched.detail}" if unmatched is not None and unmatched.detail else ""
-                return _fail(
-                    reason, f"no one-to-one match for element {show(items[i])}{why}", matcher, value, path
-                )
+                element = show(items[i].json())
+                return _fail(reason, f"no one-to-one match for element {element}{why}", matcher, value, path)
     return _ok(matcher, value, path)
 
 
@@ -263,43 +250,36 @@ def _met_or_undecided(outcome: MatchOutcome) -> bool:
     return outcome.ok or outcome.reason == "judge_failed"
 
 
-def _match_contains(needle: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+def _match_contains(matcher: mt.Contains, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    needle = matcher.needle
+    literal = needle.value if isinstance(needle, mt.Value) else None
     if isinstance(value, str):
-        if not isinstance(needle, str):
-            return _type_fail(f"an array containing {show(needle)}", matcher, value, path)
-        if needle in value:
+        if not isinstance(literal, str):
+            return _type_fail(f"an array containing {show(needle.json())}", matcher, value, path)
+        if literal in value:
             return _ok(matcher, value, path)
-        return _fail("value_error", f"{show(value)} does not contain {show(needle)}", matcher, value, path)
+        return _fail("value_error", f"{show(value)} does not contain {show(literal)}", matcher, value, path)
     if isinstance(value, (list, tuple)):
         undecided = None
-        if isinstance(needle, (Mapping, list, tuple)):
+        if isinstance(needle, mt.Value):
+            found = any(typed_equal(literal, v) for v in value)
+        else:
             outcomes = [_match(needle, True, v, ctx, _index_path(path, i)) for i, v in enumerate(value)]
             found = any(o.ok for o in outcomes)
             undecided = next((o for o in outcomes if o.reason == "judge_failed"), None)
-        else:
-            found = any(typed_equal(needle, v) for v in value)
         if found:
             return _ok(matcher, value, path)
         if undecided is not None:  # an element the judge did not decide on might have matched
             return _fail("judge_failed", undecided.detail, matcher, value, path)
-        return _fail("value_error", f"no element matches {show(needle)}", matcher, value, path)
-    wanted = "a string" if isinstance(needle, str) else "an array"
-    return _type_fail(f"{wanted} containing {show(needle)}", matcher, value, path)
+        return _fail("value_error", f"no element matches {show(needle.json())}", matcher, value, path)
+    wanted = "a string" if isinstance(literal, str) else "an array"
+    return _type_fail(f"{wanted} containing {show(needle.json())}", matcher, value, path)
 
 
-def _match_range(bounds: Any, matcher: Any, value: Any, path: str) -> MatchOutcome:
+def _match_range(matcher: mt.Range, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     if not _is_number(value):
         return _type_fail("a number", matcher, value, path)
-    low = bounds.get("min") if isinstance(bounds, Mapping) else None
-    high = bounds.get("max") if isinstance(bounds, Mapping) else None
-    if not all(bound is None or _is_number(bound) for bound in (low, high)):
-        return _fail(
-            "value_error",
-            f"invalid range matcher {show(bounds)}: bounds must be numbers",
-            matcher,
-            value,
-            path,
-        )
+    low, high = matcher.min, matcher.max
     if (low is not None and value < low) or (high is not None and value > high):
         lo = "-inf" if low is None else show(low)
         hi = "inf" if high is None else show(high)
@@ -307,19 +287,10 @@ def _match_range(bounds: Any, matcher: Any, value: Any, path: str) -> MatchOutco
     return _ok(matcher, value, path)
 
 
-def _match_approx(spec: Any, matcher: Any, value: Any, path: str) -> MatchOutcome:
+def _match_approx(matcher: mt.Approx, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     if not _is_number(value):
         return _type_fail("a number", matcher, value, path)
-    spec = spec if isinstance(spec, Mapping) else {"value": spec}
-    target, tolerance, rel = (
-        spec.get("value", 0),
-        spec.get("tolerance") or 0.0,
-        spec.get("rel_tolerance") or 0.0,
-    )
-    if not (_is_number(target) and _is_number(tolerance) and _is_number(rel)):
-        return _fail(
-            "value_error", f"invalid approx matcher {show(spec)}: numbers expected", matcher, value, path
-        )
+    target, tolerance, rel = matcher.value, matcher.tolerance or 0.0, matcher.rel_tolerance or 0.0
     allowed = max(tolerance, rel * abs(target))
     if not (tolerance or rel):
         allowed = 1e-9 * max(1.0, abs(target))
@@ -331,11 +302,11 @@ def _match_approx(spec: Any, matcher: Any, value: Any, path: str) -> MatchOutcom
     return _ok(matcher, value, path)
 
 
-def _match_schema(schema: Any, matcher: Any, value: Any, path: str) -> MatchOutcome:
+def _match_schema(matcher: mt.Schema, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     import jsonschema
 
     try:
-        validator = schema_validator(json.dumps(schema, sort_keys=True))
+        validator = schema_validator(json.dumps(matcher.schema, sort_keys=True))
     except (jsonschema.SchemaError, TypeError, ValueError) as exc:
         message = getattr(exc, "message", str(exc))
         return _fail("value_error", f"the schema is invalid: {message}", matcher, value, path)
@@ -357,8 +328,9 @@ def _match_schema(schema: Any, matcher: Any, value: Any, path: str) -> MatchOutc
     )
 
 
-def _match_judge(criterion: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
-    request = argument_request(str(criterion), value, path)
+def _match_judge(matcher: mt.Judge, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    criterion = matcher.criterion
+    request = argument_request(criterion, value, path)
     if ctx.requests is not None:
         ctx.requests.append(request)
     verdict = ctx.verdicts.get(request.key) if ctx.verdicts is not None else None
@@ -383,69 +355,46 @@ def argument_request(criterion: str, value: Any, path: str) -> JudgeRequest:
     )
 
 
-def _match(matcher: Any, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
-    if not is_matcher(matcher):
-        return _match_plain(matcher, present, value, ctx, path)
-    key = matcher_key(matcher)
-    arg = matcher[key]
-    presence = _PRESENCE_MATCHERS.get(key)
+def _match(matcher: Matcher, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    presence = _PRESENCE_MATCHERS.get(type(matcher))
     if presence is not None:
-        return presence(arg, matcher, present, value, ctx, path)
+        return presence(matcher, present, value, ctx, path)
     if not present:
-        return _fail("missing_argument", f"missing; expected {show(matcher)}", matcher, None, path)
-    return _VALUE_MATCHERS[key](arg, matcher, value, ctx, path)
-
-
-def _match_plain(pattern: Any, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
-    """A literal, a plain mapping (matched key by key) or a plain list (element by element)."""
-    if not present:
-        return _fail("missing_argument", f"missing; expected {show(pattern)}", pattern, None, path)
-    if isinstance(pattern, Mapping):
-        return _match_object(pattern, False, pattern, value, ctx, path)
-    if isinstance(pattern, (list, tuple)):
-        return _match_list(pattern, value, ctx, path)
-    return _literal(pattern, value, path)
+        return _fail("missing_argument", f"missing; expected {show(matcher.json())}", matcher, None, path)
+    return _VALUE_MATCHERS[type(matcher)](matcher, value, ctx, path)
 
 
 # --- matchers that decide about presence themselves ---------------------------------------------------
 
 
 def _match_optional(
-    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
+    matcher: mt.Optional, present: bool, value: Any, ctx: _Context, path: str
 ) -> MatchOutcome:
     if not present:
         return _ok(matcher, None, path, "absent (optional)")
-    inner = {"anything": True} if arg is True else arg  # {optional: false}: absent or false
+    inner = matcher.inner
+    if inner is None:  # {optional: true}: any value
+        return _ok(matcher, value, path)
     return _match(inner, present, value, ctx, path)
 
 
-def _match_absent(
-    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
-) -> MatchOutcome:
-    if present and arg is not False:
+def _match_absent(matcher: mt.Absent, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    if present:
         return _fail("unexpected_argument", f"must be absent, got {show(value)}", matcher, value, path)
-    if not present and arg is False:
-        return _fail("missing_argument", "missing; expected a value", matcher, None, path)
-    return _ok(matcher, value if present else None, path)
+    return _ok(matcher, None, path)
 
 
-def _items(arg: Any) -> list[Any]:
-    return list(arg) if isinstance(arg, (list, tuple)) else [arg]
-
-
-def _match_any_of(
-    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
-) -> MatchOutcome:
+def _match_any_of(matcher: mt.AnyOf, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     """Passes at the first matcher that matches (later ones are not tried, so their judge criteria
     are never asked); a failure names every matcher tried and why each refused the value."""
     tried: list[MatchOutcome] = []
-    for item in _items(arg):
+    for item in matcher.items:
         outcome = _match(item, present, value, ctx, path)
         if outcome.ok:
             return _ok(matcher, outcome.actual, path, outcome.detail)
         tried.append(outcome)
     shown = show(value) if present else "the missing value"
-    why = "; ".join(f"{show(o.expected, 60)}: {o.detail}" for o in tried) or "no matchers given"
+    why = "; ".join(f"{show(mt.to_json(o.expected), 60)}: {o.detail}" for o in tried) or "no matchers given"
     return _fail(_any_of_reason(tried), f"{shown} matches none of: {why}", matcher, value, path)
 
 
@@ -460,45 +409,63 @@ def _any_of_reason(tried: list[MatchOutcome]) -> MatchReason:
     return "value_error"
 
 
-def _match_all_of(
-    arg: Any, matcher: Any, present: bool, value: Any, ctx: _Context, path: str
-) -> MatchOutcome:
+def _match_all_of(matcher: mt.AllOf, present: bool, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     """Every matcher is tried (so every judge criterion among them is collected and asked); the first
     failure is the outcome, with which of the matchers it is."""
-    items = _items(arg)
+    items = matcher.items
     outcomes = [_match(item, present, value, ctx, path) for item in items]
     # The agent's failures first: a judge without a verdict must not hide a wrong value as an error.
     for index, outcome in sorted(enumerate(outcomes), key=lambda io: io[1].reason == "judge_failed"):
         if not outcome.ok:
-            detail = f"{outcome.detail} (all_of item {index + 1} of {len(items)}: {show(items[index], 60)})"
+            which = f"all_of item {index + 1} of {len(items)}: {show(items[index].json(), 60)}"
             return _fail(
-                outcome.reason or "value_error", detail, outcome.expected, outcome.actual, outcome.path
+                outcome.reason or "value_error",
+                f"{outcome.detail} ({which})",
+                outcome.expected,
+                outcome.actual,
+                outcome.path,
             )
     return _ok(matcher, value if present else None, path)
 
 
-_PresenceMatcher = Callable[[Any, Any, bool, Any, _Context, str], MatchOutcome]
-_PRESENCE_MATCHERS: dict[str, _PresenceMatcher] = {
-    "optional": _match_optional,
-    "absent": _match_absent,
-    "any_of": _match_any_of,
-    "all_of": _match_all_of,
+def _match_plain(
+    matcher: mt.Value | mt.ObjectPattern | mt.ListPattern, present: bool, value: Any, ctx: _Context, path: str
+) -> MatchOutcome:
+    """A literal, a plain mapping (matched key by key) or a plain list (element by element)."""
+    if not present:
+        return _fail("missing_argument", f"missing; expected {show(matcher.json())}", matcher, None, path)
+    if isinstance(matcher, mt.ObjectPattern):
+        return _match_object(matcher.fields, False, matcher, value, ctx, path)
+    if isinstance(matcher, mt.ListPattern):
+        return _match_list(matcher, value, ctx, path)
+    return _literal(matcher.value, value, path, matcher)
+
+
+# The matchers that decide about presence themselves, by kind: (matcher, present, value, ctx, path).
+_PRESENCE_MATCHERS: dict[type, Callable[..., MatchOutcome]] = {
+    mt.Value: _match_plain,
+    mt.ObjectPattern: _match_plain,
+    mt.ListPattern: _match_plain,
+    mt.Optional: _match_optional,
+    mt.Absent: _match_absent,
+    mt.AnyOf: _match_any_of,
+    mt.AllOf: _match_all_of,
 }
 
 
 # --- matchers of a present value -----------------------------------------------------------------------
 
 
-def _match_anything(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+def _match_anything(matcher: mt.Anything, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     return _ok(matcher, value, path)
 
 
-def _match_equals(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
-    return _literal(arg, value, path, matcher)
+def _match_equals(matcher: mt.Equals, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    return _literal(matcher.value, value, path, matcher)
 
 
-def _match_one_of(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
-    options = _items(arg)
+def _match_one_of(matcher: mt.OneOf, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    options = list(matcher.values)
     if any(typed_equal(option, value) for option in options):
         return _ok(matcher, value, path)
     if json_type(value) not in {json_type(option) for option in options}:
@@ -506,24 +473,25 @@ def _match_one_of(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) 
     return _fail("value_error", f"{show(value)} is not one of {show(options)}", matcher, value, path)
 
 
-def _match_regex(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+def _match_regex(matcher: mt.Regex, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    pattern = matcher.pattern
     if not isinstance(value, str):
-        return _type_fail(f"a string matching /{arg}/", matcher, value, path)
+        return _type_fail(f"a string matching /{pattern}/", matcher, value, path)
     try:
-        found = bounded_regex.search(str(arg), value)
+        found = bounded_regex.search(pattern, value)
     except bounded_regex.RegexError as exc:
-        return _fail("value_error", f"invalid regex pattern {show(arg)}: {exc}", matcher, value, path)
+        return _fail("value_error", f"invalid regex pattern {show(pattern)}: {exc}", matcher, value, path)
     except bounded_regex.RegexTimeout as exc:
         return _fail("value_error", f"{show(value)}: {exc}", matcher, value, path)
     if found:
         return _ok(matcher, value, path)
-    return _fail("value_error", f"{show(value)} does not match /{arg}/", matcher, value, path)
+    return _fail("value_error", f"{show(value)} does not match /{pattern}/", matcher, value, path)
 
 
-def _match_normalized(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+def _match_normalized(matcher: mt.Normalized, value: Any, ctx: _Context, path: str) -> MatchOutcome:
     if not isinstance(value, str):
         return _type_fail("a string", matcher, value, path)
-    expected, ignore = normalized_operand(arg)
+    expected, ignore = matcher.text, matcher.ignored
     if normalize_text(value, ignore) == normalize_text(expected, ignore):
         return _ok(matcher, value, path)
     loosened = f" ignoring {ignore}" if ignore != NOTHING_IGNORED else ""
@@ -536,58 +504,40 @@ def _match_normalized(arg: Any, matcher: Any, value: Any, ctx: _Context, path: s
     )
 
 
-def normalized_operand(arg: Any) -> tuple[str, Ignored]:
-    """The text and what a ``normalized`` matcher ignores: ``"New York"``, ``{value: "New York",
-    ignore: [punctuation, accents]}``, ``{value: ..., ignore: {chars: " -"}}`` or a list holding
-    ``{chars: ...}`` beside the named comparisons (several are one set of characters)."""
-    if not isinstance(arg, Mapping):
-        return str(arg), NOTHING_IGNORED
-    ignore = arg.get("ignore")
-    items = ignore if isinstance(ignore, list) else [ignore]
-    kinds = frozenset(o for o in LOOSER_COMPARISONS if o in items)
-    chars = frozenset(
-        c
-        for item in items
-        if isinstance(item, Mapping) and isinstance(item.get("chars"), str)
-        for c in item["chars"]
-    )
-    return str(arg.get("value", "")), Ignored(kinds, chars)
+def _match_object_matcher(matcher: mt.ObjectMatch, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    return _match_object(matcher.fields, bool(matcher.extra_keys), matcher, value, ctx, path)
 
 
-def _match_object_op(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
-    pattern = arg if isinstance(arg, Mapping) else {}
-    return _match_object(pattern, bool(matcher.get("extra_keys", False)), matcher, value, ctx, path)
-
-
-def _match_not(arg: Any, matcher: Any, value: Any, ctx: _Context, path: str) -> MatchOutcome:
-    inner = _match(arg, True, value, ctx, path)
+def _match_not(matcher: mt.Not, value: Any, ctx: _Context, path: str) -> MatchOutcome:
+    inner = _match(matcher.inner, True, value, ctx, path)
     if inner.reason == "judge_failed":
         return _fail("judge_failed", inner.detail, matcher, value, path)
     if inner.ok:
-        return _fail("value_error", f"{show(value)} must not match {show(arg)}", matcher, value, path)
+        shown = show(matcher.inner.json())
+        return _fail("value_error", f"{show(value)} must not match {shown}", matcher, value, path)
     return _ok(matcher, value, path)
 
 
-_ValueMatcher = Callable[[Any, Any, Any, _Context, str], MatchOutcome]
-_VALUE_MATCHERS: dict[str, _ValueMatcher] = {
-    "anything": _match_anything,
-    "equals": _match_equals,
-    "one_of": _match_one_of,
-    "regex": _match_regex,
-    "contains": _match_contains,
-    "range": lambda arg, matcher, value, ctx, path: _match_range(arg, matcher, value, path),
-    "approx": lambda arg, matcher, value, ctx, path: _match_approx(arg, matcher, value, path),
-    "schema": lambda arg, matcher, value, ctx, path: _match_schema(arg, matcher, value, path),
-    "normalized": _match_normalized,
-    "unordered": _match_unordered,
-    "object": _match_object_op,
-    "not": _match_not,
-    "judge": _match_judge,
+# The matchers of a present value, by kind: (matcher, value, ctx, path).
+_VALUE_MATCHERS: dict[type, Callable[..., MatchOutcome]] = {
+    mt.Anything: _match_anything,
+    mt.Equals: _match_equals,
+    mt.OneOf: _match_one_of,
+    mt.Regex: _match_regex,
+    mt.Contains: _match_contains,
+    mt.Range: _match_range,
+    mt.Approx: _match_approx,
+    mt.Schema: _match_schema,
+    mt.Normalized: _match_normalized,
+    mt.Unordered: _match_unordered,
+    mt.ObjectMatch: _match_object_matcher,
+    mt.Not: _match_not,
+    mt.Judge: _match_judge,
 }
 
 
 def match_value(
-    matcher: Any,
+    matcher: Matcher,
     present: bool,
     value: Any,
     verdicts: Mapping[str, JudgeVerdict] | None = None,
@@ -598,16 +548,16 @@ def match_value(
 
 
 def _match_arguments(
-    expected_args: Mapping[str, Any], actual: Mapping[str, Any], allow_extra: bool, ctx: _Context
+    expected_args: Mapping[str, Matcher], actual: Mapping[str, Any], allow_extra: bool, ctx: _Context
 ) -> tuple[MatchOutcome, ...]:
     outcomes = []
     for name, m in expected_args.items():
-        # The common case first: a scalar literal (not a matcher mapping) and a present value of the
-        # very same Python type that equals it, which ``_literal`` would pass as typed-equal (for
-        # JSON's scalars same-type ``==`` is exactly ``typed_equal``; NaN is unequal to itself in both).
+        # The common case first: a scalar literal and a present value of the very same Python type
+        # that equals it, which ``_literal`` would pass as typed-equal (for JSON's scalars same-type
+        # ``==`` is exactly ``typed_equal``; NaN is unequal to itself in both).
         if name in actual:
             value = actual[name]
-            if type(m) in JSON_SCALARS and type(value) is type(m) and m == value:
+            if type(m) is mt.Value and type(value) is type(m.value) and m.value == value:
                 outcomes.append(MatchOutcome(True, None, "", m, value, name))
                 continue
             outcomes.append(_match(m, True, value, ctx, name))
@@ -629,7 +579,7 @@ def _match_arguments(
 
 
 def match_arguments(
-    expected_args: Mapping[str, Any],
+    expected_args: Mapping[str, Matcher],
     actual: Mapping[str, Any],
     allow_extra: bool,
     verdicts: Mapping[str, JudgeVerdict] | None = None,
@@ -639,7 +589,7 @@ def match_arguments(
 
 
 def judge_requests_for_arguments(
-    expected_args: Mapping[str, Any], actual: Mapping[str, Any] | None
+    expected_args: Mapping[str, Matcher], actual: Mapping[str, Any] | None
 ) -> list[JudgeRequest]:
     """The judge requests that matching ``actual`` against ``expected_args`` will look up."""
     if actual is None:
@@ -649,19 +599,8 @@ def judge_requests_for_arguments(
     return unique_requests(ctx.requests or [])
 
 
-def judge_requests_for_value(matcher: Any, value: Any, path: str = "") -> list[JudgeRequest]:
+def judge_requests_for_value(matcher: Matcher, value: Any, path: str = "") -> list[JudgeRequest]:
     """The judge requests that ``match_value(matcher, True, value, verdicts, path)`` will look up."""
     ctx = _Context(verdicts=None, requests=[])
     _match(matcher, True, value, ctx, path)
     return unique_requests(ctx.requests or [])
-
-
-def has_judge(matcher: Any) -> bool:
-    """Whether an expected value contains a ``judge`` matcher anywhere."""
-    if isinstance(matcher, Mapping):
-        if is_matcher(matcher) and "judge" in matcher:
-            return True
-        return any(has_judge(v) for v in matcher.values())
-    if isinstance(matcher, (list, tuple)):
-        return any(has_judge(v) for v in matcher)
-    return False

@@ -3,8 +3,8 @@
 The loader (``gate.files.suite_loader``) turns a validated YAML document into these objects; everything
 after loading (agent loop, scoring, reports) reads only these. Pure data: no I/O here.
 
-Argument matchers are kept as plain JSON-like values in their YAML form (see ``gate.suite.matchers`` for
-their meaning), because they nest arbitrarily and are interpreted by one pure function.
+Argument matchers are typed trees (``gate.suite.matcher_tree``), parsed once when the suite is assembled;
+``gate.suite.matchers`` says what they match.
 
 A ``Source`` records where something was written (file, line, column), so that every report can
 point back at the exact line a user must change.
@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from gate.util.json_types import JsonObject
+from gate.suite.matcher_tree import Matcher, any_judged
+from gate.util.json_types import JsonObject, JsonValue
 
 Provider = Literal["openai", "anthropic"]
 PROVIDERS: tuple[Provider, ...] = get_args(Provider)
@@ -41,28 +42,6 @@ DEFAULT_RANKING_THRESHOLD = 0.75
 DEFAULT_JUDGE_MAX_TOKENS = 1024
 DEFAULT_PROGRAM_TIMEOUT_S = 120.0  # a command's time limit per trial (``timeout_s``)
 
-# The keys that make a one-key mapping an argument matcher (docs/architecture.md, "Argument matchers").
-MATCHER_KEYS = frozenset(
-    {
-        "equals",
-        "one_of",
-        "regex",
-        "contains",
-        "range",
-        "approx",
-        "schema",
-        "normalized",
-        "optional",
-        "absent",
-        "anything",
-        "unordered",
-        "object",
-        "not",
-        "any_of",
-        "all_of",
-        "judge",
-    }
-)
 DEFAULT_WEIGHTS = {"precision": 0.3, "recall": 0.3, "arguments": 0.3, "output": 0.1}
 
 
@@ -209,14 +188,14 @@ class MockRule:
 
     Exactly one of ``returns`` (any JSON value) or ``error`` (message sent back as a tool error)."""
 
-    when: JsonObject | None
+    when: dict[str, Matcher] | None
     returns: Any = None
     error: str | None = None
     source: Source | None = None
     # Stateful rules (see gate.suite.mock_state): state path -> matcher the state must satisfy; the changes
     # made when the rule applies (set / append: path -> value, remove: paths), in that order; and
     # results used in turn over successive uses of the rule (the last one repeats).
-    state_when: JsonObject | None = None
+    state_when: dict[str, Matcher] | None = None
     set: tuple[tuple[str, Any], ...] = ()
     append: tuple[tuple[str, Any], ...] = ()
     remove: tuple[str, ...] = ()
@@ -250,13 +229,18 @@ class Times:
 @dataclass(frozen=True)
 class ExpectedCall:
     tool: str
-    # Argument name -> matcher (YAML form, see gate.suite.matchers). ``args: {}`` means no arguments.
-    args: JsonObject
+    # Argument name -> matcher. ``args: {}`` means no arguments.
+    args: dict[str, Matcher]
     times: Times = Times()
     # Arguments not named in ``args`` are allowed (otherwise: "unexpected argument"). The loader sets it
     # when ``args`` is left out, which means any arguments.
     allow_extra_args: bool = False
     source: Source | None = None
+
+    @property
+    def judged(self) -> bool:
+        """Whether a ``judge`` matcher is among the arguments' matchers."""
+        return any_judged(self.args)
 
 
 @dataclass(frozen=True)
@@ -305,16 +289,29 @@ class Choice:
     correct: str
 
 
+PathCheck = Literal[
+    "equals", "exists", "not_exists", "matches", "one_of", "match", "criteria", "semantic_contains"
+]
+PATH_CHECKS: tuple[PathCheck, ...] = get_args(PathCheck)
+
+
 @dataclass(frozen=True)
 class PathAssertion:
-    """An assertion over the run record: ``path`` selects values, ``check`` is a one-key mapping
-    (equals / exists / not_exists / matches / one_of / criteria / semantic_contains / matcher)."""
+    """An assertion over the run record: ``path`` selects values, ``check`` says how each is checked:
+    against ``operand`` as written, or for ``match`` against ``matcher``."""
 
     path: str
-    check: JsonObject
+    check: PathCheck
+    operand: JsonValue = None
+    matcher: Matcher | None = None
     aggregate: Aggregate = "all"
     threshold: float = 1.0
     source: Source | None = None
+
+    @property
+    def written(self) -> JsonObject:
+        """The check as the suite writes it (``{match: {regex: ...}}``): how results show it."""
+        return {self.check: self.operand if self.matcher is None else self.matcher.json()}
 
 
 @dataclass(frozen=True)
@@ -338,7 +335,7 @@ class Expectation:
     latency_ms: int | None = None
     asserts: tuple[PathAssertion, ...] = ()
     # State path -> argument matcher the mock backend's state must satisfy after the episode.
-    final_state: JsonObject | None = None
+    final_state: dict[str, Matcher] | None = None
     # Judged: did the agent reach the user's goal by reasonable steps meeting these criteria?
     trajectory: str | None = None
 

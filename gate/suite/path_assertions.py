@@ -17,7 +17,8 @@ from typing import Any
 from gate.results.outcomes import CheckScore
 from gate.results.run_record import PATH_ROOT_SHAPE, RunRecord
 from gate.suite.judging import JudgeRequest, JudgeVerdict, criteria_request, semantic_request
-from gate.suite.matchers import has_judge, judge_requests_for_value, match_value, typed_equal, value_text
+from gate.suite.matcher_tree import has_judge
+from gate.suite.matchers import judge_requests_for_value, match_value, typed_equal, value_text
 from gate.suite.model import PathAssertion
 from gate.util import bounded_regex
 from gate.util.escape import show
@@ -25,17 +26,6 @@ from gate.util.wording import closest
 
 Segment = tuple[str, Any]  # ("key", name) | ("index", int) | ("each", None)
 
-CHECKS = (
-    "equals",
-    "exists",
-    "not_exists",
-    "matches",
-    "one_of",
-    "match",
-    "matcher",
-    "criteria",
-    "semantic_contains",
-)
 JUDGED_CHECKS = ("criteria", "semantic_contains")
 
 _HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -134,14 +124,6 @@ def select(root: Any, path: str) -> list[Any]:
     return values
 
 
-def check_of(assertion: PathAssertion) -> tuple[str, Any]:
-    """The check's name and argument (``match`` and ``matcher`` are the same check)."""
-    for name in CHECKS:
-        if name in assertion.check:
-            return ("match" if name == "matcher" else name), assertion.check[name]
-    raise PathError(f"assertion on {assertion.path!r} has no check (one of {', '.join(CHECKS)})")
-
-
 def _requests_for(name: str, argument: Any, values: list[Any], record: RunRecord) -> list[JudgeRequest]:
     texts = [str(argument)] if isinstance(argument, str) else [str(a) for a in argument]
     build = criteria_request if name == "criteria" else semantic_request
@@ -150,8 +132,9 @@ def _requests_for(name: str, argument: Any, values: list[Any], record: RunRecord
 
 def is_judged(assertion: PathAssertion) -> bool:
     """Whether the check asks the judge: a judged check, or a ``match`` holding judge criteria."""
-    name, argument = check_of(assertion)
-    return name in JUDGED_CHECKS or (name == "match" and has_judge(argument))
+    return assertion.check in JUDGED_CHECKS or (
+        assertion.matcher is not None and has_judge(assertion.matcher)
+    )
 
 
 def judge_requests(assertion: PathAssertion, record: RunRecord) -> list[JudgeRequest]:
@@ -159,11 +142,10 @@ def judge_requests(assertion: PathAssertion, record: RunRecord) -> list[JudgeReq
     or those of the judge criteria inside a ``match`` matcher (none for the other checks)."""
     if not is_judged(assertion):
         return []
-    name, argument = check_of(assertion)
     values = [v for v in select(record.as_path_root(), assertion.path) if v is not None]
-    if name == "match":
-        return [r for value in values for r in judge_requests_for_value(argument, value)]
-    return _requests_for(name, argument, values, record)
+    if assertion.matcher is not None:
+        return [r for value in values for r in judge_requests_for_value(assertion.matcher, value)]
+    return _requests_for(assertion.check, assertion.operand, values, record)
 
 
 @dataclass(frozen=True)
@@ -175,9 +157,13 @@ class PathEvaluation:
 
 
 def _value_score(
-    name: str, argument: Any, value: Any, record: RunRecord, verdicts: Mapping[str, JudgeVerdict]
+    assertion: PathAssertion, value: Any, record: RunRecord, verdicts: Mapping[str, JudgeVerdict]
 ) -> tuple[float, str | None]:
     """The score (0..1) of one selected value, and a judge error if a verdict is missing."""
+    name, argument = assertion.check, assertion.operand
+    if assertion.matcher is not None:
+        outcome = match_value(assertion.matcher, True, value, verdicts)
+        return float(outcome.ok), outcome.detail if outcome.reason == "judge_failed" else None
     if name == "equals":
         return float(typed_equal(argument, value)), None
     if name == "one_of":
@@ -185,9 +171,6 @@ def _value_score(
         return float(any(typed_equal(option, value) for option in options)), None
     if name == "matches":  # text only (evaluate fails other values with the reason)
         return float(isinstance(value, str) and bounded_regex.search(str(argument), value)), None
-    if name == "match":
-        outcome = match_value(argument, True, value, verdicts)
-        return float(outcome.ok), outcome.detail if outcome.reason == "judge_failed" else None
     # criteria / semantic_contains: every criterion must hold for the value.
     scores: list[float] = []
     for request in _requests_for(name, argument, [value], record):
@@ -204,10 +187,10 @@ def evaluate(
     """The score of a path assertion (kind "path"). A path that selects nothing: ``exists`` fails,
     ``not_exists`` passes, every other check fails saying so. Aggregates: ``all`` / ``any`` (every /
     some value passes), ``mean`` / ``min`` / ``max`` of the values' scores against ``threshold``."""
-    name, argument = check_of(assertion)
+    name, argument = assertion.check, assertion.operand
     label = f"{assertion.path} {name}"
     if name not in ("exists", "not_exists"):
-        label += f" {show(argument, 60)}"
+        label += f" {show(assertion.written[name], 60)}"
     try:
         values = [v for v in select(record.as_path_root(), assertion.path) if v is not None]
     except PathError as exc:
@@ -230,7 +213,7 @@ def evaluate(
     timed_out = ""
     for value in values:
         try:
-            score, error = _value_score(name, argument, value, record, verdicts)
+            score, error = _value_score(assertion, value, record, verdicts)
         except bounded_regex.RegexTimeout as exc:  # the suite's pattern, not the answer, is at fault
             score, error, timed_out = 0.0, None, str(exc)
         if error is not None:

@@ -129,7 +129,7 @@ def test_built_cases_fold_defaults_overrides_vars_and_mocks(tmp_path):
     assert (call.tool, call.times.min, call.times.max, call.allow_extra_args) == ("search_docs", 1, 2, True)
     assert call.source.line == 59 and first.source.line == 54
     assert first.expect.calls.order == "in_order" and first.expect.calls.extra_calls == "forbid"  # merge key
-    assert first.expect.asserts[0].check == {"match": {"regex": "install"}}
+    assert first.expect.asserts[0].written == {"match": {"regex": "install"}}
     assert first.expect.asserts[0].aggregate == "mean" and first.expect.asserts[0].threshold == 0.5
     assert second.expect.output.choice.correct == "Yes" and second.expect.output.ranking.threshold == 0.75
     assert (

@@ -125,7 +125,7 @@ def test_every_example_suite_is_valid_under_the_raw_schema(schema):
 
 
 def test_schema_matcher_keys_are_the_ones_the_matchers_understand():
-    from gate.suite.model import MATCHER_KEYS
+    from gate.suite.matcher_tree import MATCHER_KEYS
 
     schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "suite.schema.json").read_text())
     keys = set(schema["$defs"]["matcherOp"]["properties"]) - {"extra_keys"}

@@ -328,6 +328,7 @@ def test_remote_schema_references_are_never_fetched(
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+    from gate.suite.matcher_tree import parse_matcher
     from gate.suite.matchers import match_value, schema_validator
 
     hits: list[str] = []
@@ -366,7 +367,7 @@ def test_remote_schema_references_are_never_fetched(
         assert code == 2 and "Traceback" not in output
         _assert_reported(output, "remote_ref.suite.yaml:15:40", "a remote schema reference")
         _assert_reported(output, "tools/remote.json:1:120", "refer to a remote schema")
-        outcome = match_value({"schema": {"$ref": url}}, True, "Paris")
+        outcome = match_value(parse_matcher({"schema": {"$ref": url}}), True, "Paris")
         assert not outcome.ok and "cannot be resolved" in outcome.detail
         validator = schema_validator(json.dumps(tool[0]["input_schema"], sort_keys=True))
         with pytest.raises(Exception, match="Unresolvable"):

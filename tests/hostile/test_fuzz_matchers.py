@@ -1,22 +1,29 @@
-"""Property-based tests of the argument matchers (gate.suite.matchers.match_value).
+"""Property-based tests of the argument matchers (gate.suite.matcher_tree, gate.suite.matchers).
 
-Model output is untrusted and suites are written by people: whatever the matcher and whatever the
-value, matching gives an outcome and never raises; and the matcher algebra holds (literal equality
-is reflexive, ``not`` inverts, ``optional`` accepts absence, ``equals`` is literal).
+Model output is untrusted and suites are written by people: whatever a suite writes, reading it as a
+matcher gives a tree or a located refusal, exactly as the suite schema decides; whatever the matcher
+and whatever the value, matching gives an outcome and never raises; a tree renders back to what was
+written; and the matcher algebra holds (literal equality is reflexive, ``not`` inverts, ``optional``
+accepts absence, ``equals`` is literal).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gate.suite.matchers import MATCHER_KEYS, MatchOutcome, is_matcher, match_value
+from gate.files.suite_schema import suite_schema
+from gate.suite import matchers as matching
+from gate.suite.matcher_tree import MATCHER_KEYS, MatcherError, is_matcher, parse_matcher
+from gate.suite.matchers import MatchOutcome
+from gate.util import schema_check
 
 FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-keys = st.text(min_size=0, max_size=6)
+keys = st.text(min_size=0, max_size=6).filter(lambda k: k not in MATCHER_KEYS)
 scalars = (
     st.none()
     | st.booleans()
@@ -45,7 +52,7 @@ schemas = st.sampled_from(
 base_matchers = st.one_of(
     scalars,
     st.builds(lambda v: {"equals": v}, json_values),
-    st.builds(lambda vs: {"one_of": vs}, st.lists(json_values, max_size=4)),
+    st.builds(lambda vs: {"one_of": vs}, st.lists(json_values, min_size=1, max_size=4)),
     st.builds(
         lambda p: {"regex": p}, st.text(max_size=8) | st.sampled_from(["^Par", r"\d+", "(", "[a-", "a{2,1}"])
     ),
@@ -54,7 +61,7 @@ base_matchers = st.one_of(
         lambda lo, hi: {"range": {k: v for k, v in (("min", lo), ("max", hi)) if v is not None}},
         st.none() | numbers,
         st.none() | numbers,
-    ),
+    ).filter(lambda m: m["range"]),
     st.builds(
         lambda v, t, r: {"approx": {"value": v, "tolerance": t, "rel_tolerance": r}},
         numbers,
@@ -64,7 +71,7 @@ base_matchers = st.one_of(
     st.builds(lambda s: {"schema": s}, schemas),
     st.builds(lambda t: {"normalized": t}, st.text(max_size=12)),
     st.just({"anything": True}),
-    st.builds(lambda b: {"absent": b}, st.booleans()),
+    st.just({"absent": True}),
     st.just({"optional": True}),
 )
 
@@ -108,6 +115,10 @@ junk_matchers = st.recursive(
 )
 
 
+def match_value(written: Any, present: bool, value: Any, path: str = "") -> MatchOutcome:
+    return matching.match_value(parse_matcher(written), present, value, path=path)
+
+
 def _check(outcome: object) -> MatchOutcome:
     assert isinstance(outcome, MatchOutcome)
     assert isinstance(outcome.ok, bool)
@@ -142,10 +153,37 @@ def test_match_value_never_raises_on_well_formed_matchers(matcher: Any, present:
 
 @FUZZ
 @given(matcher=junk_matchers, present=st.booleans(), value=json_values)
-def test_match_value_never_raises_on_malformed_matcher_arguments(
+def test_a_malformed_matcher_is_refused_where_it_is_written_or_else_matches_without_raising(
     matcher: Any, present: bool, value: Any
 ) -> None:
-    _check(match_value(matcher, present, value if present else None, path="arg"))
+    try:
+        tree = parse_matcher(matcher, ("args", "x"))
+    except MatcherError as exc:
+        assert exc.at[:2] == ("args", "x") and exc.message
+        return
+    _check(matching.match_value(tree, present, value if present else None, path="arg"))
+
+
+@FUZZ
+@given(matcher=junk_matchers | matchers)
+def test_the_parser_reads_exactly_what_the_suite_schema_accepts_as_a_matcher(matcher: Any) -> None:
+    try:
+        parse_matcher(matcher)
+    except MatcherError:
+        read = False
+    else:
+        read = True
+    assert read is schema_check.is_valid(suite_schema(), matcher, "matcher")
+
+
+@FUZZ
+@given(matcher=junk_matchers | matchers)
+def test_a_tree_renders_back_to_what_was_written_key_order_included(matcher: Any) -> None:
+    try:
+        tree = parse_matcher(matcher)
+    except MatcherError:
+        return
+    assert json.dumps(tree.json()) == json.dumps(matcher)
 
 
 @FUZZ
@@ -197,9 +235,7 @@ def test_absent_and_anything(value: Any) -> None:
 def test_a_missing_argument_fails_unless_optional_or_absent(matcher: Any) -> None:
     outcome = _check(match_value(matcher, False, None))
     allows_absence = (
-        isinstance(matcher, dict)
-        and is_matcher(matcher)
-        and ("optional" in matcher or ("absent" in matcher and matcher["absent"] is not False))
+        isinstance(matcher, dict) and is_matcher(matcher) and ("optional" in matcher or "absent" in matcher)
     )
     assert outcome.ok is allows_absence
     if not allows_absence:

@@ -14,13 +14,17 @@ from gate.providers.base import ProviderError
 from gate.results.run_record import parse_arguments
 from gate.run.agent_loop import run_trial
 from gate.scoring.trial import score_trial
+from gate.suite.matcher_tree import parse_matchers
 from gate.suite.model import Agent, MockRule, Mocks, ModelParams, Prompt, Source
 from tests import builders
 
 WEATHER_MOCKS = Mocks(
     tools={
         "get_weather": (
-            MockRule(when={"city": {"normalized": "paris"}}, returns={"temp_c": 18, "sky": "cloudy"}),
+            MockRule(
+                when=parse_matchers({"city": {"normalized": "paris"}}),
+                returns={"temp_c": 18, "sky": "cloudy"},
+            ),
             MockRule(when=None, returns={"temp_c": 30, "sky": "clear"}),
         ),
         "get_forecast": (MockRule(when=None, error="forecast service unavailable"),),

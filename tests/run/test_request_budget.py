@@ -6,8 +6,9 @@ from __future__ import annotations
 import dataclasses
 
 from gate.run.request_budget import RequestBudget, case_need, judged_checks, trial_need
-from gate.suite.model import Judge, OutputChecks, PathAssertion, SimulatedUser
+from gate.suite.model import Judge, OutputChecks, SimulatedUser
 from tests import builders
+from tests.builders import path_assertion
 
 
 def test_no_limit_admits_everything_and_counts_what_is_sent():
@@ -77,10 +78,10 @@ def test_trial_need_counts_turns_the_simulated_user_and_judged_checks():
             builders.ecall("get_weather", {"city": {"judge": "a city in France"}}),
             output=OutputChecks(criteria=("a", "b"), semantic_contains=("c",), asks_clarification=False),
             asserts=(
-                PathAssertion(path="output", check={"criteria": "d"}),
-                PathAssertion(path="output", check={"equals": "x"}),
-                PathAssertion(path="output", check={"match": {"any_of": ["x", {"judge": "polite"}]}}),
-                PathAssertion(path="output", check={"match": {"regex": "x"}}),
+                path_assertion("output", {"criteria": "d"}),
+                path_assertion("output", {"equals": "x"}),
+                path_assertion("output", {"match": {"any_of": ["x", {"judge": "polite"}]}}),
+                path_assertion("output", {"match": {"regex": "x"}}),
             ),
         ),
     )

@@ -15,17 +15,17 @@ from gate.scoring import judge_requests as trial_judging
 from gate.scoring.trial import _all_verdict, _budgets, _weighted_verdict, expected_summary, score_trial
 from gate.suite import judging
 from gate.suite.judging import JudgeVerdict
+from gate.suite.matcher_tree import parse_matchers
 from gate.suite.model import (
     CallExpectation,
     Choice,
     Defaults,
     OutputChecks,
-    PathAssertion,
     Ranking,
     Scoring,
 )
 from tests import results_factory as rf
-from tests.builders import call, calls_expectation, case, ecall, expectation, record, suite
+from tests.builders import call, calls_expectation, case, ecall, expectation, path_assertion, record, suite
 
 
 def score(c, r, verdicts=None, s=None, index=0):
@@ -469,9 +469,7 @@ def test_latency_budget_from_case_or_suite_defaults():
 
 
 def test_path_assertions_feed_failures():
-    c = case(
-        expect=expectation(asserts=(PathAssertion(path="calls[*].args.city", check={"equals": "Paris"}),))
-    )
+    c = case(expect=expectation(asserts=(path_assertion("calls[*].args.city", {"equals": "Paris"}),)))
     assert score(c, record(call("get_weather", {"city": "Paris"}))).status == "passed"
     result = score(c, record(call("get_weather", {"city": "Rome"})))
     assert reasons(result) == ["output_check_failed"] and result.failures[0].argument == "calls[*].args.city"
@@ -552,10 +550,10 @@ def test_expected_summary_is_json_able():
 
     c = case(
         expect=expectation(
-            ecall("get_weather", {"city": {"one_of": ("Paris", "paris")}}, times=(1, None)),
+            ecall("get_weather", {"city": {"one_of": ["Paris", "paris"]}}, times=(1, None)),
             order="in_order",
             output=OutputChecks(contains=("18",), choice=Choice(("a", "b"), "a")),
-            asserts=(PathAssertion(path="output", check={"exists": True}),),
+            asserts=(path_assertion("output", {"exists": True}),),
         )
     )
     summary = expected_summary(c)
@@ -766,10 +764,10 @@ def test_failure_messages_say_each_thing_once_beside_their_title():
             weather_call,
             ecall("get_weather", {"city": "Paris"}),
             output=OutputChecks(contains=("18",), criteria=("mentions rain",)),
-            asserts=(PathAssertion("calls[0].name", {"equals": "get_forecast"}),),
+            asserts=(path_assertion("calls[0].name", {"equals": "get_forecast"}),),
         ),
         trajectory="Asks which city first.",
-        final_state={"ok": True, "booked": {"anything": True}},
+        final_state=parse_matchers({"ok": True, "booked": {"anything": True}}),
     )
     c = case(expect=exp, state={"ok": False})
     s = suite(c)

@@ -2,15 +2,24 @@ from __future__ import annotations
 
 import pytest
 
+from gate.suite import matchers
 from gate.suite.judging import JudgeVerdict
-from gate.suite.matchers import (
-    has_judge,
-    is_matcher,
-    judge_requests_for_arguments,
-    match_arguments,
-    match_value,
-    normalize_text,
-)
+from gate.suite.matcher_tree import any_judged, is_matcher, parse_matcher, parse_matchers, to_json
+from gate.util.text_normalization import normalize_text
+
+# Matchers as a suite writes them, read as the assembly reads them.
+
+
+def match_value(written, present, value, verdicts=None, path=""):
+    return matchers.match_value(parse_matcher(written), present, value, verdicts, path)
+
+
+def match_arguments(written, actual, allow_extra, verdicts=None):
+    return matchers.match_arguments(parse_matchers(written), actual, allow_extra, verdicts)
+
+
+def judge_requests_for_arguments(written, actual):
+    return matchers.judge_requests_for_arguments(parse_matchers(written), actual)
 
 
 def ok(matcher, value, present=True):
@@ -42,7 +51,7 @@ def test_different_json_types_are_a_type_error(expected, actual):
 def test_same_type_different_value_is_a_value_error():
     outcome = match_value("Paris", True, "London", path="city")
     assert (outcome.ok, outcome.reason, outcome.path) == (False, "value_error", "city")
-    assert outcome.expected == "Paris" and outcome.actual == "London"
+    assert to_json(outcome.expected) == "Paris" and outcome.actual == "London"
     assert "Paris" in outcome.detail and "London" in outcome.detail
 
 
@@ -291,7 +300,7 @@ def test_any_of_passes_when_one_matcher_matches(actual):
 def test_any_of_failure_names_every_matcher_tried():
     outcome = match_value(NEW_YORK, True, "Boston", path="city")
     assert (outcome.ok, outcome.reason, outcome.path) == (False, "value_error", "city")
-    assert outcome.expected == NEW_YORK and outcome.actual == "Boston"
+    assert to_json(outcome.expected) == NEW_YORK and outcome.actual == "Boston"
     assert outcome.detail.startswith('"Boston" matches none of: ')
     assert '{"normalized": "NYC"}' in outcome.detail and '{"normalized": "New York"}' in outcome.detail
     assert outcome.detail.count("after normalisation") == 2  # why each one refused
@@ -367,7 +376,10 @@ def test_judge_criteria_inside_any_of_and_all_of_are_collected_and_read():
     assert match_arguments(both, {"note": "Thanks!"}, False, verdicts)[0].ok
     verdicts[requests[1].key] = JudgeVerdict(False, 0.0, "too long")
     assert "too long" in match_arguments(both, {"note": "Thanks!"}, False, verdicts)[0].detail
-    assert has_judge(both) and has_judge({"x": {"any_of": [1, {"judge": "c"}]}})
+    assert any_judged(parse_matchers(both)) and any_judged(
+        parse_matchers({"x": {"any_of": [1, {"judge": "c"}]}})
+    )
+    assert not any_judged(parse_matchers({"x": {"any_of": [1, {"equals": {"judge": "c"}}]}}))
 
 
 def test_a_wrong_value_beside_an_undecided_judge_is_the_agents_failure_not_an_error():

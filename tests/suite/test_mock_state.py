@@ -12,6 +12,7 @@ from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
 from gate.run.runner import RunOptions, run_suites
 from gate.suite import mock_state
+from gate.suite.matcher_tree import parse_matchers
 from gate.suite.mocks import MockSession
 from gate.suite.model import MockRule, Mocks, MockStep
 
@@ -138,7 +139,7 @@ def test_set_remove_and_sequence_over_successive_calls():
             "cancel": (
                 MockRule(
                     when=None,
-                    state_when={"bookings.{{ args.id }}": {"anything": True}},
+                    state_when=parse_matchers({"bookings.{{ args.id }}": {"anything": True}}),
                     set=(("log.-1", "cancelled {{ args.id }}"),),
                     remove=("bookings.{{ args.id }}",),
                     returns={"cancelled": "{{ args.id }}"},

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
+from gate.suite.matcher_tree import parse_matchers
 from gate.suite.mocks import MockOutcome, MockSession, merged
 from gate.suite.model import MockRule, Mocks
 
 WEATHER = Mocks(
     tools={
         "get_weather": (
-            MockRule(when={"city": {"normalized": "paris"}}, returns={"temp_c": 18}),
-            MockRule(when={"city": "London"}, error="rate limited"),
+            MockRule(when=parse_matchers({"city": {"normalized": "paris"}}), returns={"temp_c": 18}),
+            MockRule(when=parse_matchers({"city": "London"}), error="rate limited"),
             MockRule(when=None, returns={"temp_c": 21}),
         ),
         "book_flight": (MockRule(when=None, error="payment service unavailable"),),
@@ -35,7 +36,7 @@ def test_error_rule_gives_an_error_result():
 def test_unparseable_arguments_match_only_rules_without_when():
     outcome = _once(WEATHER, "get_weather", None)
     assert outcome.kind == "fallback"
-    only_when = Mocks(tools={"t": (MockRule(when={"a": {"anything": True}}, returns=1),)})
+    only_when = Mocks(tools={"t": (MockRule(when=parse_matchers({"a": {"anything": True}}), returns=1),)})
     assert _once(only_when, "t", None).kind == "unmocked"
 
 
@@ -55,12 +56,14 @@ def test_builtin_default_for_unmocked_tools_explains_itself():
 
 
 def test_when_rules_that_do_not_match_fall_through_to_unmocked():
-    mocks = Mocks(tools={"get_weather": (MockRule(when={"city": "Paris"}, returns=1),)})
+    mocks = Mocks(tools={"get_weather": (MockRule(when=parse_matchers({"city": "Paris"}), returns=1),)})
     assert _once(mocks, "get_weather", {"city": "Rome"}).kind == "unmocked"
 
 
 def test_merged_tries_case_rules_first():
-    case_mocks = Mocks(tools={"get_weather": (MockRule(when={"city": "Rome"}, returns={"temp_c": 30}),)})
+    case_mocks = Mocks(
+        tools={"get_weather": (MockRule(when=parse_matchers({"city": "Rome"}), returns={"temp_c": 30}),)}
+    )
     both = merged(case_mocks, WEATHER)
     assert _once(both, "get_weather", {"city": "Rome"}).result == {"temp_c": 30}
     assert _once(both, "get_weather", {"city": "Paris"}).result == {"temp_c": 18}

@@ -4,9 +4,8 @@ import pytest
 
 from gate.scoring import judge_requests as trial_judging
 from gate.suite.judging import JudgeVerdict
-from gate.suite.model import PathAssertion
 from gate.suite.path_assertions import PathError, evaluate, judge_requests, parse, select, unreachable
-from tests.builders import call, record
+from tests.builders import call, path_assertion, record
 
 RECORD = record(
     call("get_weather", {"city": "Paris"}),
@@ -18,7 +17,7 @@ ROOT = RECORD.as_path_root()
 
 def check(path, aggregate="all", threshold=1.0, verdicts=None, rec=RECORD, **check):
     return evaluate(
-        PathAssertion(path=path, check=check, aggregate=aggregate, threshold=threshold), rec, verdicts or {}
+        path_assertion(path, check, aggregate=aggregate, threshold=threshold), rec, verdicts or {}
     ).check
 
 
@@ -91,7 +90,7 @@ def test_invalid_regex_fails_without_crashing():
 
 
 def test_judged_path_checks_use_verdicts():
-    assertion = PathAssertion(path="calls[*].args.city", check={"criteria": "is a European capital"})
+    assertion = path_assertion("calls[*].args.city", {"criteria": "is a European capital"})
     requests = judge_requests(assertion, RECORD)
     assert [q.text for q in requests] == ["Paris", "Rome"]
     assert {q.kind for q in requests} == {"criteria"}
@@ -102,9 +101,9 @@ def test_judged_path_checks_use_verdicts():
     missing = evaluate(assertion, RECORD, {})
     assert not missing.check.passed and "no judge verdict" in missing.check.detail
     assert missing.judge_error is not None and "no judge verdict" in missing.judge_error
-    semantic = PathAssertion(path="output", check={"semantic_contains": "it is warm in Rome"})
+    semantic = path_assertion("output", {"semantic_contains": "it is warm in Rome"})
     assert [q.kind for q in judge_requests(semantic, RECORD)] == ["semantic_contains"]
-    assert judge_requests(PathAssertion(path="output", check={"exists": True}), RECORD) == []
+    assert judge_requests(path_assertion("output", {"exists": True}), RECORD) == []
 
 
 @pytest.mark.parametrize(
@@ -112,8 +111,8 @@ def test_judged_path_checks_use_verdicts():
     [("all", False, False), ("any", True, True), ("min", False, False), ("max", True, True)],
 )
 def test_a_missing_verdict_is_a_judge_error_only_when_it_could_change_the_outcome(aggregate, decided, passed):
-    assertion = PathAssertion(
-        path="calls[*].args.city", check={"criteria": "is a European capital"}, aggregate=aggregate
+    assertion = path_assertion(
+        "calls[*].args.city", {"criteria": "is a European capital"}, aggregate=aggregate
     )
     paris, rome = judge_requests(assertion, RECORD)
     # Rome's verdict is missing; Paris's alone decides "all"/"min" (failed) and "any"/"max" (passed).
@@ -128,7 +127,7 @@ def test_collect_requests_includes_judged_path_checks():
     from gate.suite.model import Expectation
     from tests.builders import case, suite
 
-    c = case(expect=Expectation(asserts=(PathAssertion(path="output", check={"criteria": "mentions Rome"}),)))
+    c = case(expect=Expectation(asserts=(path_assertion("output", {"criteria": "mentions Rome"}),)))
     requests = trial_judging.collect_requests(suite(c), c, RECORD, 0)
     assert [(q.kind, q.criterion) for q in requests] == [("criteria", "mentions Rome")]
 

@@ -9,8 +9,10 @@ import time
 import pytest
 
 from gate import limits
+from gate.suite.matcher_tree import parse_matcher
 from gate.suite.matchers import match_value, schema_validator
 from gate.util import bounded_regex, schema_check
+from tests.builders import path_assertion
 from tests.commands.test_run import point
 from tests.files.test_outputs import repo, run  # noqa: F401 - the fixture
 
@@ -70,7 +72,7 @@ def test_patterns_whose_counts_multiply_past_the_bound_are_refused_quickly(patte
 
 
 def test_the_regex_matcher_fails_with_the_reason_in_bounded_time():
-    outcome, elapsed = timed(match_value, {"regex": EVIL}, True, TEXT)
+    outcome, elapsed = timed(match_value, parse_matcher({"regex": EVIL}), True, TEXT)
     assert not outcome.ok and "took longer than" in outcome.detail
     assert elapsed < SLACK
 
@@ -142,11 +144,10 @@ def test_a_tool_pattern_and_an_output_regex_cannot_stall_a_run(repo, model_serve
 
 
 def test_a_path_assertion_regex_that_runs_out_of_time_fails_and_says_why():
-    from gate.suite.model import PathAssertion
     from gate.suite.path_assertions import evaluate
     from tests.results_factory import record
 
-    assertion = PathAssertion(path="output", check={"matches": EVIL}, aggregate="all", threshold=1.0)
+    assertion = path_assertion("output", {"matches": EVIL}, aggregate="all", threshold=1.0)
     score, elapsed = timed(evaluate, assertion, record(output=TEXT), {})
     assert not score.check.passed and "took longer than" in score.check.detail
     assert elapsed < SLACK

@@ -20,6 +20,7 @@ from typing import Any
 
 from gate.assembly.checks.finding import Finding
 from gate.suite import templating
+from gate.suite.matcher_tree import Matcher
 from gate.util import bounded_regex
 from gate.util.json_types import JsonObject, PathKey
 
@@ -174,10 +175,11 @@ def _ref_cycle(schema: Any) -> tuple[PathKey, list[str]] | None:
     return None
 
 
-def placeholder_problems(args: Any, at: PathKey) -> list[Finding]:
-    """``{{ name }}`` placeholders inside expected arguments (they are compared as written)."""
+def placeholder_problems(args: Mapping[str, Matcher]) -> list[Finding]:
+    """``{{ name }}`` placeholders inside expected arguments (they are compared as written): in every
+    string value of each argument's matcher as written."""
     found: list[Finding] = []
-    stack: list[tuple[PathKey, Any]] = [(at, args)]
+    stack: list[tuple[PathKey, Any]] = [(matcher.at, matcher.json()) for matcher in args.values()]
     while stack:
         path, node = stack.pop()
         if isinstance(node, str):

@@ -24,7 +24,9 @@ from typing import Any
 from gate.assembly.checks.finding import Finding
 from gate.assembly.checks.matcher_specs import NEVER_AN_OBJECT
 from gate.assembly.checks.schema_position import declared, item_schema, property_schema, resolve
-from gate.suite.matchers import is_matcher, json_type, matcher_key, typed_equal
+from gate.suite import matcher_tree as mt
+from gate.suite.matcher_tree import Matcher
+from gate.suite.matchers import json_type, typed_equal
 from gate.util import schema_check
 from gate.util.escape import show
 from gate.util.json_types import PathKey
@@ -62,73 +64,69 @@ class _Place:
 
 
 def matcher_problems(
-    tool: str, parameters: Mapping[str, Any] | None, args: Any, at: PathKey
+    tool: str, parameters: Mapping[str, Any] | None, args: Mapping[str, Matcher]
 ) -> list[Finding]:
     """What no value can satisfy in ``args`` (name -> matcher), against the ``parameters`` schema of
     ``tool`` (None: no schema known; then only self-contradictions are found)."""
-    if not isinstance(args, Mapping):
-        return []
     root = parameters if isinstance(parameters, Mapping) else None
     place = _Place(tool if root is not None else "", root)
     found: list[Finding] = []
     for name, matcher in args.items():
         schema = property_schema(root, name, root) if root is not None else None
-        found.extend(_walk(matcher, (*at, name), str(name), schema, place))
+        found.extend(_walk(matcher, str(name), schema, place))
     return found
 
 
-def _walk(node: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Finding]:
+def _walk(node: Matcher, label: str, schema: Any, place: _Place) -> Iterator[Finding]:
     conflict = _kind_conflict(node, label, schema, place)
     if conflict is not None:
-        yield (at, *conflict)
+        yield (node.at, *conflict)
         return
-    if not isinstance(node, (dict, list)):
-        yield from _literal(node, at, label, schema, place)
-    elif isinstance(node, list):
-        for index, item in enumerate(node):
-            yield from _walk(item, (*at, index), f"{label}[{index}]", _item(schema, index, place), place)
-    elif not is_matcher(node):
-        for key, value in node.items():
-            yield from _walk(value, (*at, key), f"{label}.{key}", _property(schema, key, place), place)
+    if isinstance(node, mt.Value):
+        yield from _literal(node.value, node.at, label, schema, place)
+    elif isinstance(node, mt.ListPattern):
+        for index, item in enumerate(node.items):
+            yield from _walk(item, f"{label}[{index}]", _item(schema, index, place), place)
+    elif isinstance(node, mt.ObjectPattern):
+        for key, value in node.fields:
+            yield from _walk(value, f"{label}.{key}", _property(schema, key, place), place)
     else:
-        yield from _matcher(node, at, label, schema, place)
+        yield from _matcher(node, label, schema, place)
 
 
-def _matcher(
-    node: Mapping[str, Any], at: PathKey, label: str, schema: Any, place: _Place
-) -> Iterator[Finding]:
-    key = matcher_key(node)
-    operand = node[key]
-    where = (*at, key)
-    if key == "equals":
-        yield from _literal(operand, where, label, schema, place)
-    elif key == "one_of" and isinstance(operand, list):
-        whole = _one_of_elements(operand, where, label, schema, place)
+def _matcher(node: Matcher, label: str, schema: Any, place: _Place) -> Iterator[Finding]:
+    where = (*node.at, mt.key_of(node))
+    if isinstance(node, mt.Equals):
+        yield from _literal(node.value, where, label, schema, place)
+    elif isinstance(node, mt.OneOf):
+        whole = _one_of_elements(list(node.values), where, label, schema, place)
         if whole is not None:
             yield whole
             return
-        for index, value in enumerate(operand):
-            yield from _literal(value, (*where, index), label, schema, place)
-    elif key == "optional" and operand is not True:
-        yield from _walk(operand, where, label, schema, place)
-    elif key in ("any_of", "all_of") and isinstance(operand, list):
-        found = [f for i, item in enumerate(operand) for f in _walk(item, (*where, i), label, schema, place)]
+        for index, option in enumerate(node.values):
+            yield from _literal(option, (*where, index), label, schema, place)
+    elif isinstance(node, (mt.Optional, mt.AnyOf, mt.AllOf)):
+        found = [f for item in node.children() for f in _walk(item, label, schema, place)]
         yield from found
-        if key == "all_of" and not found:  # one problem at a time: the items' own first
-            yield from _all_of_contradiction(operand, at)
-    elif key == "unordered" and isinstance(operand, list):
-        for index, item in enumerate(operand):
-            yield from _walk(item, (*where, index), f"{label}[]", _item(schema, None, place), place)
-    elif key == "contains" and not (isinstance(operand, str) and _may_be_text(schema, place)):
+        if isinstance(node, mt.AllOf) and not found:  # one problem at a time: the items' own first
+            yield from _all_of_contradiction(node)
+    elif isinstance(node, mt.Unordered):
+        for item in node.items:
+            yield from _walk(item, f"{label}[]", _item(schema, None, place), place)
+    elif isinstance(node, mt.Contains) and not (_is_text(node.needle) and _may_be_text(schema, place)):
         item = _item(schema, None, place)
-        several = _contains_several(operand, where, label, item, place)
+        several = _contains_several(node.needle, label, item, place)
         if several is not None:
             yield several
             return
-        yield from _walk(operand, where, f"{label}[]", item, place)
-    elif key == "object" and isinstance(operand, Mapping):
-        for name, value in operand.items():
-            yield from _walk(value, (*where, name), f"{label}.{name}", _property(schema, name, place), place)
+        yield from _walk(node.needle, f"{label}[]", item, place)
+    elif isinstance(node, mt.ObjectMatch):
+        for name, value in node.fields:
+            yield from _walk(value, f"{label}.{name}", _property(schema, name, place), place)
+
+
+def _is_text(node: Matcher) -> bool:
+    return isinstance(node, mt.Value) and isinstance(node.value, str)
 
 
 def _literal(value: Any, at: PathKey, label: str, schema: Any, place: _Place) -> Iterator[Finding]:
@@ -170,7 +168,8 @@ def _literal_fix(value: Any, schema: Any) -> str:
 
 
 def _matchers_text(key: str, values: list[Any]) -> str:
-    """``{key: [{contains: a}, {contains: b}]}`` for a hint (at most 3 values, then ``...``)."""
+    """``{key: [{contains: a}, {contains: b}]}`` for a hint (at most 3 values, then ``...``; each as
+    written)."""
     items = [f"{{contains: {show(v, 40)}}}" for v in values[:3]] + (["..."] if len(values) > 3 else [])
     return f"{{{key}: [{', '.join(items)}]}}"
 
@@ -194,21 +193,22 @@ def _one_of_elements(
     )
 
 
-def _contains_several(operand: Any, at: PathKey, label: str, item: Any, place: _Place) -> Finding | None:
+def _contains_several(needle: Matcher, label: str, item: Any, place: _Place) -> Finding | None:
     """``{contains: [a, b]}`` on a list whose elements are never lists: contains looks for one element
     (here, one equal to the list ``[a, b]``), so the fix is one contains per element (None: not that
     mistake)."""
-    if not isinstance(operand, list) or not operand:
+    if not isinstance(needle, mt.ListPattern) or not needle.items:
         return None
-    conflict = _kind_conflict(operand, f"{label}[]", item, place)
+    conflict = _kind_conflict(needle, f"{label}[]", item, place)
     if conflict is None:
         return None
     elements = _words(_schema_kinds(item, place) or frozenset())
+    written = [item.json() for item in needle.items]
     return (
-        at,
-        f"contains looks for one element, here one equal to the list {show(operand, 60)}, but tool "
+        needle.at,
+        f"contains looks for one element, here one equal to the list {show(written, 60)}, but tool "
         f"{place.tool!r} declares the elements of {label!r} as {elements}: it can never match",
-        f"for a list that holds every one of them write {_matchers_text('all_of', operand)}; "
+        f"for a list that holds every one of them write {_matchers_text('all_of', written)}; "
         "any_of in place of all_of for a list that holds one of them",
     )
 
@@ -226,28 +226,27 @@ def _first_error(schema: Any, value: Any) -> Any:
 # --- kinds of value: what a matcher can match, what the schema lets through -------------------------
 
 
-def matcher_kinds(node: Any) -> Kinds | None:
+def matcher_kinds(node: Matcher) -> Kinds | None:
     """The JSON types of a present value ``node`` can match (None: any type)."""
-    if not isinstance(node, (dict, list)):
-        return frozenset({json_type(node)})
-    if isinstance(node, list):
+    if isinstance(node, mt.Value):
+        return frozenset({json_type(node.value)})
+    if isinstance(node, mt.ListPattern):
         return _ARRAY
-    if not is_matcher(node):
+    if isinstance(node, mt.ObjectPattern):
         return _OBJECT
-    key = matcher_key(node)
-    operand = node[key]
+    key = mt.key_of(node)
     if key in _MATCHER_KINDS:
         return _MATCHER_KINDS[key]
-    if key == "equals":
-        return frozenset({json_type(operand)})
-    if key == "one_of" and isinstance(operand, list):
-        return frozenset(json_type(v) for v in operand)
-    if key == "contains":
-        return frozenset({"string", "array"}) if isinstance(operand, str) else _ARRAY
-    if key == "optional" and operand is not True:
-        return matcher_kinds(operand)
-    if key in ("any_of", "all_of") and isinstance(operand, list):
-        return _combined([matcher_kinds(item) for item in operand], union=key == "any_of")
+    if isinstance(node, mt.Equals):
+        return frozenset({json_type(node.value)})
+    if isinstance(node, mt.OneOf):
+        return frozenset(json_type(v) for v in node.values)
+    if isinstance(node, mt.Contains):
+        return frozenset({"string", "array"}) if _is_text(node.needle) else _ARRAY
+    if isinstance(node, mt.Optional) and node.inner is not None:
+        return matcher_kinds(node.inner)
+    if isinstance(node, (mt.AnyOf, mt.AllOf)):
+        return _combined([matcher_kinds(item) for item in node.items], union=isinstance(node, mt.AnyOf))
     return None
 
 
@@ -287,13 +286,12 @@ def _own_kinds(schema: Mapping[str, Any]) -> Kinds | None:
     return _combined(parts, union=False)
 
 
-def _kind_conflict(node: Any, label: str, schema: Any, place: _Place) -> tuple[str, str] | None:
+def _kind_conflict(node: Matcher, label: str, schema: Any, place: _Place) -> tuple[str, str] | None:
     """(message, hint) when ``node`` matches only kinds of value the schema never lets through."""
-    if schema is None or place.root is None or not isinstance(node, (dict, list)):
+    if schema is None or place.root is None or isinstance(node, mt.Value):
         return None  # a scalar literal is checked whole against the schema
-    key = None
-    if isinstance(node, dict) and is_matcher(node):
-        key = matcher_key(node)
+    key = mt.key_of(node)
+    if key is not None:
         if key not in _MATCHER_KINDS and key != "contains":
             return None  # literals are checked whole, wrapping matchers by what they wrap
         if key in NEVER_AN_OBJECT and key in declared(schema, place.root):
@@ -302,23 +300,22 @@ def _kind_conflict(node: Any, label: str, schema: Any, place: _Place) -> tuple[s
     wanted = matcher_kinds(node)
     if allowed is None or wanted is None or wanted & allowed:
         return None
-    what = _what(node, key)
     message = (
-        f"{what} can never match: it matches only {_words(wanted)}, but tool {place.tool!r} declares "
-        f"{label!r} as {_words(allowed)}"
+        f"{_what(node, key)} can never match: it matches only {_words(wanted)}, but tool {place.tool!r} "
+        f"declares {label!r} as {_words(allowed)}"
     )
-    if isinstance(node, list):
+    if isinstance(node, mt.ListPattern):
         return message, "for one of several values write {one_of: [...]} (a list matches a list)"
     if key is None:
         return message, "a mapping without a matcher key is matched as an object, key by key"
     return message, "use a matcher for the argument's type"
 
 
-def _what(node: Any, key: str | None) -> str:
-    if isinstance(node, list):
-        return f"the list {show(node, 60)}"
+def _what(node: Matcher, key: str | None) -> str:
+    if isinstance(node, mt.ListPattern):
+        return f"the list {show(node.json(), 60)}"
     if key is None:
-        return f"the mapping {show(node, 60)}"
+        return f"the mapping {show(node.json(), 60)}"
     return f"the matcher {{{key}: ...}}"
 
 
@@ -346,26 +343,23 @@ def _item(schema: Any, index: int | None, place: _Place) -> Any:
 # --- all_of contradicting itself ------------------------------------------------------------------
 
 
-def _presence(node: Any) -> tuple[bool, bool]:
+def _presence(node: Matcher) -> tuple[bool, bool]:
     """(fails when the value is absent, fails whenever it is present) for a matcher."""
-    if not (isinstance(node, dict) and is_matcher(node)):
-        return True, False
-    key = matcher_key(node)
-    operand = node[key]
-    items = [_presence(item) for item in (operand if isinstance(operand, list) else [operand])]
-    if key == "optional":
+    if isinstance(node, mt.Optional):
         return False, False
-    if key == "absent":
-        return operand is False, operand is not False
-    if key == "any_of":
-        return all(r for r, _ in items), bool(items) and all(f for _, f in items)
-    if key == "all_of":
+    if isinstance(node, mt.Absent):
+        return False, True
+    if isinstance(node, (mt.AnyOf, mt.AllOf)):
+        items = [_presence(item) for item in node.items]
+        if isinstance(node, mt.AnyOf):
+            return all(r for r, _ in items), bool(items) and all(f for _, f in items)
         return any(r for r, _ in items), any(f for _, f in items)
     return True, False
 
 
-def _all_of_contradiction(items: list[Any], at: PathKey) -> Iterator[Finding]:
-    where = (*at, "all_of")
+def _all_of_contradiction(node: mt.AllOf) -> Iterator[Finding]:
+    items = node.items
+    where = (*node.at, "all_of")
     hint = "all_of needs every matcher to hold; to accept either, write any_of"
     presence = [_presence(i) for i in items]
     if any(r for r, _ in presence) and any(f for _, f in presence):
@@ -376,17 +370,7 @@ def _all_of_contradiction(items: list[Any], at: PathKey) -> Iterator[Finding]:
     if known and not frozenset.intersection(*known):
         yield where, "all_of holds matchers that take no common type of value: nothing can satisfy it", hint
         return
-    literals = [_literal_value(i) for i in items]
-    values = [v for ok, v in literals if ok]
+    values = [i.value for i in items if isinstance(i, (mt.Value, mt.Equals))]
     if any(not typed_equal(values[0], v) for v in values[1:]):
         shown = ", ".join(show(v, 30) for v in values)
         yield where, f"all_of asks for different values at once ({shown}): nothing can satisfy it", hint
-
-
-def _literal_value(node: Any) -> tuple[bool, Any]:
-    """(True, value) when ``node`` is equality with one value (a scalar literal or ``equals``)."""
-    if not isinstance(node, (dict, list)):
-        return True, node
-    if isinstance(node, dict) and is_matcher(node) and "equals" in node:
-        return True, node["equals"]
-    return False, None

@@ -30,8 +30,8 @@ from typing import Any
 
 from gate.assembly.checks.finding import Finding
 from gate.assembly.checks.schema_position import declared, item_schema, property_schema, types
-from gate.suite.matchers import is_matcher, matcher_key, normalized_operand
-from gate.suite.model import MATCHER_KEYS
+from gate.suite import matcher_tree as mt
+from gate.suite.matcher_tree import MATCHER_KEYS, Matcher, is_matcher
 from gate.util.escape import show
 from gate.util.json_types import PathKey
 from gate.util.text_normalization import ignore_chars
@@ -65,66 +65,60 @@ _SIMILARITY = 0.85
 _SIMILARITY_WITHOUT_SCHEMA = 0.9
 
 
-def arguments_problems(args: Any, at: PathKey, parameters: Mapping[str, Any] | None = None) -> list[Finding]:
+def arguments_problems(
+    args: Mapping[str, Matcher], parameters: Mapping[str, Any] | None = None
+) -> list[Finding]:
     """Problems in a mapping of name -> matcher (expected ``args``, a mock's ``when``, ``final_state``,
     ``state_when``); ``parameters`` is the tool's parameter schema when the names are its arguments."""
-    if not isinstance(args, Mapping):
-        return []
     root = parameters if isinstance(parameters, Mapping) else None
     found: list[Finding] = []
     for name, matcher in args.items():
-        found.extend(_walk(matcher, (*at, name), property_schema(root, name, root), root))
+        found.extend(_walk(matcher, property_schema(root, name, root), root))
     return found
 
 
-def _walk(node: Any, at: PathKey, schema: Any, root: Mapping[str, Any] | None) -> Iterator[Finding]:
-    if isinstance(node, list):
-        for index, item in enumerate(node):
-            yield from _walk(item, (*at, index), item_schema(schema, index, root), root)
-    elif isinstance(node, Mapping):
-        if is_matcher(node):
-            yield from _matcher(node, at, schema, root)
-        else:
-            yield from _object_literal(node, at, schema, root)
+def _walk(node: Matcher, schema: Any, root: Mapping[str, Any] | None) -> Iterator[Finding]:
+    if isinstance(node, mt.ListPattern):
+        for index, item in enumerate(node.items):
+            yield from _walk(item, item_schema(schema, index, root), root)
+    elif isinstance(node, mt.ObjectPattern):
+        yield from _object_literal(node, schema, root)
+    elif not isinstance(node, mt.Value):
+        yield from _matcher(node, schema, root)
 
 
-def _matcher(
-    node: Mapping[str, Any], at: PathKey, schema: Any, root: Mapping[str, Any] | None
-) -> Iterator[Finding]:
+def _matcher(node: Matcher, schema: Any, root: Mapping[str, Any] | None) -> Iterator[Finding]:
     """Problems inside a matcher's operand (matchers nest)."""
-    key = matcher_key(node)
-    operand = node[key]
+    key = mt.key_of(node)
     if key in NEVER_AN_OBJECT and key in declared(schema, root) and types(schema, root) == {"object"}:
         yield (
-            at,
+            node.at,
             f"{{{key}: ...}} is read as the matcher {key!r}, which never matches an object, "
             f"but this argument is an object with a property {key!r}",
             f"for the object write {{equals: {{{key}: ...}}}} or {{object: {{{key}: ...}}}}",
         )
-    if key == "one_of" and isinstance(operand, list):
-        yield from one_of_problems(operand, (*at, key))
-    elif key == "normalized" and isinstance(operand, Mapping):
-        yield from _ignored_problems(operand, (*at, key, "ignore"))
-    elif key in ("optional", "not"):
-        yield from _walk(operand, (*at, key), schema, root)
-    elif key in ("any_of", "all_of") and isinstance(operand, list):
-        for index, item in enumerate(operand):
-            yield from _walk(item, (*at, key, index), schema, root)
-    elif key == "unordered" and isinstance(operand, list):
-        for index, item in enumerate(operand):
-            yield from _walk(item, (*at, key, index), item_schema(schema, index, root), root)
-    elif key == "contains" and isinstance(operand, (Mapping, list)):
-        yield from _walk(operand, (*at, key), item_schema(schema, 0, root), root)
-    elif key == "object" and isinstance(operand, Mapping):
-        for name, value in operand.items():
-            yield from _walk(value, (*at, key, name), property_schema(schema, name, root), root)
+    if isinstance(node, mt.OneOf):
+        yield from one_of_problems(node.values, (*node.at, "one_of"))
+    elif isinstance(node, mt.Normalized):
+        yield from _ignored_problems(node, (*node.at, "normalized", "ignore"))
+    elif isinstance(node, (mt.Optional, mt.Not, mt.AnyOf, mt.AllOf)):
+        for inner in node.children():
+            yield from _walk(inner, schema, root)
+    elif isinstance(node, mt.Unordered):
+        for index, item in enumerate(node.items):
+            yield from _walk(item, item_schema(schema, index, root), root)
+    elif isinstance(node, mt.Contains):
+        yield from _walk(node.needle, item_schema(schema, 0, root), root)
+    elif isinstance(node, mt.ObjectMatch):
+        for name, value in node.fields:
+            yield from _walk(value, property_schema(schema, name, root), root)
 
 
-def _ignored_problems(operand: Mapping[str, Any], at: PathKey) -> Iterator[Finding]:
+def _ignored_problems(node: mt.Normalized, at: PathKey) -> Iterator[Finding]:
     """A ``normalized`` matcher's ``ignore`` that cannot keep its promises: ``chars`` beside
     ``punctuation`` (one turns a hyphen into a space, the other drops it: together, adding an option
     could turn a pass into a fail), or ``chars`` naming letters or digits (they change the value)."""
-    _, ignored = normalized_operand(operand)
+    ignored = node.ignored
     if ignored.chars and "punctuation" in ignored.kinds:
         yield (
             at,
@@ -145,7 +139,7 @@ def _ignored_problems(operand: Mapping[str, Any], at: PathKey) -> Iterator[Findi
 def one_of_problems(options: Any, at: PathKey, instead: str = "{any_of: [...]}") -> Iterator[Finding]:
     """Matcher mappings among the values of a ``one_of`` (a matcher's or a path assertion's, where
     ``instead`` is ``match: {any_of: [...]}``)."""
-    if not isinstance(options, list):
+    if not isinstance(options, (list, tuple)):
         return
     for index, option in enumerate(options):
         if isinstance(option, Mapping) and is_matcher(option):
@@ -156,32 +150,38 @@ def one_of_problems(options: Any, at: PathKey, instead: str = "{any_of: [...]}")
             )
 
 
-def _object_literal(
-    node: Mapping[str, Any], at: PathKey, schema: Any, root: Mapping[str, Any] | None
-) -> Iterator[Finding]:
+def _object_literal(node: mt.ObjectPattern, schema: Any, root: Mapping[str, Any] | None) -> Iterator[Finding]:
     """A plain mapping: an object matched key by key, unless it can only be a mistaken matcher."""
     names = declared(schema, root)
-    looks_like_matcher = [k for k in node if k in MATCHER_KEYS and k not in names]
-    if looks_like_matcher and len(node) > 1:
-        yield (at, *_several_keys(node, looks_like_matcher))
-    elif len(node) == 1:
-        ((key, operand),) = node.items()
+    keys = [key for key, _ in node.fields]
+    looks_like_matcher = [k for k in keys if k in MATCHER_KEYS and k not in names]
+    if looks_like_matcher and len(keys) > 1:
+        yield (node.at, *_several_keys(keys, looks_like_matcher))
+    elif len(keys) == 1:
+        ((key, operand),) = node.fields
         meant = None
         if key not in names and "object" not in types(schema, root):  # an object's own keys are its own
             cutoff = _SIMILARITY if schema is not None else _SIMILARITY_WITHOUT_SCHEMA
-            meant = _misspelled(str(key), operand, cutoff)
+            meant = _misspelled(key, _written_type(operand), cutoff)
         if meant is not None:
             yield (
-                at,
+                node.at,
                 f"unknown matcher key {key!r}: did you mean {meant!r}?",
                 f"write {{{meant}: ...}}; for an object with a key {key!r} write {{equals: {{{key}: ...}}}}",
             )
-    for name, value in node.items():
-        yield from _walk(value, (*at, name), property_schema(schema, name, root), root)
+    for name, value in node.fields:
+        yield from _walk(value, property_schema(schema, name, root), root)
 
 
-def _several_keys(node: Mapping[str, Any], matcher_keys: list[str]) -> tuple[str, str]:
-    others = [k for k in node if k not in matcher_keys]
+def _written_type(node: Matcher) -> type:
+    """The Python type of the JSON ``node`` was read from (a matcher mapping is a ``dict``)."""
+    if isinstance(node, mt.Value):
+        return type(node.value)
+    return list if isinstance(node, mt.ListPattern) else dict
+
+
+def _several_keys(keys: list[str], matcher_keys: list[str]) -> tuple[str, str]:
+    others = [k for k in keys if k not in matcher_keys]
     literal = "for an object whose keys happen to be matcher names write {equals: {...}}"
     if len(matcher_keys) > 1:
         names = ", ".join(sorted(matcher_keys))
@@ -211,9 +211,9 @@ def _canonical(key: str) -> str:
 _CANONICAL_KEYS = {_canonical(k): k for k in MATCHER_KEYS}
 
 
-def _misspelled(key: str, operand: Any, cutoff: float) -> str | None:
+def _misspelled(key: str, operand: type, cutoff: float) -> str | None:
     """The matcher key ``key`` most likely stands for (at least ``cutoff`` similar), when its operand
-    fits that matcher."""
+    (of type ``operand``) fits that matcher."""
     canonical = _canonical(key)
     meant = _CANONICAL_KEYS.get(canonical)
     if meant is None:
@@ -222,13 +222,13 @@ def _misspelled(key: str, operand: Any, cutoff: float) -> str | None:
     if meant is None or meant == key:
         return None
     kinds = _OPERAND_TYPES.get(meant)
-    if kinds is not None and not (isinstance(operand, kinds) and not _bool_for_number(operand, kinds)):
+    if kinds is not None and not (issubclass(operand, kinds) and not _bool_for_number(operand, kinds)):
         return None
     return meant
 
 
-def _bool_for_number(operand: Any, kinds: tuple[type, ...]) -> bool:
-    return isinstance(operand, bool) and bool not in kinds
+def _bool_for_number(operand: type, kinds: tuple[type, ...]) -> bool:
+    return operand is bool and bool not in kinds
 
 
 def never_judged(place: str) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from typing import Any
 from gate.assembly.checks.finding import Finding
 from gate.assembly.checks.schema_position import item_schema, property_schema, types
 from gate.suite import mock_state
+from gate.suite.model import MockRule
 from gate.util.escape import show
 from gate.util.json_types import PathKey
 
@@ -88,17 +89,17 @@ def _argument_findings(
             return
 
 
-def condition_findings(rule: Mapping[str, Any], at: PathKey) -> list[Finding]:
-    """Templates in a rule's conditions (``when`` values, ``state_when`` values): conditions are
-    matched as written, never rendered, so such a condition compares with the template's text."""
+def condition_findings(rule: MockRule) -> list[Finding]:
+    """Templates in a rule's conditions (``when`` values, ``state_when`` values, as written): conditions
+    are matched as written, never rendered, so such a condition compares with the template's text."""
     found: list[Finding] = []
-    for key in ("when", "state_when"):
-        for name, matcher in (rule.get(key) or {}).items():
-            for inner, text in mock_state.strings_in(matcher):
+    for conditions in (rule.when, rule.state_when):
+        for matcher in (conditions or {}).values():
+            for inner, text in mock_state.strings_in(matcher.json()):
                 if mock_state.TEMPLATE.search(text) or "{{" in text:
                     found.append(
                         (
-                            (*at, key, name, *inner),
+                            (*matcher.at, *inner),
                             f"the template in {show(text, 80)} is never filled: mock conditions are "
                             "matched as written",
                             "write the value itself; to compare with the state, use state_when "

@@ -38,7 +38,7 @@ def expected_call_text(expected: ExpectedCall) -> str:
     when it takes any arguments, ``get_weather()`` when none."""
     if not expected.args:
         return f"{expected.tool}({'...' if expected.allow_extra_args else ''})"
-    shown = ", ".join(f"{name}={show(matcher, 60)}" for name, matcher in expected.args.items())
+    shown = ", ".join(f"{name}={show(matcher.json(), 60)}" for name, matcher in expected.args.items())
     more = ", ..." if expected.allow_extra_args else ""
     return f"{expected.tool}({shown}{more})"
 

@@ -12,8 +12,8 @@ from gate.results.outcomes import Failure
 from gate.results.run_record import RecordedCall
 from gate.scoring.calls import counting, metrics, order, pairing, prohibitions
 from gate.suite.judging import JudgeVerdict
+from gate.suite.matcher_tree import Value
 from gate.suite.model import CallExpectation, ExpectedCall, Suite
-from gate.util.json_types import JSON_SCALARS
 
 
 @dataclass(frozen=True)
@@ -164,10 +164,10 @@ def literals_agree(expected: ExpectedCall, arguments: Mapping[str, Any] | None) 
         return False
     if not expected.allow_extra_args and len(arguments) != len(args):
         return False
-    for name, literal in args.items():
-        if type(literal) not in JSON_SCALARS:
+    for name, matcher in args.items():
+        if type(matcher) is not Value:
             return False
         value = arguments.get(name, _MISSING)
-        if type(value) is not type(literal) or value != literal:
+        if type(value) is not type(matcher.value) or value != matcher.value:
             return False
     return True

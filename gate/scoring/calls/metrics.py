@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from gate.results.outcomes import Failure
 from gate.scoring.calls.pairing import Outcomes
+from gate.suite.matcher_tree import to_json
 from gate.suite.model import CallExpectation, ExpectedCall
 
 
@@ -69,7 +70,7 @@ def argument_checks(expected: ExpectedCall, j: int, outcomes: Outcomes) -> Argum
             f"{expected.tool} (call {j + 1}): argument {outcome.path!r}: {outcome.detail}",
             tool=expected.tool,
             argument=outcome.path,
-            expected=outcome.expected,
+            expected=to_json(outcome.expected),
             actual=outcome.actual,
         )
         for outcome in outcomes

@@ -9,6 +9,7 @@ from gate.assembly.checks.cannot_work import (
     unknown_when_parameters,
     whole_number_problems,
 )
+from gate.suite.matcher_tree import parse_matchers
 
 PARAMS = {
     "type": "object",
@@ -58,17 +59,19 @@ def test_dangling_references_and_patterns_that_do_not_compile():
 
 def test_placeholders_anywhere_in_expected_arguments():
     found = messages(
-        placeholder_problems({"a": "{{ x }}", "b": {"not": ["ok", "{{y}}"]}, "c": "{ z }"}, ("args",))
+        placeholder_problems(
+            parse_matchers({"a": "{{ x }}", "b": {"not": ["ok", "{{y}}"]}, "c": "{ z }"}, ("args",))
+        )
     )
     assert [path for path, _ in found] == [("args", "a"), ("args", "b", "not", 1)]
 
 
 def test_mock_conditions_on_missing_parameters():
-    found = unknown_when_parameters("forecast", PARAMS, {"days": 1, "town": "x"}, ("when",))
+    found = unknown_when_parameters("forecast", PARAMS, parse_matchers({"days": 1, "town": "x"}), ("when",))
     assert messages(found) == [
         (("when", "town"), "the mock condition is on 'town', which tool 'forecast' does not have")
     ]
-    assert unknown_when_parameters("free", {"type": "object"}, {"anything": 1}, ()) == []
+    assert unknown_when_parameters("free", {"type": "object"}, parse_matchers({"anything": 1}), ()) == []
 
 
 def test_counts_written_as_floats():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gate.assembly.checks.matcher_specs import arguments_problems
+from gate.suite.matcher_tree import parse_matchers
 
 PARAMS = {
     "type": "object",
@@ -30,7 +31,10 @@ PARAMS = {
 
 
 def found(args, parameters=PARAMS):
-    return [(path, message, hint) for path, message, hint in arguments_problems(args, ("args",), parameters)]
+    return [
+        (path, message, hint)
+        for path, message, hint in arguments_problems(parse_matchers(args, ("args",)), parameters)
+    ]
 
 
 def test_several_matcher_keys_are_refused_naming_the_keys_and_how_to_write_it():

@@ -12,6 +12,7 @@ from gate.scoring.calls.metrics import (
     tool_name_scores,
     total,
 )
+from gate.suite.matcher_tree import Value
 from gate.suite.matchers import MatchOutcome
 from gate.suite.model import CallExpectation
 from tests.builders import ecall
@@ -50,9 +51,9 @@ def test_an_unconstrained_expectation_scores_one():
 
 
 def test_argument_checks_name_tool_argument_expected_and_actual():
-    passed = MatchOutcome(True, None, "", "Paris", "Paris", "city")
-    failed = MatchOutcome(False, "type_error", "expected a string", "metric", 5, "units")
-    unexplained = MatchOutcome(False, None, "no", 1, 2, "days")
+    passed = MatchOutcome(True, None, "", Value("Paris"), "Paris", "city")
+    failed = MatchOutcome(False, "type_error", "expected a string", Value("metric"), 5, "units")
+    unexplained = MatchOutcome(False, None, "no", Value(1), 2, "days")
     checks = argument_checks(ecall("get_weather"), 2, (passed, failed, unexplained))
     assert (checks.checked, checks.failing, checks.accuracy) == (3, 2, pytest.approx(1 / 3))
     first, second = checks.failures
