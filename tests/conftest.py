@@ -41,6 +41,17 @@ def _outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _commands_as_the_gate_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests' suites start their programs with the interpreter running the tests, which a user of
+    its own cannot always reach (under a home only root may enter): where the tests run as root,
+    commands run as the gate's own user (``TOOL_EVAL_GATE_COMMAND_USER=gate``, what a CLI not run as
+    root gets), under the supervisor. ``tests/end_to_end/test_contained.py`` runs both ways."""
+    from gate.containment.users import COMMAND_USER_VARIABLE
+
+    monkeypatch.setenv(COMMAND_USER_VARIABLE, "gate")
+
+
 @pytest.fixture
 def model_server() -> Iterator[Callable[..., ScriptedModelServer]]:
     """A factory: ``model_server(script, latency=0.0, faults=())`` returns a started server; every

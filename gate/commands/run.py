@@ -63,6 +63,8 @@ environment:
   OPENAI_API_KEY, OPENAI_BASE_URL        OpenAI and OpenAI-compatible servers
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL  Anthropic
   (a suite can never choose where requests or keys are sent; --replay needs no key)
+  TOOL_EVAL_GATE_COMMAND_USER            own (default as root: each command a user of its own) or
+                                         gate (commands run as the gate's own user)
 """
 
 
@@ -415,6 +417,8 @@ def execute(plan: RunPlan) -> Outcome:
         outputs.close()
         if base_output is not None:
             base_output.close()
+        if "gate.containment.users" in sys.modules:  # commands ran as users of their own: their reaper
+            sys.modules["gate.containment.users"].POOL.close()
 
 
 @dataclass(frozen=True)
@@ -486,6 +490,8 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
         baseline = load_results(plan.baseline)
     _check_commands(plan, [*suites, *(base_side.suites if base_side is not None else ())])
     _refuse_unverifiable_replay(plan, suites)
+    cache = _cache(plan, root, base_side is not None)  # opened (what it holds fixed) before any command
+    _contain_commands(root, suites, base_side, cache)
     suites, base_side = _with_listed_tools(root, suites, base_side)
     fail_on_rule: FailOn = plan.fail_on or ("regression_or_threshold" if plan.baseline else "threshold")
     prices = _load_prices(plan.prices)
@@ -493,7 +499,6 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
         return Outcome(EXIT_INVALID_INPUT)
     from gate.verdict.policy import GatePolicy
 
-    cache = _cache(plan, root, base_side is not None)
     policy = GatePolicy(
         threshold=plan.threshold,
         errors_count=plan.errors == "count",
@@ -603,6 +608,25 @@ def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
     refusals = command_refusals(suites, allowed=plan.allow_commands, event_name=plan.event_name)
     if refusals:
         raise InputError(refusals)
+
+
+def _contain_commands(
+    root: Path, suites: Sequence[Suite], base_side: BaseSide | None, cache: ResponseCache | None
+) -> None:
+    """Before the first command starts: check that the user commands run as can run them (exit 2),
+    make the gate process unreadable to them (gate.containment), and see that whatever they could
+    write into the response cache is stamped later than what the run reads from it."""
+    from gate.containment.preflight import contain_commands
+    from gate.containment.users import command_user
+
+    sides = [(suites, root)]
+    if base_side is not None:
+        base_root = Path(base_side.directory.name)
+        if command_user(os.environ) == "own":
+            os.chmod(base_root, 0o755)  # the merge base's files, as readable as the checkout's
+        sides.append((base_side.suites, base_root))
+    if contain_commands(sides, os.environ) and cache is not None:
+        cache.settle()
 
 
 def _refuse_unverifiable_replay(plan: RunPlan, suites: Sequence[Suite]) -> None:

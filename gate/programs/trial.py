@@ -1,7 +1,10 @@
 """One trial of an agent program (DESIGN section 10): start it, talk to it in JSON lines, end it.
 
 The program runs without a shell from the repository root (the base tree's copy for the base side
-of ``--baseline auto``), in its own process group, with an environment that holds no secret of the
+of ``--baseline auto``), in a session of its own, in the trial's command scope (``gate.containment``:
+a user of its own where the gate runs as root, else under a supervisor; either way everything it
+starts ends with the trial, and its ``HOME`` / ``TMPDIR`` are the scope's), with an environment that
+holds no secret of the
 gate's (``environment_without_secrets``, the rule of every process the gate starts: every variable
 whose name says key, token, secret, password, DSN or webhook, every ``OPENAI_*`` / ``ANTHROPIC_*`` /
 ``AZURE_OPENAI_*`` setting and the action's inputs are left out), and the trial's own are put in:
@@ -18,7 +21,7 @@ assistant's earlier ``tool_calls`` ``[{"id", "name", "arguments"}]`` and their r
 After each line it reads one answer line from the standard output: ``{"content": "..."}`` or plain
 text (a line that is not a JSON object). A simulated user keeps the same process for the whole
 episode. After the last answer the gate closes the standard input, gives the program a moment to
-exit, and ends its process group.
+exit, and ends it with everything it started.
 
 The program failing is the agent's failure (``agent_crashed``): it exited before answering or with a
 non-zero status, did not finish within ``timeout_s``, or wrote a line that is not the protocol (a
@@ -45,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gate.containment.scope import CommandScope, open_scope
 from gate.episode.simulated_user import next_message, simulator_request
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
@@ -125,22 +129,17 @@ class _Process:
     stderr_size: int = 0
     drains: list[asyncio.Task[None]] = field(default_factory=list)
 
+    scope: CommandScope | None = None
+
     @classmethod
-    async def start(cls, command: Command, argv: list[str], root: Path, env: dict[str, str]) -> _Process:
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=root,
-                env=env,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group, ended with the trial
-                limit=MAX_ANSWER_BYTES,
-            )
+    async def start(
+        cls, command: Command, argv: list[str], root: Path, env: dict[str, str], scope: CommandScope
+    ) -> _Process:
+        try:  # in a session of its own, as the scope's user: ended with the trial, all of it
+            proc = await scope.start(argv, cwd=root, env=env, limit=MAX_ANSWER_BYTES)
         except OSError as exc:
             raise _NotStarted(_start_failure(command, argv[0], exc)) from None
-        process = cls(proc)
+        process = cls(proc, scope=scope)
         process.drains.append(asyncio.ensure_future(process._drain_stderr()))
         return process
 
@@ -201,27 +200,14 @@ class _Process:
         return None if code == 0 else f"{exit_text(code)} after its last answer"
 
     async def end(self) -> None:
-        """End its process group (whatever is left of it), then stop reading."""
-        for sig, wait in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 1.0)):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, sig)
-            if self.proc.returncode is not None and not _group_alive(self.proc.pid):
-                break
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.proc.wait(), wait)
+        """End it and everything it started (``gate.containment.scope``), then stop reading."""
+        assert self.scope is not None
+        await self.scope.end(self.proc)
         for task in self.drains:
             if not task.done():
                 with contextlib.suppress(asyncio.TimeoutError, Exception):
                     await asyncio.wait_for(asyncio.shield(task), 0.5)
             task.cancel()
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
 
 
 async def _discard(stream: asyncio.StreamReader) -> None:
@@ -339,10 +325,11 @@ async def run_program_trial(
     crash: str | None = None
     process: _Process | None = None
     deadline = time.perf_counter() + command.timeout_s
+    scope = open_scope(os.environ)
     try:
-        env = program_environment(route, os.environ)
+        env = scope.environment(program_environment(route, os.environ))
         argv = [resolve_program(command, root, env), *command.argv[1:]]
-        process = await _Process.start(command, argv, root, env)
+        process = await _Process.start(command, argv, root, env, scope)
         await asyncio.wait_for(talk.run(process, prepared), command.timeout_s)
         crash = await process.finish(min(EXIT_GRACE_S, deadline - time.perf_counter()))
     except _Crash as exc:
@@ -358,6 +345,7 @@ async def run_program_trial(
     finally:
         if process is not None:
             await process.end()
+        scope.close()  # every process of the trial ended, the program's and what it left behind
         host.close_trial(route)
     stderr = process.stderr_tail() if process is not None else ""
     if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)

@@ -29,7 +29,6 @@ from gate.errors import InputError, Problem
 from gate.git.base_tree import BaseTree, changed_lines, materialize, merge_base
 from gate.results.outcomes import RunResults
 from gate.results.settings import BaseSideRecord, RunSettings
-from gate.run.cache import ResponseCache
 from gate.run.progress import Progress
 from gate.run.runner import RunOptions, run_suites
 from gate.suite.model import Suite
@@ -136,7 +135,7 @@ async def run_base_side(
     cache = options.cache
     base_options = dataclasses.replace(
         options,
-        cache=ResponseCache(cache.directory, cache.mode) if cache is not None else None,
+        cache=cache.counted_apart() if cache is not None else None,
         max_requests=max_requests,
         budget_text=""
         if max_requests is None

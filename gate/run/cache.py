@@ -14,6 +14,16 @@ replaced, never written through.
 Modes: ``use`` (hit: return it; miss: call and store), ``record`` (always call and store, refreshing
 the recording), ``replay`` (a miss is an error for that trial, never a model call).
 
+What a run reads is fixed when it opens the cache, before any command it starts can run (DESIGN
+section 10, "Contained"): an answer comes from an entry that was there, unchanged, at that moment, or
+from this run's own answers (kept in memory), never from a file that appeared or changed since. The
+moment is the change time (ctime, which no unprivileged process can set back) of a marker file made
+in the directory as it opens; before the first command starts, ``settle`` waits until the file
+system's clock has moved past it (a few milliseconds at most), so that whatever a command writes is
+stamped later. An entry is read only if its ctime is not later, it lies in a subdirectory that was
+there then (the same inode: a directory renamed into place carries old entries, not old
+subdirectories), through the directory opened then, and its ``key`` is its name.
+
 Answers a pull request can write never decide a verdict in CI (``open_cache``): there, a cache
 directory reached through a symlink below the repository root, or holding files git tracks, is not
 read. A replay-only run then has no answers at all and is *not verified* (``NotVerified``, exit 3);
@@ -25,6 +35,7 @@ that its answers are recorded ones.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -32,8 +43,10 @@ import secrets
 import shutil
 import stat
 import tempfile
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,11 +71,79 @@ def cache_key(request: ModelRequest, trial: int) -> str:
     return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
 
 
+@dataclass
+class _Readable:
+    """What a run may read (see the module doc): the directory as opened (``top``, None when it did not
+    exist: nothing in it is read), the moment it was opened (``fence_ns``, a ctime), its subdirectories
+    then (name -> device and inode), and the answers the run got itself (key -> reply)."""
+
+    top: int | None
+    fence_ns: int
+    subdirectories: dict[str, tuple[int, int]]
+    own: dict[str, ModelReply] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, directory: Path) -> _Readable:
+        try:
+            top = os.open(directory, _DIRECTORY)
+        except OSError:
+            return cls(None, 0, {})
+        subdirectories = {}
+        for name in os.listdir(top):
+            if len(name) == 2 and all(c in "0123456789abcdef" for c in name):
+                with contextlib.suppress(OSError):
+                    info = os.stat(name, dir_fd=top, follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        subdirectories[name] = (info.st_dev, info.st_ino)
+        readable = cls(top, _stamp_now(top) or time.time_ns(), subdirectories)
+        weakref.finalize(readable, os.close, top)
+        return readable
+
+    def settle(self) -> None:
+        """Wait until what is written in the directory gets a change time later than the fence (at
+        most ``SETTLE_S``; past it, an entry stamped at the fence itself is not read either)."""
+        if self.top is None:
+            return
+        deadline = time.monotonic() + SETTLE_S
+        while time.monotonic() < deadline:
+            now = _stamp_now(self.top)
+            if now is None or now > self.fence_ns:  # nothing can be written there, or the clock moved
+                return
+            time.sleep(0.001)
+        self.fence_ns -= 1
+
+
+SETTLE_S = 2.0  # the longest wait for the file system's clock to move (ext4, xfs, tmpfs: a tick or less)
+
+
+def _stamp_now(top: int) -> int | None:
+    """The change time the file system gives a file made now in the directory ``top`` (the clock
+    entries are stamped with, at its granularity); None when nothing can be made there."""
+    name = f".tool-eval-gate-fence-{secrets.token_hex(8)}"
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o600, dir_fd=top)
+    except OSError:
+        return None
+    try:
+        return os.fstat(fd).st_ctime_ns
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=top)
+
+
 class ResponseCache:
     """A directory of recorded replies. Safe to share between concurrent tasks and threads:
     files are replaced atomically, and concurrent identical requests share one model call."""
 
-    def __init__(self, directory: str | os.PathLike[str], mode: CacheMode = "use", note: str = ""):
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        mode: CacheMode = "use",
+        note: str = "",
+        *,
+        readable: _Readable | None = None,
+    ):
         if mode not in ("use", "record", "replay"):
             raise ValueError(f"unknown cache mode {mode!r}")
         self.directory = Path(directory)
@@ -74,23 +155,38 @@ class ResponseCache:
         self._pending: dict[str, asyncio.Future[ModelReply]] = {}
         # Cache files get committed and uploaded: a key the model echoed must not be stored.
         self._redactor = Redactor.from_env(os.environ)
+        self._readable = readable if readable is not None else _Readable.open(self.directory)
+
+    def settle(self) -> None:
+        """Called before the first command starts: from then on whatever is written into the directory
+        is stamped later than what this run may read (see the module doc)."""
+        self._readable.settle()
+
+    def counted_apart(self) -> ResponseCache:
+        """The same cache (what it may read, the answers got so far) with counters of its own."""
+        return ResponseCache(self.directory, self.mode, self.note, readable=self._readable)
 
     def path_for(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
     def load(self, key: str) -> ModelReply | None:
-        """The stored reply for ``key``; None when absent, unreadable, not a regular file reached
-        without a link, larger than the bound or corrupt (each a miss)."""
-        raw = _read_entry(self.directory, key)
+        """The reply for ``key``: this run's own, or the stored one; None when absent, written or
+        changed since the cache was opened, unreadable, not a regular file reached without a link,
+        larger than the bound, corrupt or another key's (each a miss)."""
+        own = self._readable.own.get(key)
+        if own is not None:
+            return own
+        raw = _read_entry(self._readable, key)
         if raw is None:
             return None
         try:
             data = json.loads(raw, parse_int=_bounded_int)
-            return ModelReply.from_dict(data["reply"])
+            return ModelReply.from_dict(data["reply"]) if data["key"] == key else None
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None
 
     def store(self, key: str, request: ModelRequest, trial: int, reply: ModelReply) -> None:
+        self._readable.own[key] = reply  # this run's answer, read from memory from now on
         entry = {
             "format": CACHE_FORMAT,
             "key": key,
@@ -270,26 +366,30 @@ class _LinkedDirectory(OSError):
     """A subdirectory of the cache is a symlink (or not a directory)."""
 
 
-def _read_entry(directory: Path, key: str) -> bytes | None:
-    """The bytes of ``key``'s entry, read through the real subdirectory without following any link;
-    None unless it is a regular file of at most ``MAX_CACHE_ENTRY_BYTES``."""
-    try:
-        top = os.open(directory, _DIRECTORY)
-    except OSError:
+def _read_entry(readable: _Readable, key: str) -> bytes | None:
+    """The bytes of ``key``'s entry, read through the directory and subdirectory that were there when
+    the cache was opened, without following any link; None unless it is a regular file of at most
+    ``MAX_CACHE_ENTRY_BYTES`` unchanged since then (see the module doc)."""
+    expected = readable.subdirectories.get(key[:2])
+    if readable.top is None or expected is None:
         return None
     try:
-        sub = os.open(key[:2], _DIRECTORY | _NO_LINK, dir_fd=top)
+        sub = os.open(key[:2], _DIRECTORY | _NO_LINK, dir_fd=readable.top)
         try:  # without blocking: a FIFO placed there must not hang the run
-            fd = os.open(f"{key}.json", os.O_RDONLY | _NO_LINK | os.O_NONBLOCK, dir_fd=sub)
+            info = os.fstat(sub)
+            same = (info.st_dev, info.st_ino) == expected
+            fd = os.open(f"{key}.json", os.O_RDONLY | _NO_LINK | os.O_NONBLOCK, dir_fd=sub) if same else -1
         finally:
             os.close(sub)
     except OSError:
         return None
-    finally:
-        os.close(top)
+    if fd < 0:
+        return None
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size > limits.MAX_CACHE_ENTRY_BYTES:
+            return None
+        if info.st_ctime_ns > readable.fence_ns:  # written or changed since the cache was opened
             return None
         data = handle.read(limits.MAX_CACHE_ENTRY_BYTES + 1)
     return data if len(data) <= limits.MAX_CACHE_ENTRY_BYTES else None

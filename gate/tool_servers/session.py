@@ -19,6 +19,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
+from gate.containment.scope import command_scope
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
 from gate.suite.model import ToolServer
 from gate.util.escape import truncate
@@ -243,13 +244,12 @@ async def _connect(stack: AsyncExitStack, server: ToolServer, stderr: TextIO) ->
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    if server.command:
-        parameters = StdioServerParameters(
-            command=server.command[0],
-            args=list(server.command[1:]),
-            env=environment_without_secrets(os.environ),
-            cwd=server.directory or None,
-        )
+    if server.command:  # in a scope of its own (gate.containment): ended, all of it, after the session
+        scope = stack.enter_context(command_scope())
+        cwd = server.directory or os.getcwd()
+        env = scope.environment(environment_without_secrets(os.environ))
+        command, args = scope.server_command(server.command, cwd, env)
+        parameters = StdioServerParameters(command=command, args=args, env=env, cwd=cwd)
         read, write = await stack.enter_async_context(stdio_client(parameters, errlog=stderr))
     else:
         from mcp.client.streamable_http import streamable_http_client

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gate.containment.users import COMMAND_USER_VARIABLE
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -28,6 +30,9 @@ def test_examples_replay_offline_and_pass(tmp_path: Path) -> None:
         "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
         "HOME": str(tmp_path),
+        # Where the tests run as root, the MCP example's python3 (this interpreter) may lie where a
+        # command's own user cannot reach: commands run as the gate's user (tests/conftest.py).
+        COMMAND_USER_VARIABLE: os.environ[COMMAND_USER_VARIABLE],
     }
     out = tmp_path / "out"
     proc = subprocess.run(

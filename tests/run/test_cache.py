@@ -1,5 +1,6 @@
 """The response cache: the key covers everything that changes an answer and nothing else, entries
-survive a round trip on disk, and the three modes call the model exactly when they should."""
+survive a round trip on disk, the three modes call the model exactly when they should, and a run
+reads only entries that were there, unchanged, when it opened the cache, or its own answers."""
 
 from __future__ import annotations
 
@@ -92,12 +93,19 @@ def test_entry_round_trips_sharded_and_atomic(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
 
 
+def _written_before(tmp_path, key, text):
+    """A cache opened after ``text`` was written as ``key``'s entry (so that only its content decides)."""
+    path = tmp_path / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return ResponseCache(tmp_path, "use")
+
+
 def test_corrupt_entry_is_a_miss(tmp_path):
-    cache = ResponseCache(tmp_path, "use")
     key = cache_key(BASE, 0)
-    cache.path_for(key).parent.mkdir(parents=True)
-    cache.path_for(key).write_text("{not json")
-    assert cache.load(key) is None
+    assert _written_before(tmp_path, key, "{not json").load(key) is None
+    entry = {"format": 1, "key": key, "trial": 0, "reply": REPLY.to_dict()}
+    assert _written_before(tmp_path, key, json.dumps(entry)).load(key) == REPLY  # the same, well formed
 
 
 @pytest.mark.parametrize(
@@ -109,11 +117,11 @@ def test_corrupt_entry_is_a_miss(tmp_path):
     ids=["nested beyond recursion", "an integer of 100,000 digits"],
 )
 def test_an_entry_that_would_cost_more_than_its_answer_is_a_miss(tmp_path, hostile):
-    cache = ResponseCache(tmp_path, "use")
     key = cache_key(BASE, 0)
-    cache.path_for(key).parent.mkdir(parents=True)
-    cache.path_for(key).write_text(hostile)
-    assert cache.load(key) is None
+    assert (
+        _written_before(tmp_path, key, hostile.replace('{"reply"', f'{{"key": "{key}", "reply"')).load(key)
+        is None
+    )
 
 
 def test_an_entry_too_big_to_read_back_keeps_the_answer_without_the_request(tmp_path, monkeypatch):
@@ -127,7 +135,8 @@ def test_an_entry_too_big_to_read_back_keeps_the_answer_without_the_request(tmp_
     assert cache.load(key) == REPLY and "request" not in json.loads(cache.path_for(key).read_text())
     monkeypatch.setattr(limits, "MAX_CACHE_ENTRY_BYTES", 100)
     cache.store(cache_key(BASE, 1), big, 1, REPLY)
-    assert cache.load(cache_key(BASE, 1)) is None
+    assert cache.load(cache_key(BASE, 1)) == REPLY  # this run's answer, whether or not it was written
+    assert ResponseCache(tmp_path, "use").load(cache_key(BASE, 1)) is None  # a later run has none
     assert cache.store_errors == [f"{cache.path_for(cache_key(BASE, 1))}: larger than 100 bytes"]
 
 
@@ -180,7 +189,8 @@ def test_replay_mode_never_calls(tmp_path):
     assert "run with --record" in str(info.value)
     assert model.calls == 0
     ResponseCache(tmp_path, "record").store(cache_key(BASE, 0), BASE, 0, REPLY)
-    assert asyncio.run(replay.fetch(BASE, 0, model)) == REPLY and model.calls == 0
+    later = ResponseCache(tmp_path, "replay")
+    assert asyncio.run(later.fetch(BASE, 0, model)) == REPLY and model.calls == 0
 
 
 def test_concurrent_identical_requests_share_one_call(tmp_path):
@@ -272,3 +282,84 @@ def test_in_ci_an_untrusted_cache_is_never_read_nor_written(tmp_path):
     assert private.directory != cache_dir and private.load(key) is None
     private.store(key, BASE, 0, REPLY)
     assert len(list(cache_dir.rglob("*.json"))) == 1  # nothing written into the untrusted directory
+
+
+def _entry_text(key, reply):
+    return json.dumps({"format": 1, "key": key, "trial": 0, "reply": reply.to_dict()})
+
+
+PLANTED = dataclasses.replace(REPLY, tool_calls=(ToolCall("call_9", "get_weather", '{"city": "Rome"}'),))
+
+
+def test_an_entry_written_after_the_cache_was_opened_is_never_read(tmp_path):
+    """What a command started by the run writes into the cache (it can compute the keys of the requests
+    it makes) is not an answer: only what was there when the run opened the cache, and the run's own."""
+    key = cache_key(BASE, 0)
+    cache = ResponseCache(tmp_path, "replay")
+    cache.settle()  # as run does before it starts the first command
+    (tmp_path / key[:2]).mkdir()
+    (tmp_path / key[:2] / f"{key}.json").write_text(_entry_text(key, PLANTED))
+    assert cache.load(key) is None
+    with pytest.raises(ProviderError):
+        asyncio.run(cache.fetch(BASE, 0, Counter()))
+    assert ResponseCache(tmp_path, "replay").load(key) == PLANTED  # a later run finds it there
+
+
+def test_an_entry_changed_after_the_cache_was_opened_is_never_read(tmp_path):
+    key = cache_key(BASE, 0)
+    ResponseCache(tmp_path, "use").store(key, BASE, 0, REPLY)
+    cache = ResponseCache(tmp_path, "use")
+    cache.settle()
+    assert cache.load(key) == REPLY
+    path = cache.path_for(key)
+    stamp = os.stat(path)
+    path.write_text(_entry_text(key, PLANTED))
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # mtime set back; ctime cannot be
+    assert cache.load(key) is None
+    model = Counter()
+    assert asyncio.run(cache.fetch(BASE, 0, model)) == REPLY and model.calls == 1  # asked, not read
+    assert cache.load(key) == REPLY  # its own answer from now on, whatever the file says
+    path.write_text(_entry_text(key, PLANTED))
+    assert cache.load(key) == REPLY
+
+
+def test_old_entries_moved_into_place_are_never_read(tmp_path):
+    """Old files moved (renamed, linked) to an entry's path, a whole old directory renamed into the
+    cache, or another key's entry: none is an answer."""
+    key, other = cache_key(BASE, 0), cache_key(BASE, 1)
+    cache_dir, stash = tmp_path / "cache", tmp_path / "stash"
+    (stash / key[:2]).mkdir(parents=True)
+    (stash / key[:2] / f"{key}.json").write_text(_entry_text(key, PLANTED))  # made before the run
+    ResponseCache(cache_dir, "use").store(other, BASE, 1, REPLY)
+    cache = ResponseCache(cache_dir, "use")
+    cache.settle()
+    assert cache.load(other) == REPLY
+    os.rename(stash / key[:2], cache_dir / key[:2])  # a directory of old files renamed into the cache
+    assert cache.load(key) is None
+    os.rename(cache_dir / key[:2], stash / key[:2])
+    target = cache.path_for(key)
+    target.parent.mkdir(exist_ok=True)
+    os.link(stash / key[:2] / f"{key}.json", target)
+    assert cache.load(key) is None
+    os.unlink(target)
+    os.rename(stash / key[:2] / f"{key}.json", target)
+    assert cache.load(key) is None
+    assert _written_before(tmp_path / "fresh", key, _entry_text(other, PLANTED)).load(key) is None
+
+
+def test_a_cache_directory_swapped_for_another_is_not_read(tmp_path):
+    key = cache_key(BASE, 0)
+    ResponseCache(tmp_path / "cache", "use").store(key, BASE, 0, REPLY)
+    ResponseCache(tmp_path / "forged", "use").store(key, BASE, 0, PLANTED)
+    cache = ResponseCache(tmp_path / "cache", "use")
+    os.rename(tmp_path / "cache", tmp_path / "away")
+    os.rename(tmp_path / "forged", tmp_path / "cache")
+    assert cache.load(key) == REPLY  # the directory opened, not what now bears its name
+
+
+def test_the_base_side_shares_what_the_run_may_read_and_its_answers(tmp_path):
+    key = cache_key(BASE, 0)
+    head = ResponseCache(tmp_path, "use")
+    head.store(key, BASE, 0, REPLY)
+    base = head.counted_apart()
+    assert base.load(key) == REPLY and (base.hits, base.misses) == (0, 0)
