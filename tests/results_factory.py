@@ -274,12 +274,15 @@ def _plain_record(rec: RunRecord) -> dict[str, Any]:
     data = _without_null_state(asdict(rec))
     data["messages"] = list(rec.messages)
     data["calls"] = [_without_null_state(asdict(c)) for c in rec.calls]
+    if not rec.offered:  # only an agent program's records store the tools its requests offered
+        data.pop("offered")
     return data
 
 
 def plain_results(results: RunResults) -> dict[str, Any]:
     """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
-    (``state`` of stateless records and calls, ``non_gating`` of gating cases, ``planned_trials`` of
+    (``state`` of stateless records and calls, ``offered`` of the model agent's records,
+    ``non_gating`` of gating cases, ``planned_trials`` of
     cases that ran every trial, ``parameters`` of tools whose schema was not recorded), with each case's
     ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
     settings in their file form and the base side only when there is one, and the metrics derived from

@@ -2,4 +2,4 @@
 tool formats, and (in ``checks``) every validate-time check. Pure: the files are read by
 ``gate.files``."""
 
-__all__ = ["checks", "context", "suite_builder", "tool_formats", "tool_sources"]
+__all__ = ["checks", "context", "shown_definitions", "suite_builder", "tool_formats", "tool_sources"]

@@ -458,6 +458,7 @@ def _execute_checked(plan: RunPlan, outputs: OutputPlan, base_output: OutputTarg
     assert control is not None
     with _StopOnSignal(control) as signals:
         results, base_results = asyncio.run(_run(plan, prepared, signals))
+        results = _shown_to_the_model(prepared, results, base_results)
         results, baseline = _with_baseline(prepared, results, base_results, base_output)
         return _report(plan, prepared, results, baseline, outputs)
 
@@ -768,6 +769,31 @@ async def _run(
         return head, await run_base_side(side, head, prepared.options, make_provider, progress)
     finally:
         signals.loop = None
+
+
+def _shown_to_the_model(
+    prepared: _Prepared, results: RunResults, base_results: RunResults | None
+) -> RunResults:
+    """``results``, not verified (incomplete, exit 3) when an agent program showed its model tool
+    definitions its code does not hold, or the same definition on both sides of a change to the code's
+    (``gate.run.program_tools.unshown``): the verdict would be about a text the change does not ship."""
+    if not any(s.agent.program is not None for s in prepared.suites):
+        return results
+    from gate.run.program_tools import not_shown_reason
+
+    side = prepared.base_side
+    why = not_shown_reason(
+        results,
+        prepared.suites,
+        Path(prepared.options.root or "."),
+        base_results,
+        side.suites if side is not None else (),
+        Path(side.directory.name) if side is not None else None,
+    )
+    if not why:
+        return results
+    joined = f"{results.incomplete_reason}; {why}" if results.incomplete_reason else why
+    return dataclasses.replace(results, complete=False, incomplete_reason=joined)
 
 
 def _with_baseline(

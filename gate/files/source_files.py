@@ -66,11 +66,12 @@ def glob_files(root: Path, real_root: Path, globs: Sequence[str]) -> list[str]:
     return sorted(found)
 
 
-def read_sources(root: Path, real_root: Path, first: Sequence[str]) -> Sources:
-    """The source files under ``root`` (``first`` ones first), bounded as the module doc says."""
+def read_sources(root: Path, real_root: Path, first: Sequence[str], *, only_first: bool = False) -> Sources:
+    """The source files under ``root`` (``first`` ones first; with ``only_first``, those alone),
+    bounded as the module doc says."""
     texts: dict[str, str] = {}
     total = 0
-    for rel in [*first, *_candidates(root)]:
+    for rel in [*first, *([] if only_first else _candidates(root))]:
         if rel in texts or len(texts) >= MAX_SOURCE_FILES:
             continue
         path = root / rel

@@ -8,6 +8,8 @@ went through the recording proxy, and the calls the mock MCP server answered.
   answered (``matched``, ``fallback``...) and the state after it; a call the program answered with
   its own code is recorded with ``mock: program``;
 - the output is the program's last answer (what its user sees);
+- the tools each request offered the model, as it offered them (``offered``): the automatic checks
+  of a call use those of the request it answered, and the reports show them;
 - usage, cost and the latency come from the replies (the latency without the time the gate held a
   request back: a concurrency slot, retry back-off, as for the model agent);
 - the transcript: the program's system prompt (from its first request that has one), the case's
@@ -27,7 +29,14 @@ from typing import Any
 
 from gate.providers.base import ModelReply
 from gate.providers.wire_requests import WireRequest
-from gate.results.run_record import RecordedCall, RunRecord, StopReason, Usage, parse_arguments
+from gate.results.run_record import (
+    OfferedTool,
+    RecordedCall,
+    RunRecord,
+    StopReason,
+    Usage,
+    parse_arguments,
+)
 from gate.suite.mocks import MockOutcome
 from gate.suite.pricing import PriceTable
 
@@ -250,4 +259,10 @@ def program_record(
         model=", ".join(models),
         extra={**extra, **crashed},
         state=state,
+        offered=tuple(_offered(e.request) for e in exchanges),
     )
+
+
+def _offered(request: WireRequest) -> tuple[OfferedTool, ...]:
+    """The tools ``request`` offered the model, as it offered them."""
+    return tuple(OfferedTool(t.name, t.description, t.parameters) for t in request.tools)

@@ -8,6 +8,7 @@ reads it back).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -113,6 +114,29 @@ class RecordedCall:
 
 
 @dataclass(frozen=True)
+class OfferedTool:
+    """A tool definition as a model request offered it: what the model was shown (an agent program's
+    request, read by the recording proxy)."""
+
+    name: str
+    description: str
+    parameters: JsonObject
+
+
+def tool_key(tool: OfferedTool) -> str:
+    """What tells two offered definitions apart: name, description and parameters."""
+    return json.dumps([tool.name, tool.description, tool.parameters], sort_keys=True, ensure_ascii=False)
+
+
+def distinct_tools(tools: Iterable[OfferedTool]) -> tuple[OfferedTool, ...]:
+    """``tools`` without repeats (the first of equal definitions kept, in order)."""
+    seen: dict[str, OfferedTool] = {}
+    for tool in tools:
+        seen.setdefault(tool_key(tool), tool)
+    return tuple(seen.values())
+
+
+@dataclass(frozen=True)
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
@@ -147,11 +171,27 @@ class RunRecord:
     model: str = ""
     extra: JsonObject = field(default_factory=dict)  # e.g. the multiple-choice letter order shown
     state: Any = None  # the mock backend's state after the episode (None: stateless mocks)
+    # An agent program's trial: the tools each of its model requests offered, in request order (a
+    # call's ``turn`` is the request it answered). Empty for the model agent: its requests offer the
+    # suite's tools.
+    offered: tuple[tuple[OfferedTool, ...], ...] = ()
 
     @property
     def answered(self) -> bool:
         """Whether the episode ended on the agent's final answer (else there is none to check)."""
         return self.stop_reason in ANSWERED
+
+    def offered_at(self, turn: int) -> tuple[OfferedTool, ...] | None:
+        """The tools the request answered by reply ``turn`` (1-based) offered; None for the model
+        agent, whose requests offer the suite's tools."""
+        if not self.offered:
+            return None
+        return self.offered[turn - 1] if 0 < turn <= len(self.offered) else ()
+
+    @property
+    def offered_tools(self) -> tuple[OfferedTool, ...]:
+        """Every distinct definition the trial's requests offered, in the order first offered."""
+        return distinct_tools(tool for tools in self.offered for tool in tools)
 
     def as_path_root(self) -> JsonObject:  # its shape: PATH_ROOT_SHAPE below
         """The object path assertions walk: ``calls[0].name``, ``calls[*].args.city``, ``output``,

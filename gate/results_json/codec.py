@@ -31,7 +31,7 @@ from gate.results.outcomes import (
     ToolInfo,
     TrialResult,
 )
-from gate.results.run_record import RecordedCall, RunRecord
+from gate.results.run_record import OfferedTool, RecordedCall, RunRecord, tool_key
 from gate.results_json.read_back import results_from_dict
 from gate.scoring.suite_metrics import check_scores, suite_metrics
 from gate.util import schema_check
@@ -115,7 +115,24 @@ def _messages(messages: tuple[JsonObject, ...], prompts: dict[str, int]) -> Any:
     return out
 
 
-def _record(r: RunRecord, prompts: dict[str, int]) -> JsonObject:
+class _Offered:
+    """A suite's distinct offered tool definitions, stored once (``offered_tools``); a record's
+    ``offered`` lists, per request, their indexes."""
+
+    def __init__(self) -> None:
+        self.tools: dict[str, tuple[int, OfferedTool]] = {}
+
+    def index(self, tool: OfferedTool) -> int:
+        return self.tools.setdefault(tool_key(tool), (len(self.tools), tool))[0]
+
+    def json(self) -> list[JsonObject]:
+        return [
+            {"description": t.description, "name": t.name, "parameters": t.parameters}
+            for _, t in self.tools.values()
+        ]
+
+
+def _record(r: RunRecord, prompts: dict[str, int], offered: _Offered) -> JsonObject:
     usage = r.usage
     return {
         "calls": [_call(c) for c in r.calls],
@@ -131,6 +148,7 @@ def _record(r: RunRecord, prompts: dict[str, int]) -> JsonObject:
         "turns": r.turns,
         "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
         **({"state": r.state} if r.state is not None else {}),
+        **({"offered": [[offered.index(t) for t in tools] for tools in r.offered]} if r.offered else {}),
     }
 
 
@@ -156,7 +174,7 @@ def _check(c: CheckScore) -> JsonObject:
     }
 
 
-def _trial(t: TrialResult, prompts: dict[str, int]) -> JsonObject:
+def _trial(t: TrialResult, prompts: dict[str, int], offered: _Offered) -> JsonObject:
     return {
         "alternative": t.alternative,
         "checks": [_check(c) for c in t.checks],
@@ -164,13 +182,13 @@ def _trial(t: TrialResult, prompts: dict[str, int]) -> JsonObject:
         "index": t.index,
         "metrics": _metrics(t.metrics),
         "pairing": t.pairing,
-        "record": _record(t.record, prompts),
+        "record": _record(t.record, prompts, offered),
         "score": t.score,
         "status": t.status,
     }
 
 
-def _case(c: CaseResult, prompts: dict[str, int]) -> JsonObject:
+def _case(c: CaseResult, prompts: dict[str, int], offered: _Offered) -> JsonObject:
     return {
         "case_id": c.case_id,
         "check_scores": check_scores(c.trials),
@@ -185,7 +203,7 @@ def _case(c: CaseResult, prompts: dict[str, int]) -> JsonObject:
         "status": c.status,
         "suite": c.suite,
         "tags": c.tags,
-        "trials": [_trial(t, prompts) for t in c.trials],
+        "trials": [_trial(t, prompts, offered) for t in c.trials],
         **({"non_gating": c.non_gating} if c.non_gating is not None else {}),
         **({"planned_trials": c.planned_trials} if c.curtailed else {}),
     }
@@ -208,8 +226,10 @@ def _tool(t: ToolInfo) -> JsonObject:
 def _suite(s: SuiteResult) -> JsonObject:
     prompt = s.prompt
     prompts: dict[str, int] = {}
+    offered = _Offered()
+    cases = [_case(c, prompts, offered) for c in s.cases]
     return {
-        "cases": [_case(c, prompts) for c in s.cases],
+        "cases": cases,
         "metrics": dataclasses.asdict(suite_metrics(s.cases)),
         "model": s.model,
         "name": s.name,
@@ -222,6 +242,7 @@ def _suite(s: SuiteResult) -> JsonObject:
         "triggered_by": s.triggered_by,
         "wall_ms": s.wall_ms,
         **({"requests": _requests(s.requests)} if s.requests != RequestStats() else {}),
+        **({"offered_tools": offered.json()} if offered.tools else {}),  # filled by the cases above
     }
 
 

@@ -24,7 +24,7 @@ from gate.results.outcomes import (
     ToolInfo,
     TrialResult,
 )
-from gate.results.run_record import RecordedCall, RunRecord, Usage, stop_reason
+from gate.results.run_record import OfferedTool, RecordedCall, RunRecord, Usage, stop_reason
 from gate.results.settings import RunSettings
 from gate.util import strict_json
 from gate.util.json_types import JsonObject
@@ -104,11 +104,12 @@ def results_from_dict(data: JsonObject) -> RunResults:
 def _suite(d: JsonObject) -> SuiteResult:
     prompt = d.get("prompt")
     prompts = list(d.get("system_prompts", ()))
+    offered = [OfferedTool(t["name"], t["description"], t["parameters"]) for t in d.get("offered_tools", ())]
     return SuiteResult(
         name=d["name"],
         path=d["path"],
         threshold=d["threshold"],
-        cases=tuple(_case(c, prompts) for c in d.get("cases", ())),
+        cases=tuple(_case(c, prompts, offered) for c in d.get("cases", ())),
         tools=tuple(ToolInfo(**t) for t in d.get("tools", ())),
         prompt=SourceRef(**prompt) if prompt else None,
         provider=d.get("provider", ""),
@@ -119,7 +120,7 @@ def _suite(d: JsonObject) -> SuiteResult:
     )
 
 
-def _case(d: JsonObject, prompts: list[str]) -> CaseResult:
+def _case(d: JsonObject, prompts: list[str], offered: list[OfferedTool]) -> CaseResult:
     return CaseResult(
         suite=d["suite"],
         case_id=d["case_id"],
@@ -128,7 +129,7 @@ def _case(d: JsonObject, prompts: list[str]) -> CaseResult:
         status=d["status"],
         score=d["score"],
         flaky=d.get("flaky", False),
-        trials=tuple(_trial(t, prompts) for t in d.get("trials", ())),
+        trials=tuple(_trial(t, prompts, offered) for t in d.get("trials", ())),
         metrics=Metrics(**d.get("metrics", {})),
         tags=tuple(d.get("tags", ())),
         expected=dict(d.get("expected", {})),
@@ -139,7 +140,7 @@ def _case(d: JsonObject, prompts: list[str]) -> CaseResult:
     )
 
 
-def _trial(d: JsonObject, prompts: list[str]) -> TrialResult:
+def _trial(d: JsonObject, prompts: list[str], offered: list[OfferedTool]) -> TrialResult:
     return TrialResult(
         index=d["index"],
         status=d["status"],
@@ -147,7 +148,7 @@ def _trial(d: JsonObject, prompts: list[str]) -> TrialResult:
         failures=tuple(Failure(**f) for f in d.get("failures", ())),
         checks=tuple(CheckScore(**c) for c in d.get("checks", ())),
         metrics=Metrics(**d.get("metrics", {})),
-        record=record_from_dict(d["record"], prompts),
+        record=record_from_dict(d["record"], prompts, offered),
         pairing=tuple(d.get("pairing", ())),
         alternative=d.get("alternative"),
     )
@@ -164,9 +165,12 @@ def _reducer_reason(case: JsonObject) -> Failure | None:
     return Failure(**stored[0])
 
 
-def record_from_dict(data: JsonObject, system_prompts: Sequence[str] = ()) -> RunRecord:
+def record_from_dict(
+    data: JsonObject, system_prompts: Sequence[str] = (), offered_tools: Sequence[OfferedTool] = ()
+) -> RunRecord:
     """A trial's record as the results file holds it; a system message stored as
-    ``{"role": "system", "prompt": i}`` gets its text back from the suite's ``system_prompts``
+    ``{"role": "system", "prompt": i}`` gets its text back from the suite's ``system_prompts``, and
+    the tools each request offered (``offered``: indexes) theirs from its ``offered_tools``
     (ValueError when there is none)."""
     return RunRecord(
         input=data["input"],
@@ -182,7 +186,16 @@ def record_from_dict(data: JsonObject, system_prompts: Sequence[str] = ()) -> Ru
         model=data.get("model", ""),
         extra=dict(data.get("extra", {})),
         state=data.get("state"),
+        offered=tuple(tuple(_offered(i, offered_tools) for i in tools) for tools in data.get("offered", ())),
     )
+
+
+def _offered(index: Any, offered_tools: Sequence[OfferedTool]) -> OfferedTool:
+    if not isinstance(index, int) or not 0 <= index < len(offered_tools):
+        raise ValueError(
+            f"a request offered tool {index!r}; the suite has {len(offered_tools)} (offered_tools)"
+        )
+    return offered_tools[index]
 
 
 def _message(message: JsonObject, system_prompts: Sequence[str]) -> JsonObject:

@@ -6,7 +6,9 @@ s2.json ...``). Pure.
 - The parts must be shards of one run: they agree on every suite they share (name, threshold,
   provider, model, prompt, tool definitions) and on what the run was asked (the policy, the changed
   files' base, the models chosen, the base side's merge base). A disagreement is an error that names
-  both files; it is never settled by which file came first.
+  both files; it is never settled by which file came first. An agent program's tools are not among
+  them: they are what its requests offered in the cases each part ran, so the parts' lists are
+  joined (a name's definition from the first part, in shard order, that has it).
 - What the run spent is summed over the parts: requests, cost, cache answers, both sides'.
 - With ``--baseline auto`` each part carries its base side (each case's base side ran in the shard
   that ran its head side): the base sides are merged the same way, so the merged comparison is the
@@ -63,7 +65,9 @@ def _disagreement(
 
 
 def _suite_facts(suite: SuiteResult) -> tuple[object, ...]:
-    tools = tuple(sorted(suite.tools, key=lambda t: t.name))
+    # An agent program's tools are those its requests offered in the cases the shard ran: shards
+    # that ran other cases may have seen others (a tool only some cases are offered): they are joined.
+    tools = tuple(sorted(suite.tools, key=lambda t: t.name)) if suite.provider else ()
     return (suite.name, suite.threshold, suite.provider, suite.model, suite.prompt, tools)
 
 
@@ -100,8 +104,10 @@ def _merge_suites(path: str, group: list[tuple[str, SuiteResult]]) -> SuiteResul
             cases.append(case)
     cases.sort(key=lambda c: (c.line, c.case_id))
     triggered = {file: why for _, suite in group for file, why in suite.triggered_by.items()}
+    tools = {t.name: t for _, suite in reversed(group) for t in suite.tools}  # the first shard's win
     return replace(
         first,
+        tools=tuple(tools[name] for name in dict.fromkeys(t.name for _, s in group for t in s.tools)),
         cases=tuple(cases),
         triggered_by=dict(sorted(triggered.items())),
         wall_ms=max(s.wall_ms for _, s in group),  # shards run side by side

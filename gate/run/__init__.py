@@ -2,4 +2,13 @@
 model agent (``agent_loop``), the judge, the response cache, progress, the request budget and the base
 side of ``--baseline auto``; agent programs run through ``gate.programs``."""
 
-__all__ = ["base_side", "cache", "command_trust", "curtailing", "progress", "runner", "tool_listing"]
+__all__ = [
+    "base_side",
+    "cache",
+    "command_trust",
+    "curtailing",
+    "program_tools",
+    "progress",
+    "runner",
+    "tool_listing",
+]

@@ -62,7 +62,7 @@ from gate.scoring.judge_requests import collect_requests
 from gate.scoring.reducers import case_result, skipped_result
 from gate.scoring.trial import score_trial
 from gate.suite.judging import JudgeVerdict
-from gate.suite.model import Case, Source, Suite, ToolDef
+from gate.suite.model import Case, Suite, ToolDef
 from gate.suite.pricing import BUILT_IN, PRICES_HINT, PriceTable, served_prices
 from gate.tool_servers.live import LiveTools
 from gate.util.json_types import JsonObject
@@ -193,8 +193,6 @@ class _Run:
         self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
         self.requests_of: dict[str, RequestStats] = {}  # suite path -> its model requests so far
         self.host: ProgramHost | None = None  # the agent programs' loopback server, from the first one
-        # Suite path -> the tools its agent program offered the model that its suite does not declare.
-        self.offered: dict[str, dict[str, ToolDef]] = {}
         self.sdk_missing: dict[str, bool] = {}  # provider -> its SDK is not installed (asked once a run)
 
     # ---- model calls ----
@@ -332,7 +330,8 @@ class _Run:
         self, suite: Suite, case: Case, index: int, live: LiveTools | None
     ) -> tuple[RunRecord, Suite]:
         """A trial of the suite's agent program (gate.programs.trial), and the suite to score it
-        with: its tools are those the program offered the model (its own definitions win). ``live``
+        with: its tools are those the program's requests offered the model, not the suite's (a call
+        is checked against those of the request it answered: ``RunRecord.offered``). ``live``
         answers its MCP calls to the tools of ``calls: live`` servers."""
         from gate.programs.host import ProgramHost
         from gate.programs.trial import run_program_trial
@@ -355,32 +354,12 @@ class _Run:
         )
         if proxy.fatal is not None:
             raise proxy.fatal
-        tools = {t.name: t for t in suite.agent.tools}
+        tools: dict[str, ToolDef] = {}  # what its requests offered, the first definition of each name
         for exchange in proxy.exchanges:
             for tool in exchange.request.tools:
-                if tool.name not in tools:
-                    self.offered.setdefault(suite.path, {}).setdefault(tool.name, tool)
-                tools[tool.name] = tool
+                tools.setdefault(tool.name, tool)
         agent = dataclasses.replace(suite.agent, tools=tuple(tools.values()))
         return record, dataclasses.replace(suite, agent=agent)
-
-    def _placed(self, suite: Suite, tools: tuple[ToolDef, ...]) -> tuple[ToolDef, ...]:
-        """The tools a program offered that its suite does not list, each at the line of the
-        repository that defines it, found by its text (gate.assembly.tool_sources), the program's own
-        files (``watch``, the files its command names) first: recommendations and review comments
-        then point at the docstring or string a developer edits."""
-        from gate.assembly.tool_sources import place_tool
-        from gate.files.server_tools import argv_files
-        from gate.files.source_files import glob_files, read_sources
-
-        program = suite.agent.program
-        assert program is not None
-        root = Path(self.options.root or ".")
-        real = root.resolve()
-        first = [*glob_files(root, real, program.watch), *argv_files(root, real, program.argv)]
-        sources = read_sources(root, real, list(dict.fromkeys(first)))
-        fallback = program.source or Source(suite.path, 1, 1)
-        return tuple(place_tool(tool, sources.texts, sources.first, fallback) for tool in tools)
 
     def _check_program_request(self, request: ModelRequest) -> None:
         """What a program's request needs that a suite could not say beforehand: the provider's SDK,
@@ -532,8 +511,10 @@ class _Run:
         for suite in suites:
             cases = tuple(self._case_result(item) for item in work if item.suite is suite)
             shown = suite
-            if suite.path in self.offered:  # a program's own tools are reported beside the declared ones
-                tools = (*suite.agent.tools, *self._placed(suite, tuple(self.offered[suite.path].values())))
+            if suite.agent.program is not None:  # the definitions its requests offered, in its source
+                from gate.run.program_tools import shown_tools
+
+                tools = shown_tools(suite, cases, Path(self.options.root or "."))
                 shown = dataclasses.replace(suite, agent=dataclasses.replace(suite.agent, tools=tools))
             result = suite_result(shown, cases, self.options.triggered_by.get(suite.path, {}))
             wall_ms = (ends.get(suite.path, start) - start) * 1000

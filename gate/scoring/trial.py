@@ -71,7 +71,7 @@ def score_trial(
     log, state_broken = _expectation_checks(suite, case, record, index, verdicts)
     output_score = _output_score(log.checks)
     budget_failures, latency_checks = _budgets(suite, case, record)
-    automatic = automatic_failures(suite, record.calls)
+    automatic = automatic_failures(suite, record.calls, record.offered)
     best = _best_expectation(suite, case, record.calls, verdicts, output_score)
     chosen = best.calls
     failures = [*automatic, *chosen.failures, *budget_failures, *log.failures]
@@ -125,7 +125,10 @@ def _agent_crashed(suite: Suite, record: RunRecord, index: int) -> TrialResult:
     """A trial whose agent program failed (exited, timed out, broke the protocol): the agent's failure,
     with the automatic checks of the calls it made first (a hallucinated tool often is the cause)."""
     why = str(record.extra.get("agent_crashed") or "the agent program failed")
-    failures = (*automatic_failures(suite, record.calls), Failure("agent_crashed", why, actual=why))
+    failures = (
+        *automatic_failures(suite, record.calls, record.offered),
+        Failure("agent_crashed", why, actual=why),
+    )
     metrics = Metrics(
         latency_ms=record.latency_ms,
         input_tokens=record.usage.input_tokens,
@@ -144,7 +147,7 @@ def _broken_before_the_end(suite: Suite, case: Case, record: RunRecord) -> list[
     never held against the agent. Empty: nothing was decided."""
     cut = record.stop_reason == "max_tokens"
     calls = [c for c in record.calls if not (cut and c.turn >= record.turns)]
-    broken = [f for f in automatic_failures(suite, calls) if f.reason in HARD_REASONS]
+    broken = [f for f in automatic_failures(suite, calls, record.offered) if f.reason in HARD_REASONS]
     prohibited = [_prohibitions_broken(suite, expectation, calls) for _, expectation in _candidates(case)]
     if all(prohibited):  # the fewest: those of the expectation the calls came closest to
         broken += sorted(prohibited, key=len)[0]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from gate.errors import InputError
 from gate.files.results_file import load_results
 from gate.results.outcomes import RESULTS_VERSION, RunResults, SourceRef
+from gate.results.run_record import OfferedTool
 from gate.results_json.codec import to_json
 from gate.results_json.read_back import results_from_dict
 from tests.results_factory import call, case, failure, record, run, suite, tool, trials_case
@@ -63,6 +65,34 @@ def test_json_roundtrips_losslessly_and_is_stable():
     assert results_from_dict(json.loads(text)) == results
     assert to_json(results_from_dict(json.loads(text))) == text
     assert text.endswith("\n") and json.loads(text)["version"] == RESULTS_VERSION == 2
+
+
+def program_results() -> RunResults:
+    """Two trials of an agent program whose requests offered three distinct definitions."""
+    weather = OfferedTool("get_weather", "The weather now.", {"type": "object", "properties": {}})
+    reworded = OfferedTool("get_weather", "The weather now, in a city.", {"type": "object", "properties": {}})
+    forecast = OfferedTool("get_forecast", "", {"type": "object"})
+    first = dataclasses.replace(record("q", []), offered=((weather, forecast), (weather, forecast)))
+    second = dataclasses.replace(record("q", []), offered=((reworded,), ()))
+    return run(suite("desk", [case("a", rec=first), case("b", rec=second)]))
+
+
+def test_an_agent_program_s_offered_tools_are_stored_once_per_suite_and_read_back_per_request():
+    results = program_results()
+    text = to_json(results)
+    data = json.loads(text)
+    stored = data["suites"][0]
+    assert [t["description"] for t in stored["offered_tools"]] == [
+        "The weather now.",
+        "",
+        "The weather now, in a city.",
+    ]
+    assert [c["trials"][0]["record"]["offered"] for c in stored["cases"]] == [[[0, 1], [0, 1]], [[2], []]]
+    assert results_from_dict(data) == results
+    jsonschema.validate(data, json.loads((ROOT / "schemas" / "results.schema.json").read_text()))
+    data["suites"][0]["cases"][1]["trials"][0]["record"]["offered"] = [[3]]
+    with pytest.raises(ValueError, match="a request offered tool 3; the suite has 3"):
+        results_from_dict(data)
 
 
 def test_json_validates_against_both_schema_copies_which_are_identical():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gate.files.results_file import load_results
 from gate.results.outcomes import RunResults
-from gate.results.run_record import copy_value
+from gate.results.run_record import OfferedTool, copy_value
 from gate.results_json.codec import to_json
 from tests.results_factory import call, case, plain_results, record, run, suite
 
@@ -23,12 +23,25 @@ def _message(m: dict, prompts: dict[str, int]) -> dict:
     return m
 
 
+def _offered(record: dict, tools: dict[str, tuple[int, dict]]) -> dict:
+    if "offered" not in record:
+        return record
+    indexes = [
+        [tools.setdefault(json.dumps(t, sort_keys=True), (len(tools), t))[0] for t in request]
+        for request in record["offered"]
+    ]
+    return {**record, "offered": indexes}
+
+
 def file_form(data: dict) -> dict:
     """The ``asdict`` dictionary as the file stores it: per suite, the distinct system prompts in
-    ``system_prompts`` and each transcript's system message as ``{"role": "system", "prompt": i}``."""
+    ``system_prompts`` and each transcript's system message as ``{"role": "system", "prompt": i}``;
+    the distinct tool definitions an agent program's requests offered in ``offered_tools`` and each
+    record's ``offered`` as their indexes."""
     suites = []
     for suite_data in data["suites"]:
         prompts: dict[str, int] = {}
+        tools: dict[str, tuple[int, dict]] = {}
         cases = [
             {
                 **c,
@@ -36,7 +49,7 @@ def file_form(data: dict) -> dict:
                     {
                         **t,
                         "record": {
-                            **t["record"],
+                            **_offered(t["record"], tools),
                             "messages": [_message(m, prompts) for m in t["record"]["messages"]],
                         },
                     }
@@ -45,14 +58,19 @@ def file_form(data: dict) -> dict:
             }
             for c in suite_data["cases"]
         ]
-        suites.append({**suite_data, "cases": cases, "system_prompts": list(prompts)})
+        offered = {"offered_tools": [t for _, t in tools.values()]} if tools else {}
+        suites.append({**suite_data, "cases": cases, "system_prompts": list(prompts), **offered})
     return {**data, "suites": suites}
 
 
 def odd_results() -> RunResults:
     stateful = dataclasses.replace(call("t", {}), state={"bookings": [{"id": "B1"}]})
     rec = record("q", [call("t", {"a": [1, (2, 3)], "b": {"c": None}}, result=("x", {"y": 1.5})), stateful])
-    rec = dataclasses.replace(rec, state={"bookings": [{"id": "B1"}]})
+    lookup = OfferedTool("t", "Looks things up.", {"type": "object", "properties": {"a": {"type": "array"}}})
+    other = OfferedTool("u", "", {"type": "object"})
+    rec = dataclasses.replace(
+        rec, state={"bookings": [{"id": "B1"}]}, offered=((lookup, other), (lookup,), (), (other, lookup))
+    )
     return run(
         suite("s", [case("c", rec=rec, expected={"calls": ({"tool": "t"},)}, tags=["x", "y"])]),
         settings={"nested": {"list": [1, 2]}},

@@ -9,7 +9,7 @@ import pytest
 
 from gate.errors import InputError
 from gate.results_json.shard_merge import merge
-from tests.results_factory import case, failure, run, simple, suite
+from tests.results_factory import case, failure, run, simple, suite, tool
 
 
 def shards():
@@ -122,3 +122,25 @@ def test_shards_asked_for_different_things_are_refused_naming_both_files():
     other = replace(b, suites=tuple(replace(s, threshold=0.5) if s.name == "s" else s for s in b.suites))
     with pytest.raises(InputError, match="disagree about the threshold of suite 's'"):
         merge([a, other], ["one.json", "two.json"])
+
+
+def test_an_agent_program_s_tools_are_joined_from_its_shards_and_a_model_agent_s_must_agree():
+    """A program's tools are those its requests offered in each shard's cases (a shard whose cases were
+    offered fewer tools is no disagreement); a model agent's come from its suite and must agree."""
+    lookup, forecast = tool("lookup", description="Look up."), tool("get_forecast", description="Days.")
+    reworded = tool("lookup", description="Look it up.")
+
+    def parts(provider: str, second: tuple) -> list:
+        return [
+            run(suite("s", [case("c1", line=10)], tools=[lookup], provider=provider), shard="1/2"),
+            run(suite("s", [case("c2", line=20)], tools=second, provider=provider), shard="2/2"),
+        ]
+
+    merged = merge(parts("", (reworded, forecast)))
+    assert [(t.name, t.description) for t in merged.suites[0].tools] == [
+        ("lookup", "Look up."),
+        ("get_forecast", "Days."),
+    ]
+    assert merge(list(reversed(parts("", (reworded, forecast))))) == merged
+    with pytest.raises(InputError, match="disagree about the tool definitions of suite 's'"):
+        merge(parts("openai", (lookup, forecast)), ["one.json", "two.json"])

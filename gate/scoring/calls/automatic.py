@@ -1,7 +1,8 @@
 """The automatic checks every call gets, with no expectation written (DESIGN.md section 2): the tool
 exists in the definitions (else *hallucinated tool*), its arguments are a JSON object (else *invalid
 arguments*) and they satisfy the tool's own parameter schema (else *schema violation*). Each is a hard
-condition."""
+condition. The definitions are those the model was offered: the suite's for the model agent, for an
+agent program those of the request the call answered (DESIGN section 10)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gate.results.outcomes import MAX_QUOTED_CHARS, Failure
-from gate.results.run_record import RecordedCall
+from gate.results.run_record import OfferedTool, RecordedCall
 from gate.suite.matchers import schema_validator
-from gate.suite.model import Suite
+from gate.suite.model import Suite, ToolDef
 from gate.util import schema_check
 from gate.util.escape import show, truncate
 from gate.util.json_types import JsonObject
@@ -22,22 +23,20 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 
-def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Failure]:
-    """Every call's automatic failures, in call order."""
+def automatic_failures(
+    suite: Suite, calls: Sequence[RecordedCall], offered: Sequence[Sequence[OfferedTool]] = ()
+) -> list[Failure]:
+    """Every call's automatic failures, in call order. ``offered`` (an agent program's trial: the
+    tools each of its requests offered, ``RunRecord.offered``) decides what a call may name: the tools
+    of the request it answered, never the suite's others (DESIGN section 10); without it, the suite's
+    tools (the model agent offers those)."""
     failures: list[Failure] = []
     for index, call in enumerate(calls):
-        tool = suite.tool(call.name)
         where = f"call {index + 1}"
-        if tool is None:
-            defined = ", ".join(t.name for t in suite.agent.tools) or "none"
-            failures.append(
-                Failure(
-                    "hallucinated_tool",
-                    f"{where}: {call.name} is not a defined tool (defined: {defined})",
-                    tool=call.name,
-                    actual=call.name,
-                )
-            )
+        tools = _tools_of(suite, offered, call)
+        parameters = tools.get(call.name)
+        if parameters is None:
+            failures.append(_hallucinated(call, where, tools, bool(offered)))
         elif call.arguments is None:
             failures.append(
                 Failure(
@@ -50,8 +49,31 @@ def automatic_failures(suite: Suite, calls: Sequence[RecordedCall]) -> list[Fail
                 )
             )
         else:
-            failures += schema_failures(tool.name, tool.parameters, call, where)
+            failures += schema_failures(call.name, parameters, call, where)
     return failures
+
+
+def _tools_of(
+    suite: Suite, offered: Sequence[Sequence[OfferedTool]], call: RecordedCall
+) -> dict[str, JsonObject]:
+    """Name -> parameter schema of the tools the call could name (the first definition of a name)."""
+    tools: Sequence[OfferedTool | ToolDef] = suite.agent.tools
+    if offered:
+        tools = offered[call.turn - 1] if 0 < call.turn <= len(offered) else ()
+    named: dict[str, JsonObject] = {}
+    for tool in tools:
+        named.setdefault(tool.name, tool.parameters)
+    return named
+
+
+def _hallucinated(call: RecordedCall, where: str, tools: dict[str, JsonObject], program: bool) -> Failure:
+    names = ", ".join(tools) or "none"
+    why = (
+        f"is not a tool its request offered (offered: {names})"
+        if program
+        else f"is not a defined tool (defined: {names})"
+    )
+    return Failure("hallucinated_tool", f"{where}: {call.name} {why}", tool=call.name, actual=call.name)
 
 
 def _schema_check(schema: JsonObject) -> schema_check.Check | None:
