@@ -4,7 +4,8 @@ On top the verdict and what the PR did (regressions and fixes with their trial c
 the changed line behind them), the suites and the models that ran them, the failure patterns; below,
 every case, filterable by status (failed, error, regressed, fixed, flaky, non-gating, ...), suite and
 tag and searchable by id, each opening to its failure reasons and, per trial, its whole transcript
-(messages, tool calls with their arguments, mock results, judge rationales), the base side beside the
+(messages, tool calls with their arguments, mock results, judge rationales) and the tool descriptions
+its model was offered (those that differ from the other side's marked), the base side beside the
 head side where there is one, and the case's ``file:line``.
 
 Self-contained and inert: no network, no external asset; a Content-Security-Policy allows only the
@@ -22,7 +23,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -30,9 +32,10 @@ from gate.reports.failure_details import describe_failure
 from gate.reports.html_assets import SCRIPT, STYLE
 from gate.reports.requests_text import requests_by_side
 from gate.reports.run_facts import model_lines, model_name, trigger_lines
+from gate.reports.tools_shown import ShownTool, difference, side_descriptions, trial_tools
 from gate.reports.trial_counts import trials_text
 from gate.reports.verdict_text import counts_text, reasons_label, verdict_title
-from gate.results.outcomes import CaseResult, RunResults, TrialResult
+from gate.results.outcomes import CaseResult, RunResults, ToolInfo, TrialResult
 from gate.util.escape import json_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline
 from gate.verdict.conclusion import Conclusion
@@ -168,16 +171,43 @@ def _change(change: CaseChange | None) -> dict[str, Any] | None:
     return shown
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """What the trials of both sides were offered: the suites' own tools by name (a model agent's
+    trials offer those), and every description once (``texts``, referred to by index)."""
+
+    head_tools: Mapping[str, Sequence[ToolInfo]]
+    base_tools: Mapping[str, Sequence[ToolInfo]]
+    texts: _Prompts
+
+    def sides(
+        self, head: CaseResult | None, base: CaseResult | None
+    ) -> tuple[list[tuple[ShownTool, ...]], list[tuple[ShownTool, ...]]]:
+        return (
+            [trial_tools(t, self.head_tools.get(head.suite, ())) for t in head.trials] if head else [],
+            [trial_tools(t, self.base_tools.get(base.suite, ())) for t in base.trials] if base else [],
+        )
+
+    def rows(self, tools: Sequence[ShownTool], other: Mapping[str, set[str]] | None) -> list[list[Any]]:
+        """Per tool: its name, its description's index and how it compares with the other side."""
+        return [[t.name, self.texts.ref(t.description), difference(t, other)] for t in tools]
+
+
 def _case(
     head: CaseResult | None,
     base: CaseResult | None,
     suite: int,
     change: CaseChange | None,
     prompts: _Prompts,
+    shown: _Shown,
 ) -> dict[str, Any]:
     case = head or base
     assert case is not None
     failures = case.failures if head is not None and head.status in ("failed", "error") else ()
+    head_tools, base_tools = shown.sides(head, base)
+    both = head is not None and base is not None
+    head_offered = side_descriptions(head_tools) if both else None
+    base_offered = side_descriptions(base_tools) if both else None
     return {
         "s": suite,
         "id": case.case_id,
@@ -192,8 +222,18 @@ def _case(
         "why": [describe_failure(f) for f in failures],
         "change": _change(change),
         "expected": json_text(case.expected) if case.expected else "",
-        "head": [_trial(t, prompts) for t in head.trials] if head is not None else None,
-        "base": [_trial(t, prompts) for t in base.trials] if base is not None else None,
+        "head": [
+            {**_trial(t, prompts), "tools": shown.rows(tools, base_offered)}
+            for t, tools in zip(head.trials, head_tools, strict=True)
+        ]
+        if head is not None
+        else None,
+        "base": [
+            {**_trial(t, prompts), "tools": shown.rows(tools, head_offered)}
+            for t, tools in zip(base.trials, base_tools, strict=True)
+        ]
+        if base is not None
+        else None,
     }
 
 
@@ -202,7 +242,8 @@ def _rank(case: dict[str, Any], order: int) -> tuple[int, float, int]:
 
 
 def _page_data(conclusion: Conclusion) -> dict[str, Any]:
-    """The suites, the system prompts (once each) and every case, worst first."""
+    """The suites, the system prompts and the tool descriptions (once each) and every case, worst
+    first."""
     results, comparison = conclusion.results, conclusion.comparison
     changes = {(c.suite, c.case_id): c for c in comparison.changes} if comparison is not None else {}
     base_cases = {
@@ -211,6 +252,11 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
         for c in s.cases
     }
     prompts = _Prompts()
+    shown = _Shown(
+        {s.name: s.tools for s in results.suites},
+        {s.name: s.tools for s in (conclusion.baseline.suites if conclusion.baseline else ())},
+        _Prompts(),
+    )
     suites = [{"name": s.name, "path": s.path} for s in results.suites]
     index = {s.name: i for i, s in enumerate(results.suites)}
     cases = [
@@ -220,6 +266,7 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
             i,
             changes.get((case.suite, case.case_id)),
             prompts,
+            shown,
         )
         for i, suite in enumerate(results.suites)
         for case in suite.cases
@@ -230,9 +277,15 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
             suites.append({"name": change.suite, "path": ""})
         base = base_cases.get((change.suite, change.case_id))
         if base is not None:
-            cases.append(_case(None, base, index[change.suite], change, prompts))
+            cases.append(_case(None, base, index[change.suite], change, prompts, shown))
     ordered = [c for _, c in sorted(enumerate(cases), key=lambda item: _rank(item[1], item[0]))]
-    return {"kinds": list(KINDS), "suites": suites, "prompts": prompts.texts, "cases": ordered}
+    return {
+        "kinds": list(KINDS),
+        "suites": suites,
+        "prompts": prompts.texts,
+        "descriptions": shown.texts.texts,
+        "cases": ordered,
+    }
 
 
 # --- the sections above the cases ------------------------------------------------------------------

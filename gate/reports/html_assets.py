@@ -58,6 +58,7 @@ details.case[open] > summary { background: var(--soft); border-bottom: 1px solid
 .call { margin: 4px 0 4px 16px; border-left: 2px solid var(--blue); padding-left: 8px; }
 .call.given { border-color: var(--purple); } pre.error, .bad { color: var(--red); }
 pre.thinking { color: var(--muted); }
+.tool { margin: 4px 0 4px 8px; } .tool.differs { border-left: 3px solid var(--amber); padding-left: 6px; }
 .change.regressed strong { color: var(--red); } .change.fixed strong { color: var(--green); }
 ul.fails li, ul.why li { color: var(--red); } td.ok { color: var(--green); } td.bad { color: var(--red); }
 #more { margin: 8px 0 32px; }
@@ -68,7 +69,7 @@ SCRIPT = """
 "use strict";
 (function () {
   var data = JSON.parse(document.getElementById("report-data").textContent);
-  var suites = data.suites, prompts = data.prompts, cases = data.cases;
+  var suites = data.suites, prompts = data.prompts, descriptions = data.descriptions, cases = data.cases;
   var PAGE = 200;
   var KINDS = data.kinds;
   var state = {kinds: [], suite: "", tag: "", q: "", shown: PAGE};
@@ -129,8 +130,8 @@ SCRIPT = """
     }
     if (c.expected) { add(body, el("h4", "", "Expected")); add(body, el("pre", "expected", c.expected)); }
     var sides = add(body, el("div", c.head && c.base ? "sides two" : "sides"));
-    if (c.head) side(sides, c.base ? "head (this run)" : "trials", c.head);
-    if (c.base) side(sides, c.head ? "base (compared with)" : "base (the case was removed)", c.base);
+    if (c.head) side(sides, c.base ? "head (this run)" : "trials", c.head, "base");
+    if (c.base) side(sides, c.head ? "base (compared with)" : "base (the case was removed)", c.base, "head");
   }
 
   function change(body, ch) {
@@ -145,17 +146,34 @@ SCRIPT = """
     }
   }
 
-  function side(parent, label, trials) {
+  function side(parent, label, trials, other) {
     var box = add(parent, el("div", "side"));
     add(box, el("h4", "", label));
     if (!trials.length) add(box, el("p", "label", "no trial ran"));
-    trials.forEach(function (t) { trial(box, t); });
+    trials.forEach(function (t) { trial(box, t, other); });
   }
 
-  function trial(box, t) {
+  function offered(div, items, other) {
+    var differ = items.filter(function (x) { return x[2]; }).length;
+    var d = add(div, el("details", "msg offered"));
+    d.open = differ > 0;
+    var what = "tools offered to the model: " + items.length;
+    if (differ) what += " (" + differ + " not as on the " + other + " side)";
+    add(d, el("summary", "label", what));
+    items.forEach(function (x) {
+      var row = add(d, el("div", "tool" + (x[2] ? " differs" : "")));
+      add(row, el("code", "name", x[0]));
+      if (x[2] === "differs") add(row, el("span", "label", " described otherwise on the " + other + " side"));
+      if (x[2] === "absent") add(row, el("span", "label", " not offered on the " + other + " side"));
+      add(row, el("pre", "description", descriptions[x[1]] || "(no description)"));
+    });
+  }
+
+  function trial(box, t, other) {
     var div = add(box, el("div", "trial " + kind(t.status)));
     var title = "trial " + t.i + ": " + t.status + " · score " + t.score.toFixed(2) + " · " + t.head;
     add(div, el("h5", "", title));
+    if (t.tools.length) offered(div, t.tools, other);
     var last = -1;  // the message that is the final answer, labelled so instead of shown twice
     t.msgs.forEach(function (m, i) { if (m.r === "assistant" && !m.g && (m.t || "") === t.out) last = i; });
     t.msgs.forEach(function (m, i) { message(div, m, t, i === last); });

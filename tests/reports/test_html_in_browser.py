@@ -165,3 +165,53 @@ def test_more_cases_than_a_page_are_shown_a_page_at_a_time(browser, tmp_path):
     page.fill("#search", "case-0042")
     assert shown(page) == [f"bulk/case-0042{n}" for n in range(10)]
     assert page.is_hidden("#more")
+
+
+def _program_pr() -> Any:
+    """A PR that rewrote an agent program's docstring of track_shipment: its head trial's model was
+    offered the new description, the base trial's the old one; cancel_order is the same on both."""
+    from gate.results.run_record import OfferedTool
+    from gate.verdict.conclusion import conclude
+    from tests.results_factory import case, record, run, suite, trial
+
+    schema = {"type": "object", "properties": {"order_id": {"type": "string"}}}
+    cancel = OfferedTool("cancel_order", "Cancel an order that has not shipped yet.", schema)
+
+    def side(status: str, description: str) -> Any:
+        track = OfferedTool("track_shipment", description, schema)
+        rec = dataclasses.replace(record("Where is my package?"), offered=((track, cancel), (track, cancel)))
+        one = trial(status, rec=rec)
+        return run(suite("support", [case("where-is-it", status, line=12, trials=[one])], provider=""))
+
+    head = side("failed", "Shipment lookup.")
+    return conclude(head, side("passed", "Where a customer's parcel is now. Use it when they ask."))
+
+
+def test_each_trial_shows_the_tool_descriptions_its_model_was_offered_head_beside_base(browser, tmp_path):
+    page = open_report(browser, tmp_path / "report.html", _program_pr())
+    head, base = open_case(page, "support/where-is-it").locator(".side").all()
+    offered = head.locator("details.offered")
+    assert offered.get_attribute("open") is not None  # a difference: shown open
+    assert (
+        offered.locator("summary").inner_text() == "tools offered to the model: 2 (1 not as on the base side)"
+    )
+    track, cancel = offered.locator(".tool").all()
+    assert track.get_attribute("class") == "tool differs" and cancel.get_attribute("class") == "tool"
+    assert track.locator("code.name").inner_text() == "track_shipment"
+    assert "described otherwise on the base side" in track.inner_text()
+    assert track.locator("pre.description").inner_text() == "Shipment lookup."
+    assert cancel.locator("pre.description").inner_text() == "Cancel an order that has not shipped yet."
+    old = base.locator("details.offered .tool.differs pre.description")
+    assert old.inner_text() == "Where a customer's parcel is now. Use it when they ask."
+    box = head.bounding_box(), base.bounding_box()
+    assert box[0]["x"] < box[1]["x"]  # head beside base
+
+
+def test_a_model_agent_s_trials_show_its_suite_s_tools_folded_when_both_sides_agree(browser, tmp_path):
+    page = open_report(browser, tmp_path / "report.html")
+    head = open_case(page, "weather/oslo-rain").locator(".side").first
+    offered = head.locator("details.offered")
+    assert offered.get_attribute("open") is None
+    assert offered.locator("summary").inner_text() == "tools offered to the model: 2"
+    folded = head.locator(".tool pre.description").all_text_contents()
+    assert folded == ["Current weather.", "Forecast."]
