@@ -1,10 +1,10 @@
 """The weather tools of Skyline Travel's assistant, served over MCP (stdio).
 
-Written with the official MCP Python SDK's high-level server (``mcp>=2.3,<3``: the 2.x releases renamed
-FastMCP to ``MCPServer``). The docstrings are the tool descriptions the model reads and the
-``Field(description=...)`` texts describe the parameters, so a change to one of them is a change to
-the tools under test: tool-eval-gate starts this server, reads its ``tools/list``, and points its
-review comments at these lines.
+Written with the official MCP Python SDK's high-level server, on either of its lines: ``FastMCP``
+in 1.x (what LangChain's MCP adapters require), renamed ``MCPServer`` in 2.x. The docstrings are
+the tool descriptions the model reads and the ``Field(description=...)`` texts describe the
+parameters, so a change to one of them is a change to the tools under test: tool-eval-gate starts
+this server, reads its ``tools/list``, and points its review comments at these lines.
 
     python3 examples/mcp_weather/server.py              # speaks MCP on stdin/stdout
     python3 examples/mcp_weather/server.py --http 8000  # Streamable HTTP at http://127.0.0.1:8000/mcp
@@ -15,8 +15,12 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
 from pydantic import Field
+
+try:
+    from mcp.server.mcpserver import MCPServer  # mcp 2.x
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import FastMCP as MCPServer
 
 app = MCPServer("skyline-weather")
 
@@ -64,6 +68,11 @@ def get_forecast(
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--http"]:
-        app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+        host, port = "127.0.0.1", int(sys.argv[2])
+        if MCPServer.__name__ == "FastMCP":  # 1.x: the address is a setting
+            app.settings.host, app.settings.port = host, port
+            app.run("streamable-http")
+        else:
+            app.run("streamable-http", host=host, port=port)
     else:
         app.run()

@@ -22,6 +22,7 @@ from typing import IO, Any, TextIO
 from gate.containment.scope import command_scope
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
 from gate.suite.model import ToolServer
+from gate.tool_servers import sdk_lines
 from gate.util.escape import truncate
 from gate.util.redact import Redactor, environment_without_secrets
 
@@ -93,20 +94,19 @@ class Session:
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool of every page of ``tools/list``, as the JSON objects the server sent."""
         from mcp import types
+        from pydantic import ValidationError
 
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
-        from pydantic import ValidationError
-
         for _ in range(MAX_PAGES):
             params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
             try:
-                page = await self.client.list_tools(params=params)
+                page = sdk_lines.wire(await self.client.list_tools(params=params))
             except ValidationError as exc:
                 raise listing_refused(self.server, exc) from None
-            tools += [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools]
-            cursor = page.next_cursor
+            tools += page["tools"]
+            cursor = page.get("nextCursor")
             if cursor is None:
                 return tools
             if cursor in seen:
@@ -116,27 +116,26 @@ class Session:
 
     async def call(self, name: str, arguments: dict[str, Any]) -> CallAnswer:
         """Run one call; a protocol error (unknown tool, invalid parameters) is an error result."""
-        from mcp import MCPError, types
+        from mcp import types
 
+        timeout = sdk_lines.timeout(self.server.timeout_s)
         try:
-            result = await self.client.call_tool(name, arguments, read_timeout_seconds=self.server.timeout_s)
-        except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
+            result = await self.client.call_tool(name, arguments, read_timeout_seconds=timeout)
+        except sdk_lines.protocol_error() as exc:
+            error = exc.error  # type: ignore[attr-defined]  # the JSON-RPC ErrorData, on both lines
+            if error.code == types.CONNECTION_CLOSED:
                 raise self.failed("stopped while answering tools/call", exc) from None
-            return CallAnswer(f"MCP error {exc.code}: {exc.error.message}", None, True)
+            return CallAnswer(f"MCP error {error.code}: {error.message}", None, True)
         except Exception as exc:  # an answer the SDK refused (e.g. against the tool's outputSchema)
             return CallAnswer(f"the server's answer was refused: {_reason(exc)}", None, True)
         if not isinstance(result, types.CallToolResult):
             return CallAnswer("the server asked for input the gate cannot give", None, True)
-        texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
-        if len(texts) == len(result.content):
-            text = "\n".join(texts)
-        else:
-            text = _json(
-                [b.model_dump(by_alias=True, exclude_none=True, mode="json") for b in result.content]
-            )
-        value = result.structured_content if result.structured_content is not None else text
-        return CallAnswer(text, value, bool(result.is_error))
+        answer = sdk_lines.wire(result)
+        content = answer.get("content", [])
+        texts = [block.get("text", "") for block in content if block.get("type") == "text"]
+        text = "\n".join(texts) if len(texts) == len(content) else _json(content)
+        value = answer.get("structuredContent", text)
+        return CallAnswer(text, value, bool(answer.get("isError")))
 
 
 def _json(value: Any) -> str:
@@ -254,9 +253,10 @@ async def _connect(stack: AsyncExitStack, server: ToolServer, stderr: TextIO) ->
     else:
         from mcp.client.streamable_http import streamable_http_client
 
-        read, write = await stack.enter_async_context(streamable_http_client(server.url))
+        streams = await stack.enter_async_context(streamable_http_client(server.url))
+        read, write = streams[0], streams[1]  # 1.x adds a third: the session id's reader
     client = await stack.enter_async_context(
-        ClientSession(read, write, read_timeout_seconds=server.timeout_s)
+        ClientSession(read, write, read_timeout_seconds=sdk_lines.timeout(server.timeout_s))
     )
     with anyio.fail_after(server.timeout_s):
         await client.initialize()

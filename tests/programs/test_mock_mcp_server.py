@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx2
-from mcp import Client
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
@@ -56,18 +58,30 @@ def serve(test: Callable[[TrialRoute, MockMcpSession, ProgramHost], Awaitable[No
     return asyncio.run(main())
 
 
+@asynccontextmanager
+async def official_client(url: str) -> AsyncIterator[ClientSession]:
+    """The official SDK's client session over Streamable HTTP, as its 1.x and 2.x lines both open one."""
+    async with streamable_http_client(url) as streams, ClientSession(streams[0], streams[1]) as session:
+        await session.initialize()
+        yield session
+
+
+def _wire(answer: Any) -> Any:
+    return answer.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
 def test_the_official_client_lists_the_suite_tools_and_calls_the_stateful_mocks() -> None:
     async def test(route: TrialRoute, mcp: MockMcpSession, host: ProgramHost) -> None:
-        async with Client(route.mcp_url) as client:  # "auto": probes server/discover, then initialize
-            listed = await client.list_tools()
-            assert [(t.name, t.description, t.input_schema) for t in listed.tools] == [
+        async with official_client(route.mcp_url) as client:
+            listed = _wire(await client.list_tools())["tools"]
+            assert [(t["name"], t["description"], t["inputSchema"]) for t in listed] == [
                 ("book_table", "Book a table.", BOOK.parameters),
                 ("list_bookings", "List the bookings.", LIST.parameters),
             ]
-            booked = await client.call_tool("book_table", {"guests": 4})
-            assert not booked.is_error and json.loads(booked.content[0].text) == {"booked": 4}
-            listing = await client.call_tool("list_bookings", {})
-            assert json.loads(listing.content[0].text) == [{"guests": 4}]
+            booked = _wire(await client.call_tool("book_table", {"guests": 4}))
+            assert not booked.get("isError") and json.loads(booked["content"][0]["text"]) == {"booked": 4}
+            listing = _wire(await client.call_tool("list_bookings", {}))
+            assert json.loads(listing["content"][0]["text"]) == [{"guests": 4}]
 
     mcp = serve(test)
     assert [(c.name, c.arguments, c.outcome.kind) for c in mcp.calls] == [

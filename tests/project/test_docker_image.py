@@ -114,8 +114,11 @@ def test_the_lock_pins_every_runtime_dependency_with_hashes() -> None:
     assert runtime is not None
     extras = re.search(r"^\[project.optional-dependencies\](.*?)^\[", pyproject, re.S | re.M)
     groups = re.findall(r"^(\w[\w-]*) = \[(.*?)\]", extras.group(1) if extras else "", re.S | re.M)
-    # "examples" holds what the bundled example agents need, not the gate: the image does not run them.
-    texts = [runtime.group(1)] + [body for group, body in groups if group not in ("test", "dev", "examples")]
+    # "examples" and "frameworks" hold what the example agents and adapters need, not the gate: the image
+    # does not run them.
+    texts = [runtime.group(1)] + [
+        body for group, body in groups if group not in ("test", "dev", "examples", "frameworks")
+    ]
     for text in texts:
         for requirement in re.findall(r'"([A-Za-z0-9_.-]+)', text):
             if requirement == "tool-eval-gate":

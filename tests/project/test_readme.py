@@ -57,7 +57,7 @@ def test_the_constraints_pin_everything_the_test_install_takes() -> None:
             pins.setdefault(_name(requirement.name), []).append(requirement)
     environment = default_environment()
     seen: set[str] = set()
-    extras = frozenset({"test", "all", "openai", "anthropic", "github", "mcp", "examples"})
+    extras = frozenset({"test", "all", "openai", "anthropic", "github", "mcp", "examples", "frameworks"})
     todo = [("tool-eval-gate", extras)]
     while todo:
         name, extras = todo.pop()
