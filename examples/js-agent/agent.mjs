@@ -4,11 +4,10 @@
 // TOOL_EVAL_GATE_MCP_URL. The SDK reads OPENAI_BASE_URL and OPENAI_API_KEY, so under the gate its
 // requests go through the gate's recording proxy without a line of code changed.
 //
-// The last part of this file is the adapter to the gate's protocol: read one JSON line per user
-// message on standard input, answer one JSON line per message on standard output.
+// gate_adapter.mjs is the adapter to the gate's protocol: one JSON line in per user message, one
+// JSON line out per answer.
 
 import OpenAI from "openai";
-import { createInterface } from "node:readline";
 
 const MODEL = process.env.ORDER_AGENT_MODEL ?? "gpt-4.1-mini";
 const INSTRUCTIONS = `You are the order-support assistant of Brightside Goods, a small web shop.
@@ -18,7 +17,7 @@ const MAX_STEPS = 6;
 
 // -- a minimal MCP client (Streamable HTTP, JSON replies) ----------------------------------------
 
-class McpClient {
+export class McpClient {
   constructor(url) {
     this.url = url;
     this.session = undefined;
@@ -64,20 +63,15 @@ class McpClient {
 // -- the agent ------------------------------------------------------------------------------------
 
 export class OrderAgent {
-  constructor(mcp, tools) {
+  // `history`: earlier messages of the conversation (Chat Completions messages), to continue from.
+  constructor(mcp, tools, history = []) {
     this.client = new OpenAI();
     this.mcp = mcp;
     this.tools = tools.map((tool) => ({
       type: "function",
       function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
     }));
-    this.messages = [{ role: "system", content: INSTRUCTIONS }];
-  }
-
-  remember(history) {
-    for (const message of history) {
-      if (message.role === "user" || message.role === "assistant") this.messages.push(message);
-    }
+    this.messages = [{ role: "system", content: INSTRUCTIONS }, ...history];
   }
 
   async reply(text) {
@@ -106,24 +100,3 @@ export class OrderAgent {
     return "Sorry, I could not finish that. A colleague will get back to you.";
   }
 }
-
-// -- the adapter: tool-eval-gate's JSON-lines protocol --------------------------------------------
-
-async function main() {
-  const url = process.env.TOOL_EVAL_GATE_MCP_URL ?? process.env.ORDERS_MCP_URL;
-  if (!url) throw new Error("set ORDERS_MCP_URL (the shop's MCP server)");
-  const mcp = new McpClient(url);
-  const agent = new OrderAgent(mcp, await mcp.connect());
-  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
-    if (!line.trim()) continue;
-    const message = JSON.parse(line);
-    if (message.history) agent.remember(message.history);
-    const content = await agent.reply(message.content);
-    process.stdout.write(JSON.stringify({ content }) + "\n");
-  }
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});

@@ -10,6 +10,7 @@ of the partner's server. ``gate_adapter.py`` is the few lines that speak the gat
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from agents import Agent, ModelSettings, Runner, function_tool, set_tracing_disabled
 from agents.mcp import MCPServerStreamableHttp, create_static_tool_filter
@@ -63,7 +64,7 @@ def concierge(hotels: MCPServerStreamableHttp) -> Agent:
     )
 
 
-async def answer(agent: Agent, history: list[dict[str, str]], text: str) -> tuple[str, list[dict[str, str]]]:
+async def answer(agent: Agent, history: list[dict[str, Any]], text: str) -> tuple[str, list[dict[str, Any]]]:
     """The agent's answer to ``text`` after ``history``, streamed as a chat UI would, and the
     conversation to continue from."""
     result = Runner.run_streamed(agent, [*history, {"role": "user", "content": text}])

@@ -87,3 +87,21 @@ def test_every_shipped_job_that_comments_uploads_the_report_the_comment_points_a
             paths = [str((s.get("with") or {}).get("path", "")) for s in uploads]
             assert f"{starter.OUTPUT_DIRECTORY}/" in paths, f"{path.name}: job {name} uploads no report"
     assert checked >= 4
+
+
+def test_the_adapters_the_program_guide_shows_are_the_example_files_the_tests_run_whole():
+    """docs/agent-programs.md shows each framework's adapter as the file of examples/ that
+    tests/end_to_end/test_framework_adapters.py runs through the gate, whole, and no other adapter
+    code: a fix to an adapter reaches the docs, and the docs show nothing that was not run."""
+    from tests.end_to_end.test_framework_adapters import ADAPTERS
+
+    guide = (ROOT / "docs" / "agent-programs.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Adapters for common frameworks") : guide.index("## Trust")]
+    copies = {"agents/python/": "examples/python-agent/", "agents/js/": "examples/js-agent/"}  # the test's
+    run = [re.sub("|".join(copies), lambda m: copies[m.group()], c[-1]) for c in ADAPTERS.values()]
+    files = {"examples/python-agent/gate_protocol.py", *run}
+    blocks = re.findall(r"```(?:python|js)\n(.*?)```\n", section, re.S)
+    assert len(blocks) == len(files)
+    for path in files:
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert text in blocks, f"docs/agent-programs.md does not show {path} as it is"
