@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from gate.assembly.checks import agent_params, cannot_work
 from gate.assembly.checks.schema_damage import Damage
 from gate.assembly.checks.schema_messages import render_path
+from gate.assembly.command_rule import check_command
 from gate.assembly.context import BuildContext, SuiteDocument
 from gate.assembly.conversation_builder import ConversationReader
 from gate.assembly.expectation_builder import ExpectationReader, least_calls
@@ -340,8 +341,14 @@ class _SuiteBuilder:
         return tuple(tools)
 
     def server_tools(self, raw: dict[str, Any], at: PathKey) -> tuple[ToolDef, ...]:
-        """The tools an MCP server lists (none until it is started); the server is kept for the run."""
-        server, found = self.files.tool_server(read_server(self.context, raw, at), at)
+        """The tools an MCP server lists (none until it is started); the server is kept for the run.
+        A command the rule of every command refuses is never started, not even to list its tools."""
+        server = read_server(self.context, raw, at)
+        command = server.command if not self.context.damaged((*at, "command")) else ()
+        if command and not check_command(self.context, command, (*at, "command"), self.files):
+            self.know_names(None)
+            return ()
+        server, found = self.files.tool_server(server, at)
         self.context.problems.extend(found.problems)
         self.know_names(found.names)
         self.servers.append(server)

@@ -17,7 +17,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gate.assembly.context import BuildContext
-from gate.assembly.program_agent import check_argv
 from gate.suite.model import Command, ToolServer
 from gate.util.escape import show
 from gate.util.globs import glob_problem
@@ -66,9 +65,7 @@ def read_server(context: BuildContext, raw: dict[str, Any], at: PathKey) -> Tool
             context.err(
                 (*at, "url"), f"the MCP server URL {show(url, 80)}: {port}", "http://127.0.0.1:8000/mcp"
             )
-    command = tuple(raw.get("command", ()))
-    if command and not context.damaged((*at, "command")):
-        check_argv(context, command, (*at, "command"))
+    command = tuple(raw.get("command", ()))  # checked by the rule of every command (suite_builder)
     watch = tuple(raw.get("watch", ()))
     for index, glob in enumerate(watch):
         problem = glob_problem(glob)

@@ -43,6 +43,11 @@ from gate.util.escape import truncate
 from gate.util.json_types import JsonObject, PathKey
 
 SYMLINK_OUT = "the file is a symlink to outside the repository"
+COMMAND_HINT = (
+    "a command runs a program on PATH (python3, node), a file of the repository, or a virtualenv's "
+    "interpreter there (.venv/bin/python, beside .venv/pyvenv.cfg)"
+)
+_VENV_INTERPRETER = re.compile(r"(python|pypy)[0-9.]*")
 _NAME_MAX = 255  # bytes in one file name on every common file system
 
 
@@ -135,8 +140,9 @@ class SuiteFiles:
 
     def command_files(self, argv: tuple[str, ...], at: PathKey) -> list[Problem]:
         """A command's program, when written as a path (relative to the repository root, where the
-        command runs), must be a file inside the repository; it and every other argument that names a
-        file of the repository (``agent/main.py``) become dependencies of the suite."""
+        command runs), must be a file of the repository or a virtualenv's interpreter there
+        (:mod:`gate.assembly.command_rule`); it and every other argument that names a file of the
+        repository (``agent/main.py``) become dependencies of the suite."""
         program = argv[0]
         if "/" in program or "\\" in program:
             problem = self._command_path(program, (*at, 0))
@@ -150,25 +156,29 @@ class SuiteFiles:
     def _command_path(self, program: str, at: PathKey) -> Problem | None:
         unusable = _unusable_path(program)
         if unusable:
-            return self.doc.problem(at, f"the program {_shown(program)} {unusable}", "fix the file name")
+            return self._command_problem(at, f"the program {_shown(program)} {unusable}", "fix the file name")
         lexical = Path(os.path.normpath(self.repo.root / program))
-        outside = self.doc.problem(
-            at,
-            f"the program {program!r} is outside the repository",
-            "commands run programs on PATH or inside the repository",
-        )
         if not inside(lexical, self.repo.root):
-            return outside
+            return self._command_problem(
+                at, f"the program {program!r} is outside the repository", COMMAND_HINT
+            )
         trouble = stat_trouble(lexical)
-        if not trouble and lexical.exists() and not inside(lexical.resolve(), self.repo.real_root):
-            return outside
         if trouble or not lexical.is_file():
-            return self.doc.problem(
-                at,
-                f"program not found: {program!r} ({trouble or 'no such file'})",
-                "a command's path is relative to the repository root, where the command runs",
+            hint = "a command's path is relative to the repository root, where the command runs"
+            if venv_interpreter_name(lexical):
+                hint = "create the virtualenv (python3 -m venv) where the gate runs, before validate and run"
+            return self._command_problem(
+                at, f"program not found: {program!r} ({trouble or 'no such file'})", hint
+            )
+        if not inside(lexical.resolve(), self.repo.real_root) and not venv_interpreter(lexical):
+            return self._command_problem(
+                at, f"the program {program!r} is a link to outside the repository", COMMAND_HINT
             )
         return None
+
+    def _command_problem(self, at: PathKey, message: str, hint: str) -> Problem:
+        """A problem of a command's program, named by its key as every other problem of a suite."""
+        return self.doc.problem(at, f"{self.doc.render_path(at)}: {message}", hint)
 
     def mock_file(self, ref: str, at: PathKey) -> tuple[YamlDocument | None, list[Problem]]:
         """The referenced mock file (None when it cannot be read) and its problems; with schema
@@ -267,6 +277,25 @@ class Refused(Exception):
 
 def _shown(text: str) -> str:
     return repr(truncate(text, 80, brief=True).replace("\x00", "\\0"))
+
+
+def venv_interpreter_name(path: Path) -> bool:
+    """Whether ``path`` is named as a virtualenv's interpreter: ``<venv>/bin/python…`` (or ``pypy…``)."""
+    return path.parent.name == "bin" and _VENV_INTERPRETER.fullmatch(path.name) is not None
+
+
+def venv_interpreter(path: Path) -> bool:
+    """Whether ``path`` (inside the repository, as written) is a virtualenv's interpreter: so named,
+    beside the virtualenv's ``pyvenv.cfg`` (a file, never read), and leading to an executable file.
+    The one kind of link a command may follow out of the repository: a virtualenv's interpreter is a
+    link to the Python it was made from."""
+    if not venv_interpreter_name(path):
+        return False
+    try:
+        marker = path.parent.parent / "pyvenv.cfg"
+        return marker.is_file() and path.resolve().is_file() and os.access(path, os.X_OK)
+    except (OSError, RuntimeError):
+        return False
 
 
 def _unusable_path(ref: str) -> str:

@@ -89,13 +89,14 @@ def test_a_program_picks_its_own_model_and_every_program_mistake_is_located(tmp_
 def test_a_program_path_must_be_a_file_inside_the_repository(tmp_path: Path) -> None:
     write(tmp_path, "  command: [agent/missing.sh]\n" + TOOLS)
     assert problems(tmp_path) == [
-        "s.suite.yaml:4:13: program not found: 'agent/missing.sh' (no such file) "
+        "s.suite.yaml:4:13: agent.command[0]: program not found: 'agent/missing.sh' (no such file) "
         "(fix: a command's path is relative to the repository root, where the command runs)"
     ]
     write(tmp_path, "  command: [../outside/run.sh]\n" + TOOLS)
     assert problems(tmp_path)[0].endswith(
-        "the program '../outside/run.sh' is outside the repository "
-        "(fix: commands run programs on PATH or inside the repository)"
+        "agent.command[0]: the program '../outside/run.sh' is outside the repository "
+        "(fix: a command runs a program on PATH (python3, node), a file of the repository, or a "
+        "virtualenv's interpreter there (.venv/bin/python, beside .venv/pyvenv.cfg))"
     )
 
 
