@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -54,7 +53,7 @@ cases:
 
 
 def command(*flags: str) -> str:
-    return json.dumps({"command": [sys.executable, "server.py", *flags]})
+    return json.dumps({"command": ["python3", "server.py", *flags]})
 
 
 @pytest.fixture
@@ -85,7 +84,7 @@ def results(repo: Path) -> dict:
 
 def test_live_calls_reach_a_fresh_server_in_every_trial(repo, capsys):
     starts = repo / "starts.log"
-    mcp = json.dumps({"command": [sys.executable, "server.py", "--starts", str(starts)], "calls": "live"})
+    mcp = json.dumps({"command": ["python3", "server.py", "--starts", str(starts)], "calls": "live"})
     write_suite(repo, suite_text(mcp, trials=3))
     assert run(repo, "--allow-commands", "--json", str(repo / "out.json")) == 0, capsys.readouterr()
     trials = results(repo)["suites"][0]["cases"][0]["trials"]
@@ -115,7 +114,7 @@ def test_a_started_server_gets_no_secret_of_the_job(repo, monkeypatch, capsys):
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("SHOP_REGION", "eu-west")
     seen = repo / "environ.log"
-    mcp = json.dumps({"command": [sys.executable, "server.py", "--environ", str(seen)], "calls": "live"})
+    mcp = json.dumps({"command": ["python3", "server.py", "--environ", str(seen)], "calls": "live"})
     write_suite(repo, suite_text(mcp))
     assert run(repo, "--allow-commands") == 0, capsys.readouterr()
     names = seen.read_text().split()
@@ -135,7 +134,7 @@ def test_a_live_error_result_lands_in_the_record(repo, model_server, monkeypatch
     monkeypatch.setenv(
         "OPENAI_BASE_URL", model_server({**script, "default": {"text": "It failed."}}).openai_base_url
     )
-    live = json.dumps({"command": [sys.executable, "server.py"], "calls": "live"})
+    live = json.dumps({"command": ["python3", "server.py"], "calls": "live"})
     write_suite(repo, suite_text(live, tool="fail").replace("args: {item: milk}", "args: {}"))
     run(repo, "--allow-commands", "--json", str(repo / "out.json"))
     (call,) = results(repo)["suites"][0]["cases"][0]["trials"][0]["record"]["calls"]
@@ -144,9 +143,7 @@ def test_a_live_error_result_lands_in_the_record(repo, model_server, monkeypatch
 
 def test_commands_are_refused_unless_allowed_and_validate_starts_nothing(repo, capsys):
     starts = repo / "starts.log"
-    write_suite(
-        repo, suite_text(json.dumps({"command": [sys.executable, "server.py", "--starts", str(starts)]}))
-    )
+    write_suite(repo, suite_text(json.dumps({"command": ["python3", "server.py", "--starts", str(starts)]})))
     assert run(repo) == 2
     err = capsys.readouterr().err
     assert "suites/shopping.suite.yaml:7" in err and "--allow-commands" in err
@@ -262,7 +259,7 @@ def test_a_program_s_mcp_calls_to_a_live_server_s_tools_reach_that_server(repo, 
     (repo / "agent.py").write_text(PROGRAM)
     starts, received = repo / "starts.log", repo / "calls.log"
     flags = ["--starts", str(starts), "--calls", str(received)]
-    mcp = json.dumps({"command": [sys.executable, "server.py", *flags], "calls": "live"})
+    mcp = json.dumps({"command": ["python3", "server.py", *flags], "calls": "live"})
     write_suite(repo, program_suite(mcp, trials=2))
     code = run(repo, "--allow-commands", "--json", str(repo / "out.json"))
     assert code == 0, capsys.readouterr()
@@ -298,7 +295,7 @@ def test_a_program_gets_a_server_s_listed_tools_and_without_calls_live_the_mocks
 
 def test_a_live_server_that_stops_during_a_program_s_trial_is_an_error_naming_it(repo, capsys):
     (repo / "agent.py").write_text(PROGRAM)
-    mcp = json.dumps({"command": [sys.executable, "server.py", "--stop-on-call"], "calls": "live"})
+    mcp = json.dumps({"command": ["python3", "server.py", "--stop-on-call"], "calls": "live"})
     write_suite(repo, program_suite(mcp))
     code = run(repo, "--allow-commands", "--json", str(repo / "out.json"))
     captured = capsys.readouterr()

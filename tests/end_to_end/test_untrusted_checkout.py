@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +132,7 @@ def test_a_replay_of_suites_that_run_the_checkouts_code_is_not_verified_in_ci(
     (repo / "suites").mkdir(parents=True)
     server = SERVER.read_text().replace("from __future__ import annotations\n", "", 1)
     (repo / "server.py").write_text("from __future__ import annotations\n" + PLANT + server)
-    mcp = f'{{"command": ["{sys.executable}", "server.py"]}}'
+    mcp = '{"command": ["python3", "server.py"]}'
     (repo / "suites" / "shopping.suite.yaml").write_text(suite_text(mcp).replace("holds 1", "holds 99"))
     monkeypatch.chdir(repo)
     for name in ("CI", "GITHUB_ACTIONS", "TF_BUILD", "JENKINS_URL", "GITHUB_EVENT_NAME"):

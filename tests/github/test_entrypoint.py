@@ -364,13 +364,12 @@ def test_a_forks_replay_of_a_suite_that_runs_the_checkouts_code_is_unverified(
 ) -> None:
     """With `commands: allow`, a fork's suite lists its tools from the PR's own MCP server: its code
     would run beside the cache the replay reads, and could write answers there."""
-    import sys
 
     from tests.end_to_end.test_mcp_tool_servers import SERVER, suite_text
 
     root = workspace["root"]
     (root / "server.py").write_text(SERVER.read_text())
-    mcp = json.dumps({"command": [sys.executable, "server.py"]})
+    mcp = json.dumps({"command": ["python3", "server.py"]})
     (root / "evals/shop.suite.yaml").write_text(suite_text(mcp))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a suite with an MCP server")
@@ -387,13 +386,12 @@ def test_a_forks_replay_of_a_suite_that_runs_the_checkouts_code_is_unverified(
 def _commit_a_suite_with_an_mcp_server(workspace: dict[str, Any], starts: Path) -> None:
     """The pull request adds a suite whose tools come from its own MCP server (code of the checkout);
     the server writes a line to ``starts`` whenever it starts."""
-    import sys
 
     from tests.end_to_end.test_mcp_tool_servers import SERVER, suite_text
 
     root = workspace["root"]
     (root / "server.py").write_text(SERVER.read_text())
-    mcp = json.dumps({"command": [sys.executable, "server.py", "--starts", str(starts)]})
+    mcp = json.dumps({"command": ["python3", "server.py", "--starts", str(starts)]})
     (root / "evals/shop.suite.yaml").write_text(suite_text(mcp).replace("holds 1 item", "holds 99 item"))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "a suite with an MCP server")

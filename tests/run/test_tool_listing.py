@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -34,7 +33,7 @@ cases:
 def write_repo(root: Path, *flags: str) -> Path:
     (root / ".git").mkdir(parents=True)
     shutil.copy(ROOT / "tests" / "support" / "mcp_stdio_server.py", root / "server.py")
-    (root / "shop.suite.yaml").write_text(SUITE % json.dumps([sys.executable, "server.py", *flags]))
+    (root / "shop.suite.yaml").write_text(SUITE % json.dumps(["python3", "server.py", *flags]))
     return root
 
 
