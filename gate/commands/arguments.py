@@ -8,6 +8,7 @@ import re
 
 from gate import limits
 from gate.errors import InputError, Problem
+from gate.fixes.verification import parse_budget
 from gate.verdict.policy import FAIL_ON_VALUES, FailOn
 
 _ARGUMENT = re.compile(r"argument (?P<name>[^:]+): (?P<message>.*)", re.S)
@@ -90,6 +91,26 @@ def fail_on(text: str) -> FailOn:
     raise argparse.ArgumentTypeError(
         f"choose from threshold, regression, regression-or-threshold, any-failure (got {text!r})"
     )
+
+
+MAX_FIX_CANDIDATES = 10  # --fix-candidates: replacement texts asked for per definition
+
+
+def fix_candidates(text: str) -> int:
+    """``--fix-candidates``: 1 to ``MAX_FIX_CANDIDATES`` replacement texts per definition."""
+    value = positive_int(text)
+    if value > MAX_FIX_CANDIDATES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_FIX_CANDIDATES} candidates, got {text!r}")
+    return value
+
+
+def fix_budget(text: str) -> str:
+    """``--fix-budget``: requests (``200``) or US dollars (``$0.50``), kept as written."""
+    try:
+        parse_budget(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
 
 
 # The shortest Markdown report: the verdict and the note that the report was shortened must fit.

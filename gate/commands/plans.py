@@ -93,6 +93,12 @@ class RunPlan:
     fail_on: FailOn | None = None
     quiet: bool = False
     skip_unreferenced: bool = False
+    # --suggest-fixes: search for verified rewordings of the definitions the failures implicate.
+    suggest_fixes: bool = False
+    fix_model: str | None = None  # [PROVIDER:]NAME; None: each suite's judge's model
+    fix_candidates: int = 3
+    fix_budget: str | None = None  # requests ("200") or US dollars ("$0.50"); None: no cap
+    fix_patch: str | None = None  # where the verified edits are written as a patch
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> RunPlan:
@@ -146,6 +152,14 @@ class RunPlan:
                     ("--html", self.html),
                     ("--quiet", self.quiet),
                     ("--skip-unreferenced", self.skip_unreferenced),
+                    ("--suggest-fixes", self.suggest_fixes),
+                    ("--fix-model", self.fix_model),
+                    (
+                        "--fix-candidates",
+                        None if self.fix_candidates == defaults.fix_candidates else self.fix_candidates,
+                    ),
+                    ("--fix-budget", self.fix_budget),
+                    ("--fix-patch", self.fix_patch),
                 )
             ),
         )

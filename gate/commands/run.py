@@ -27,6 +27,8 @@ from gate.commands.arguments import (
     Parser,
     error_rate,
     fail_on,
+    fix_budget,
+    fix_candidates,
     positive_float,
     positive_int,
     rate,
@@ -39,6 +41,7 @@ from gate.verdict.curtailment import TRIALS_POLICIES
 if TYPE_CHECKING:
     from gate.files.outputs import OutputPlan, OutputTarget
     from gate.providers.base import Provider
+    from gate.results.fixes import FixSearch
     from gate.results.outcomes import RunResults
     from gate.run.base_side import BaseSide
     from gate.run.cache import ResponseCache
@@ -82,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache(parser)
     _add_budgets(parser)
     _add_policy(parser)
+    _add_fixes(parser)
     parser.set_defaults(event_name="")  # RunPlan.event_name: not a flag (main reads the environment)
     return parser
 
@@ -280,6 +284,39 @@ def _add_policy(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_fixes(parser: argparse.ArgumentParser) -> None:
+    """Fixes the gate has verified (DESIGN.md section 11)."""
+    parser.add_argument(
+        "--suggest-fixes",
+        action="store_true",
+        help="when cases fail, ask a model to reword the definition the analysis implicates (a tool's or "
+        "parameter's description, a prompt paragraph) and suggest a rewording only once a re-run shows it "
+        "fixes the failing cases and breaks no passing one; the verdict never changes",
+    )
+    parser.add_argument(
+        "--fix-model",
+        metavar="[PROVIDER:]NAME",
+        help="the model that proposes rewordings (default: each suite's judge's model, else its agent's)",
+    )
+    parser.add_argument(
+        "--fix-candidates",
+        type=fix_candidates,
+        default=RunPlan.fix_candidates,
+        metavar="N",
+        help="rewordings asked for per definition (default 3; the first verified one wins)",
+    )
+    parser.add_argument(
+        "--fix-budget",
+        type=fix_budget,
+        metavar="N|$USD",
+        help="what the search may spend, counted apart from the run: requests (200) or US dollars ($0.50); "
+        "without it every passing gating case is re-run for each candidate verified",
+    )
+    parser.add_argument(
+        "--fix-patch", metavar="FILE", help="write the verified edits here as a patch that git apply takes"
+    )
+
+
 def _make_provider_factory(timeout: float) -> Callable[[str], Provider]:
     def make(name: str) -> Provider:
         from gate.providers import make_provider
@@ -407,18 +444,42 @@ def execute(plan: RunPlan) -> Outcome:
     # none is written through a symlink of the repository (a pull request can commit one).
     no_links_below = _root(plan) if ci_variable(os.environ) else None
     outputs = check_outputs(plan, no_links_below=no_links_below)
-    base_output = None
+    base_output = patch_output = None
     try:
         if plan.baseline_json and plan.baseline != "auto":
             raise InputError("--baseline-json writes the base side of --baseline auto: add --baseline auto")
+        _check_fix_options(plan)
         base_output = check_output(plan.baseline_json, no_links_below) if plan.baseline_json else None
-        return _execute_checked(plan, outputs, base_output)
+        patch_output = check_output(plan.fix_patch, no_links_below) if plan.fix_patch else None
+        return _execute_checked(plan, outputs, base_output, patch_output)
     finally:
         outputs.close()
-        if base_output is not None:
-            base_output.close()
+        for output in (base_output, patch_output):
+            if output is not None:
+                output.close()
         if "gate.containment.users" in sys.modules:  # commands ran as users of their own: their reaper
             sys.modules["gate.containment.users"].POOL.close()
+
+
+def _check_fix_options(plan: RunPlan) -> None:
+    """The --fix-* options go with --suggest-fixes, which needs the whole run (not a shard)."""
+    given = [
+        flag
+        for flag, value in (
+            ("--fix-model", plan.fix_model),
+            ("--fix-budget", plan.fix_budget),
+            ("--fix-patch", plan.fix_patch),
+            ("--fix-candidates", plan.fix_candidates != RunPlan.fix_candidates),
+        )
+        if value
+    ]
+    if given and not plan.suggest_fixes:
+        raise InputError(f"{given[0]} goes with --suggest-fixes: add --suggest-fixes")
+    if plan.suggest_fixes and plan.shard:
+        raise InputError(
+            "--suggest-fixes verifies a fix against every case it may break, which a shard does not hold: "
+            "drop --shard (or --suggest-fixes)"
+        )
 
 
 @dataclass(frozen=True)
@@ -448,7 +509,9 @@ class _Prepared:
     options: RunOptions
 
 
-def _execute_checked(plan: RunPlan, outputs: OutputPlan, base_output: OutputTarget | None) -> Outcome:
+def _execute_checked(
+    plan: RunPlan, outputs: OutputPlan, base_output: OutputTarget | None, patch_output: OutputTarget | None
+) -> Outcome:
     prepared = _prepare(plan)
     if isinstance(prepared, Outcome):
         return prepared
@@ -460,7 +523,7 @@ def _execute_checked(plan: RunPlan, outputs: OutputPlan, base_output: OutputTarg
         results, base_results = asyncio.run(_run(plan, prepared, signals))
         results = _shown_to_the_model(prepared, results, base_results)
         results, baseline = _with_baseline(prepared, results, base_results, base_output)
-        return _report(plan, prepared, results, baseline, outputs)
+        return _report(plan, prepared, results, baseline, outputs, signals, patch_output)
 
 
 def _root(plan: RunPlan) -> Path:
@@ -831,14 +894,22 @@ def _report(
     results: RunResults,
     baseline: RunResults | None,
     outputs: OutputPlan,
+    signals: _StopOnSignal,
+    patch_output: OutputTarget | None,
 ) -> Outcome:
-    """Conclude the run once, write the outputs and print the summary."""
+    """Conclude the run once (then search for verified fixes, which the verdict never reads), write
+    the outputs and print the summary."""
     from gate.files.outputs import OutputsNotWritten, write_outputs
     from gate.results_json.codec import gc_paused
     from gate.verdict.conclusion import conclude
 
     with gc_paused():
         conclusion = conclude(results, baseline, prepared.policy)
+    if plan.suggest_fixes and not signals.received:
+        conclusion = _with_fixes(plan, prepared, conclusion, signals)
+    if patch_output is not None:
+        fixes = conclusion.results.fixes
+        patch_output.write(fixes.patch if fixes is not None else "")
     not_written: OutputsNotWritten | None = None
     try:
         write_outputs(
@@ -857,6 +928,41 @@ def _report(
     if not results.complete:
         return Outcome(EXIT_INCOMPLETE, conclusion)
     return Outcome(conclusion.verdict.exit_code, conclusion)
+
+
+def _with_fixes(
+    plan: RunPlan, prepared: _Prepared, conclusion: Conclusion, signals: _StopOnSignal
+) -> Conclusion:
+    """The conclusion with what the search for verified fixes found (gate.run.fix_search) in its
+    results, every secret masked; its verdict stays as it was drawn."""
+    from gate.fixes.verification import parse_budget
+    from gate.run.fix_search import FixOptions, search_fixes
+    from gate.util.redact import Redactor
+
+    fix = FixOptions(
+        model=plan.fix_model,
+        candidates=plan.fix_candidates,
+        budget=parse_budget(plan.fix_budget) if plan.fix_budget else None,
+        budget_text=plan.fix_budget or "",
+        quiet=plan.quiet,
+    )
+
+    async def search() -> FixSearch | None:
+        signals.loop = asyncio.get_running_loop()
+        try:
+            root = Path(prepared.options.root or ".")
+            make_provider = _make_provider_factory(plan.timeout)
+            return await search_fixes(
+                fix, conclusion, prepared.suites, prepared.options, make_provider, root, os.environ
+            )
+        finally:
+            signals.loop = None
+
+    fixes = asyncio.run(search())
+    results = Redactor.from_env(os.environ).redact_results(
+        dataclasses.replace(conclusion.results, fixes=fixes)
+    )
+    return dataclasses.replace(conclusion, results=results)
 
 
 def _load_base_side(plan: RunPlan, root: Path, chosen: _Chosen) -> BaseSide:

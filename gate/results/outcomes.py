@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from gate.results.fixes import FixSearch
 from gate.results.run_record import RunRecord
 from gate.results.settings import RunSettings
 from gate.util.json_types import JsonObject
@@ -290,6 +291,8 @@ class RunResults:
     version: int = RESULTS_VERSION
     # --baseline auto: the base side's results, evaluated in the same run (compared with these).
     base: RunResults | None = None
+    # run --suggest-fixes: what the search for verified fixes found (None: no search was asked for).
+    fixes: FixSearch | None = None
 
     @property
     def requests(self) -> RequestStats:

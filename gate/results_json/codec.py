@@ -264,8 +264,10 @@ def _requests(r: RequestStats) -> dict[str, Any]:
 
 def _document(results: RunResults) -> JsonObject:
     base = {"base": _document(results.base)} if results.base is not None else {}
+    fixes = {"fixes": results.fixes.to_dict()} if results.fixes is not None else {}
     return {
         **base,
+        **fixes,
         "complete": results.complete,
         "finished_at": results.finished_at,
         "incomplete_reason": results.incomplete_reason,

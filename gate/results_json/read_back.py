@@ -11,6 +11,7 @@ from typing import Any
 
 from gate import limits
 from gate.errors import InputError, Problem
+from gate.results.fixes import FixSearch
 from gate.results.outcomes import (
     RESULTS_VERSION,
     CaseResult,
@@ -98,6 +99,7 @@ def results_from_dict(data: JsonObject) -> RunResults:
         settings=RunSettings.from_dict(data.get("settings", {})),
         version=RESULTS_VERSION,  # read from any version it supports, written as the current one
         base=results_from_dict(data["base"]) if isinstance(data.get("base"), dict) else None,
+        fixes=FixSearch.from_dict(data["fixes"]) if isinstance(data.get("fixes"), dict) else None,
     )
 
 

@@ -135,6 +135,9 @@ class RunOptions:
     curtailer: Curtailer | None = None
     # Where agent programs run: the repository root (the base tree's copy for the base side); "" = cwd.
     root: str = ""
+    # What an agent program's requests become before they are answered (``run --suggest-fixes``: the
+    # definitions it sends, reworded in memory); None: as the program sent them.
+    program_requests: Callable[[ModelRequest], ModelRequest] | None = None
 
 
 def _stamp(ends: dict[str, float], key: str) -> Callable[[asyncio.Task[TrialResult | None]], None]:
@@ -346,6 +349,8 @@ class _Run:
             _ACCOUNT.set(account)  # the proxy serves it in its connection's task: same case account,
             _SUITE.set(suite.path)  # same suite's request counts
             self._check_program_request(request)
+            if self.options.program_requests is not None:
+                request = self.options.program_requests(request)
             return await self.call_model(request, index)
 
         root = Path(self.options.root or ".")
@@ -419,6 +424,13 @@ class _Run:
             return budget_result(result)
         problems = sorted({value for value in answers.values() if isinstance(value, str)})
         return with_judge_reasons(result, problems) if problems else result
+
+    async def close_providers(self) -> None:
+        for provider in self.providers.values():
+            try:
+                await provider.aclose()
+            except Exception:  # noqa: S110 - closing is best effort
+                pass
 
     def _done(self, task: asyncio.Task[TrialResult | None]) -> None:
         if self.progress is not None and not task.cancelled() and task.exception() is None:
@@ -502,11 +514,7 @@ class _Run:
                 self.progress.finish()
             if self.host is not None:
                 await self.host.close()
-            for provider in self.providers.values():
-                try:
-                    await provider.aclose()
-                except Exception:  # noqa: S110 - closing is best effort
-                    pass
+            await self.close_providers()
         suite_results = []
         for suite in suites:
             cases = tuple(self._case_result(item) for item in work if item.suite is suite)
@@ -693,4 +701,17 @@ async def run_suites(
     return await _Run(options, make_provider, progress).run(suites)
 
 
-__all__ = ["BUDGET_MESSAGE", "RunControl", "RunOptions", "run_suites", "suite_result"]
+async def ask(
+    request: ModelRequest, options: RunOptions, make_provider: Callable[[str], Provider]
+) -> tuple[ModelReply, int, float]:
+    """One request outside any suite (the fix model's), through the same cache, retries, limiter and
+    budgets as a run's: its reply, the requests it sent (0 from the cache) and their cost."""
+    run = _Run(options, make_provider, None)
+    try:
+        reply = await run.call_model(request, 0)
+    finally:
+        await run.close_providers()
+    return reply, run.requests, run.cost
+
+
+__all__ = ["BUDGET_MESSAGE", "RunControl", "RunOptions", "ask", "run_suites", "suite_result"]

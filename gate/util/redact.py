@@ -238,8 +238,8 @@ class Redactor:
         changes: JsonObject = {}
         if any(new is not old for new, old in zip(suites, results.suites, strict=True)):  # type: ignore[attr-defined]
             changes["suites"] = tuple(suites)
-        for name in ("incomplete_reason", "settings"):
-            value = getattr(results, name)
+        for name in ("incomplete_reason", "settings", "fixes"):  # fixes: what --suggest-fixes found
+            value = getattr(results, name, None)
             new_value = self._walk(value)
             if new_value is not value:
                 changes[name] = new_value

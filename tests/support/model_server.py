@@ -33,7 +33,8 @@ in the last user text, the system text and the model name; named groups become `
 placeholders), ``after_tool`` (the last message holds a result of that tool), ``forced_tool`` (the
 request forces that tool), ``offered`` (a tool of that name is offered), ``described`` (a regex
 searched in the offered tools' ``name: description`` lines, one per tool, so that answers can depend
-on how a tool is described), ``turn`` (1 + the number of assistant messages in the request).
+on how a tool is described; a line ``name.param: description`` too for each parameter described;
+every API's tools alike), ``turn`` (1 + the number of assistant messages in the request).
 
 Replies: ``tool_calls`` (list of ``{name, arguments}``; ``name`` defaults to the forced tool;
 ``raw_arguments`` sends a literal argument string, e.g. invalid JSON), ``text``, or ``fault``. String
@@ -338,6 +339,22 @@ def _parse_value(text: str) -> Any:
         return text
 
 
+def described_tools(tools: Iterable[Mapping[str, Any]]) -> str:
+    """What a ``described`` condition searches: a line ``name: description`` per offered tool, and a
+    line ``name.parameter: description`` per parameter that has a description (so a rule can hold
+    only while one tool, or one of its parameters, is described in certain words)."""
+    lines = []
+    for tool in tools:
+        name = tool.get("name", "")
+        lines.append(f"{name}: {tool.get('description', '')}")
+        schema = tool.get("parameters") if isinstance(tool.get("parameters"), Mapping) else {}
+        properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+        for parameter, spec in properties.items():
+            if isinstance(spec, Mapping) and isinstance(spec.get("description"), str):
+                lines.append(f"{name}.{parameter}: {spec['description']}")
+    return "\n".join(lines)
+
+
 def view_openai(body: Mapping[str, Any]) -> RequestView:
     messages = list(body.get("messages") or [])
     system = "\n".join(
@@ -364,10 +381,8 @@ def view_openai(body: Mapping[str, Any]) -> RequestView:
     tools = tuple(
         (t.get("function") or {}).get("name", "") for t in body.get("tools") or [] if isinstance(t, Mapping)
     )
-    descriptions = "\n".join(
-        f"{(t.get('function') or {}).get('name', '')}: {(t.get('function') or {}).get('description', '')}"
-        for t in body.get("tools") or []
-        if isinstance(t, Mapping)
+    descriptions = described_tools(
+        (t.get("function") or {}) for t in body.get("tools") or [] if isinstance(t, Mapping)
     )
     choice = body.get("tool_choice")
     forced = None
@@ -419,6 +434,7 @@ def view_responses(body: Mapping[str, Any]) -> RequestView:
     if choice == "required" and len(tools) == 1:
         forced = tools[0]
     return RequestView(
+        descriptions=described_tools(t for t in body.get("tools") or [] if isinstance(t, Mapping)),
         api="responses",
         model=str(body.get("model", "")),
         system=_text_of(body.get("instructions")),
@@ -467,10 +483,8 @@ def view_anthropic(body: Mapping[str, Any]) -> RequestView:
     forced = choice.get("name") if isinstance(choice, Mapping) and choice.get("type") == "tool" else None
     if isinstance(choice, Mapping) and choice.get("type") == "any" and len(tools) == 1:
         forced = tools[0]
-    descriptions = "\n".join(
-        f"{t.get('name', '')}: {t.get('description', '')}"
-        for t in body.get("tools") or []
-        if isinstance(t, Mapping)
+    descriptions = described_tools(
+        {**t, "parameters": t.get("input_schema")} for t in body.get("tools") or [] if isinstance(t, Mapping)
     )
     return RequestView(
         api="anthropic",
