@@ -285,7 +285,8 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     ``non_gating`` of gating cases, ``planned_trials`` of
     cases that ran every trial, ``parameters`` of tools whose schema was not recorded), with each case's
     ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
-    settings in their file form and the base side only when there is one, and the metrics derived from
+    settings in their file form, the base side and the search for fixes only when there is one, and the
+    metrics derived from
     the cases (each suite's ``metrics``, each case's ``check_scores``): the reference
     ``gate.results_json.codec.to_json`` is held to."""
     data = asdict(results)
@@ -293,6 +294,8 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     data.pop("base")
     if results.base is not None:  # a --baseline auto run's base side: a results document of its own
         data["base"] = plain_results(results.base)
+    if results.fixes is None:  # only a run --suggest-fixes stores what its search found
+        data.pop("fixes")
     for s_i, s in enumerate(results.suites):
         if s.requests == RequestStats():  # only suites that sent a request store the field
             data["suites"][s_i].pop("requests")

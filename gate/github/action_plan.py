@@ -11,7 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from gate.commands.arguments import error_rate, fail_on, positive_float, positive_int, rate, trial_count
+from gate.commands.arguments import (
+    error_rate,
+    fail_on,
+    fix_candidates,
+    positive_float,
+    positive_int,
+    rate,
+    trial_count,
+)
 from gate.commands.plans import ReportPlan, RunPlan
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED
 from gate.github.action_settings import ActionInputs, ActionSettings, EventContext, cache_directory
@@ -278,13 +286,19 @@ def run_plan(
         json=str(output_dir / RESULTS_FILE),
         markdown=str(output_dir / REPORT_FILE),
         html=str(output_dir / HTML_FILE),
+        suggest_fixes=inputs.suggest_fixes,
+        fix_model=inputs.fix_model or None,
+        fix_candidates=_optional(fix_candidates, inputs.fix_candidates) or RunPlan.fix_candidates,
+        fix_budget=inputs.fix_budget or None,
+        fix_patch=str(output_dir / FIX_PATCH) if inputs.suggest_fixes else None,
     )
 
 
 # The files of the output directory: the reports, and the base side's results of ``baseline: auto``.
 JUNIT_FILE, RESULTS_FILE, REPORT_FILE, HTML_FILE = "junit.xml", "results.json", "report.md", "report.html"
 BASE_RESULTS = "results.base.json"
-OUTPUT_FILES = (JUNIT_FILE, RESULTS_FILE, REPORT_FILE, HTML_FILE, BASE_RESULTS)
+FIX_PATCH = "fixes.patch"  # suggest_fixes: the verified edits, for git apply
+OUTPUT_FILES = (JUNIT_FILE, RESULTS_FILE, REPORT_FILE, HTML_FILE, BASE_RESULTS, FIX_PATCH)
 
 
 def base_side(inputs: ActionInputs, event: EventContext) -> bool:

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from gate import CACHE_DIRECTORY
-from gate.commands.arguments import error_rate, fail_on, positive_float, positive_int, rate, trial_count
+from gate.commands.arguments import (
+    error_rate,
+    fail_on,
+    fix_budget,
+    fix_candidates,
+    positive_float,
+    positive_int,
+    rate,
+    trial_count,
+)
 from gate.suite.model import KEY_VARIABLES
 from gate.verdict.curtailment import TRIALS_POLICIES
 
@@ -60,6 +69,10 @@ class ActionInputs:
     rerun_failed: str = ""
     # "allow": the suites may make the gate run their commands (``run --allow-commands``); "refuse".
     commands: str = "refuse"
+    suggest_fixes: bool = False  # run --suggest-fixes
+    fix_model: str = ""
+    fix_candidates: str = ""
+    fix_budget: str = ""
 
 
 @dataclass(frozen=True)
@@ -140,6 +153,8 @@ _CHECKS: tuple[tuple[str, Callable[[str], Any]], ...] = (
     ("max_cost", positive_float),
     ("timeout", positive_float),
     ("pr_number", positive_int),
+    ("fix_candidates", fix_candidates),
+    ("fix_budget", fix_budget),
 )
 
 
@@ -190,6 +205,10 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
         tags=_list(get("tags")),
         rerun_failed=get("rerun_failed"),
         commands=get("commands", defaults.commands).lower(),
+        suggest_fixes=_flag(get("suggest_fixes"), "suggest_fixes", defaults.suggest_fixes, problems),
+        fix_model=get("fix_model"),
+        fix_candidates=get("fix_candidates"),
+        fix_budget=get("fix_budget"),
     )
     for name, check in _CHECKS:
         value = getattr(inputs, name)

@@ -35,8 +35,10 @@ from gate.errors import (
     Problem,
 )
 from gate.files.links import first_link
+from gate.fixes.suggestions import Suggestion, suggestions
 from gate.github import actions_env
 from gate.github.action_plan import (
+    FIX_PATCH,
     HTML_FILE,
     JUNIT_FILE,
     NOT_VERIFIED_RUN,
@@ -74,6 +76,7 @@ OUTPUT_NAMES = (
     "html_path",
     "comment_url",
     "review_comments_posted",
+    "fix_patch_path",
     "exit_code",
     "cache_trusted",
 )
@@ -307,9 +310,15 @@ def _artifact_is_for_the_pull_request(publisher: Publisher, event: EventContext)
 
 
 def _publish(
-    settings: ActionSettings, body: str, recommendations: Sequence[Recommendation], *, create_comment: bool
+    settings: ActionSettings,
+    body: str,
+    recommendations: Sequence[Recommendation],
+    *,
+    create_comment: bool,
+    verified: Sequence[Suggestion] = (),
 ) -> dict[str, str]:
-    """Post the review, then the sticky comment (which lists what the review could not place)."""
+    """Post the review (the recommendations, and the verified fixes as suggested changes), then the
+    sticky comment (which lists what the review could not place)."""
     from gate.github.publisher import Publisher, ReviewOutcome, fit_comment, skipped_section
     from gate.reports.markdown import marker_line
 
@@ -329,8 +338,8 @@ def _publish(
     outputs: dict[str, str] = {}
     if event.workflow_run_head_sha and not _artifact_is_for_the_pull_request(publisher, event):
         return outputs
-    if inputs.review_comments and recommendations:
-        outcome = publisher.review(recommendations, event.head_sha)
+    if inputs.review_comments and (recommendations or verified):
+        outcome = publisher.review(recommendations, event.head_sha, suggestions=verified)
         if isinstance(outcome, ReviewOutcome):
             body = body.rstrip("\n") + "\n" + skipped_section(outcome.skipped) if outcome.skipped else body
             outputs["review_comments_posted"] = str(len(outcome.posted))
@@ -478,8 +487,12 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
     mode = comment_mode(the_plan, outcome.evaluated, len(outcome.problems))
     if mode != "none" and (conclusion is not None or outcome.problems):
         body, recommendations = _comment_body(settings, outcome)
+        verified = suggestions(conclusion.results.fixes) if conclusion is not None else ()
         try:
-            outputs.update(_publish(settings, body, recommendations, create_comment=mode == "upsert"))
+            create = mode == "upsert"
+            outputs.update(
+                _publish(settings, body, recommendations, create_comment=create, verified=verified)
+            )
         except Exception as exc:  # noqa: BLE001 - publishing never changes the verdict
             _say(actions_env.annotation("warning", f"publishing to the pull request failed: {exc}"))
     if outcome.code == EXIT_GATE_FAILED and not the_plan.gates:
@@ -531,6 +544,8 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
     verdict = outcome.conclusion.verdict if outcome.conclusion is not None else None
     output_dir, workspace = settings.output_dir, settings.workspace
 
+    patch = output_dir / FIX_PATCH
+
     def path_if_written(name: str) -> str:
         return _relative(output_dir / name, workspace) if (output_dir / name).is_file() else ""
 
@@ -547,6 +562,8 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "results_path": path_if_written(RESULTS_FILE) if outcome.conclusion is not None else "",
         "report_path": path_if_written(REPORT_FILE),
         "html_path": path_if_written(HTML_FILE),
+        # the verified edits, when there are some (an empty patch is no patch for git apply)
+        "fix_patch_path": path_if_written(FIX_PATCH) if patch.is_file() and patch.stat().st_size else "",
     }
 
 

@@ -56,15 +56,41 @@ class PublishWarning:
         return annotation("warning", self.message, title=f"tool-eval-gate could not post the {self.action}")
 
 
+class SuggestionLike(Protocol):
+    """What the publisher reads of ``gate.fixes.suggestions.Suggestion``: a review comment that
+    replaces lines ``start_line``..``line`` of its file with a suggested change (``body``, whole)."""
+
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def tool(self) -> str | None: ...
+    @property
+    def argument(self) -> str | None: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def replacement(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Placed:
     """A recommendation placed on a diff line (``line`` may differ from the recommendation's by a
-    few lines when its own line is not in the diff)."""
+    few lines when its own line is not in the diff), or a suggestion on exactly its lines
+    (``start_line``..``line``)."""
 
     recommendation: Any
     file: str
     line: int
     fingerprint: str
+    start_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -167,6 +193,21 @@ def _explain(action: str, exc: BaseException) -> str:
         why = f"the GitHub API could not be reached ({type(exc).__name__})"
     code = f"HTTP {status}: " if status is not None else ""
     return f"could not post the {action}: {code}{why}" + (f" ({detail})" if detail else "")
+
+
+def _comment(placed: Placed) -> JsonObject:
+    """The review comment of a placed recommendation, or of a suggestion (its body whole: the suggested
+    lines are committed as they are, so nothing in them is altered; a range needs ``start_line``)."""
+    rec = placed.recommendation
+    comment: JsonObject = {"path": placed.file, "line": placed.line, "side": "RIGHT"}
+    if placed.start_line:
+        comment["body"] = f"{rec.body}\n{fingerprint_marker(placed.fingerprint)}"
+        if placed.start_line < placed.line:
+            comment.update(start_line=placed.start_line, start_side="RIGHT")
+        return comment
+    moved = None if placed.line == rec.line else rec.line
+    comment["body"] = fit_comment(review_comment_body(rec, placed.fingerprint, moved_from=moved))
+    return comment
 
 
 class Publisher:
@@ -284,11 +325,14 @@ class Publisher:
         *,
         window: int = 2,
         body: str = "",
+        suggestions: Sequence[SuggestionLike] = (),
     ) -> ReviewOutcome | PublishWarning:
         """Post one review (``event=COMMENT``) with a comment per recommendation on its line of the
-        diff (or a line at most ``window`` away); recommendations outside the diff are returned as
-        ``skipped``; ones already posted on an earlier run (same fingerprint) are not posted again.
-        No review is created when nothing is new."""
+        diff (or a line at most ``window`` away), and a suggested change per suggestion whose every
+        line is in the diff (a suggestion replaces exactly its lines: it never moves); recommendations
+        outside the diff are returned as ``skipped`` (suggestions outside it are not: the sticky
+        comment shows every verified edit); ones already posted on an earlier run (same fingerprint)
+        are not posted again. No review is created when nothing is new."""
         try:
             pull = self._pull_request()
             lines_by_file = {
@@ -298,6 +342,7 @@ class Publisher:
         except Exception as exc:  # noqa: BLE001
             return self._warn("review", exc)
         new, skipped = self._place(recommendations, lines_by_file, existing, window)
+        new = self._place_suggestions(suggestions, lines_by_file, existing) + new
         if not new:
             return ReviewOutcome(skipped=tuple(skipped))
         summary = body or (
@@ -318,7 +363,7 @@ class Publisher:
         existing: set[str] = set()
         for comment in pull.get_review_comments():
             text = comment.body or ""
-            start = text.find(FINGERPRINT_PREFIX)
+            start = text.rfind(FINGERPRINT_PREFIX)  # ours is the last line: a suggestion quotes text above it
             if start >= 0 and self._is_own(comment.user):
                 existing.add(text[start + len(FINGERPRINT_PREFIX) :].split(" ", 1)[0])
         return existing
@@ -353,23 +398,25 @@ class Publisher:
                 new.append(Placed(rec, file, target, fp))
         return new, skipped
 
+    def _place_suggestions(
+        self,
+        suggestions: Sequence[SuggestionLike],
+        lines_by_file: Mapping[str, frozenset[int]],
+        existing: set[str],
+    ) -> list[Placed]:
+        """The suggestions every line of which is in the diff and that were not posted before."""
+        placed = []
+        for suggestion in suggestions:
+            fp = fingerprint(suggestion, f"{self.namespace}\0{suggestion.replacement}")
+            lines = lines_by_file.get(suggestion.file, frozenset())
+            inside = all(n in lines for n in range(suggestion.start_line, suggestion.line + 1))
+            if inside and fp not in existing and len(suggestion.body) < MAX_COMMENT_CHARS - 200:
+                placed.append(Placed(suggestion, suggestion.file, suggestion.line, fp, suggestion.start_line))
+        return placed
+
     def _create_review(self, pull: Any, placed: Sequence[Placed], summary: str, head_sha: str) -> None:
-        """One ``event=COMMENT`` review holding a comment per placed recommendation."""
-        comments = [
-            {
-                "path": p.file,
-                "line": p.line,
-                "side": "RIGHT",
-                "body": fit_comment(
-                    review_comment_body(
-                        p.recommendation,
-                        p.fingerprint,
-                        moved_from=None if p.line == p.recommendation.line else p.recommendation.line,
-                    )
-                ),
-            }
-            for p in placed
-        ]
+        """One ``event=COMMENT`` review holding a comment per placed recommendation or suggestion."""
+        comments = [_comment(p) for p in placed]
         kwargs: JsonObject = {
             "body": neutralise_marker(summary),
             "event": "COMMENT",

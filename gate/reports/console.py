@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate.reports.failure_details import details_text
+from gate.reports.fix_report import console_lines
 from gate.reports.requests_text import request_lines, requests_by_side
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, trials_text
@@ -158,8 +159,8 @@ def closing_lines(
     conclusion: Conclusion, report_paths: Sequence[str], cache_lines: Sequence[str] = ()
 ) -> list[str]:
     """What ``run`` prints when it is over: the suites, the requests (then ``cache_lines``, what the
-    response cache did), the trials curtailed, why the gate failed, the failed cases and the verdict
-    line."""
+    response cache did), the trials curtailed, why the gate failed, the failed cases, what the search
+    for verified fixes found and sent (apart from the run's requests) and the verdict line."""
     verdict = conclusion.verdict
     return [
         *suite_lines(verdict),
@@ -169,5 +170,6 @@ def closing_lines(
         *_curtailed(conclusion.results),
         *verdict_lines(verdict)[:-1],
         *failure_lines(conclusion.results, report_paths),
+        *console_lines(conclusion.results.fixes),
         verdict.summary_line,
     ]

@@ -29,6 +29,7 @@ from html import escape
 from typing import Any
 
 from gate.reports.failure_details import describe_failure
+from gate.reports.fix_report import html_section
 from gate.reports.html_assets import SCRIPT, STYLE
 from gate.reports.requests_text import requests_by_side
 from gate.reports.run_facts import model_lines, model_name, trigger_lines
@@ -464,6 +465,7 @@ def render(conclusion: Conclusion) -> str:
         *_verdict(results, verdict),
         "<main>",
         *_pr_section(results, conclusion.comparison),
+        *html_section(results.fixes),
         *_suites_section(conclusion),
         *_analysis_section(conclusion),
         *_cases_section(data),

@@ -61,6 +61,12 @@ pre.thinking { color: var(--muted); }
 .tool { margin: 4px 0 4px 8px; } .tool.differs { border-left: 3px solid var(--amber); padding-left: 6px; }
 .change.regressed strong { color: var(--red); } .change.fixed strong { color: var(--green); }
 ul.fails li, ul.why li { color: var(--red); } td.ok { color: var(--green); } td.bad { color: var(--red); }
+.fix { border-left: 4px solid var(--muted); padding-left: 12px; margin: 12px 0; }
+.fix.passed { border-color: var(--green); } .fix.failed { border-color: var(--amber); }
+pre.diff .add { color: var(--green); background: #dafbe1; }
+pre.diff .del { color: var(--red); background: #ffebe9; }
+pre.diff span { display: block; }
+tr.verified td:nth-child(3) { color: var(--green); } tr.broke td:nth-child(3) { color: var(--red); }
 #more { margin: 8px 0 32px; }
 @media (max-width: 800px) { .sides.two { grid-template-columns: 1fr; } }
 """

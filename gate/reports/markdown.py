@@ -22,6 +22,7 @@ from typing import Any
 
 from gate.analysis.analyse import Analysis
 from gate.reports.failure_details import details_text
+from gate.reports.fix_report import markdown_section
 from gate.reports.requests_text import cost_text, request_lines, requests_by_side, timeout_advice
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.transcript import final_answer_text, transcript
@@ -698,6 +699,7 @@ def render(
         + _pr_section(results, comparison)
         + _verdict_section(results, verdict)
         + html_line
+        + markdown_section(results.fixes)
     )
     head += _join(_baseline_section(comparison)) + _join(
         _suites_section(results, verdict, conclusion.baseline)
