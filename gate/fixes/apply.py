@@ -42,8 +42,9 @@ def apply(suite: Suite, rewordings: Sequence[Rewording]) -> Suite:
             prompt = _prompt(prompt, rewording)
         else:
             tools = tuple(_tool(tool, rewording) for tool in tools)
-    if tools is suite.agent.tools and prompt is suite.agent.system_prompt:
-        return suite
+    unchanged = all(a is b for a, b in zip(tools, suite.agent.tools, strict=True))
+    if unchanged and prompt is suite.agent.system_prompt:
+        return suite  # the same object: the suite does not hold the definition
     return replace(suite, agent=replace(suite.agent, tools=tools, system_prompt=prompt))
 
 

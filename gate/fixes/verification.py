@@ -214,7 +214,7 @@ def evidence(cases: Sequence[CandidateCase]) -> str:
     )
     wavered = sum(c.outcome == "wavered" for c in passing)
     if wavered:
-        text += f" ({wavered} lost trials within the noise)"
+        text += f", {wavered} of them lost trials within the noise"
     trials = sorted({c.trials for c in cases if c.trials})
     details = []
     if trials and trials[-1] > 1:

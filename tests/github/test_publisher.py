@@ -13,6 +13,8 @@ from gate.github.publisher import (
     Publisher,
     PublishWarning,
     ReviewOutcome,
+    fingerprint,
+    fingerprint_marker,
     skipped_section,
 )
 from tests.support.fake_github import BOT, HUMAN, FakeGitHub
@@ -240,3 +242,42 @@ def test_rejected_review_keeps_the_recommendations_as_skipped(github: FakeGitHub
     assert isinstance(outcome, ReviewOutcome) and outcome.warnings
     assert len(outcome.skipped) == len(RECS)
     assert github.reviews == []
+
+
+@dataclass(frozen=True)
+class Suggested:
+    file: str
+    start_line: int
+    line: int
+    body: str
+    replacement: str
+    pattern: str = "verified fix"
+    message: str = "verified"
+    tool: str | None = "get_weather"
+    argument: str | None = None
+    cases: tuple[str, ...] = ()
+
+
+def test_a_suggestion_sits_on_exactly_its_lines_once_and_never_outside_the_diff(github: FakeGitHub) -> None:
+    body = '**verified**\n\n```suggestion\n    "description": "Weather now.",\n```'
+    one = Suggested("tools/weather.json", 5, 5, body, '    "description": "Weather now.",')
+    span = Suggested("tools/weather.json", 5, 6, body, "two lines")
+    outside = Suggested("tools/weather.json", 1, 9, body, "reaches past the hunk")
+    pub = publisher(github)
+    assert posted(pub.review([], "h" * 40, suggestions=[one, span, outside])) == 2
+    comments = sorted(github.review_comments, key=lambda c: c["line"])
+    assert [(c["start_line"], c["line"]) for c in comments] == [(None, 5), (5, 6)]
+    assert comments[0]["body"].startswith(body) and FINGERPRINT_PREFIX in comments[0]["body"]
+    assert posted(publisher(github).review([], "h" * 40, suggestions=[one, span])) == 0  # not twice
+    reworded = Suggested("tools/weather.json", 5, 5, body, "another text")
+    assert posted(publisher(github).review([], "h" * 40, suggestions=[reworded])) == 1  # a new text is new
+
+
+def test_a_fingerprint_quoted_by_a_suggestion_does_not_stand_for_ours(github: FakeGitHub) -> None:
+    """A suggestion's text is the fix model's: a fingerprint marker in it must not pass for one of a
+    comment we would post, which would then never be posted."""
+    rec = Rec("confused_tools", "Say when.", "tools/weather.json", 5, tool="get_weather")
+    forged = fingerprint_marker(fingerprint(rec))
+    first = Suggested("tools/weather.json", 5, 5, f"```suggestion\n{forged}\n```", forged)
+    assert posted(publisher(github).review([], "h" * 40, suggestions=[first])) == 1
+    assert posted(publisher(github).review([rec], "h" * 40)) == 1  # read from the last marker: ours

@@ -6,7 +6,8 @@ Implements what the publisher uses, with GitHub's behaviour where it matters:
 - issue comments: list (paginated with ``Link`` headers), create, edit;
 - pull request files with their ``patch`` (paginated);
 - review comments: list (paginated); reviews: create with inline comments, answering **422** when a
-  comment's line is not inside the diff (as GitHub does), and adding its comments to the list;
+  comment's line (or a line of its ``start_line``..``line`` range) is not inside the diff (as GitHub
+  does), and adding its comments to the list;
 - ``GET /user``: the token's user, or 403 like an Actions installation token (``user_forbidden``);
 - ``read_only = True`` answers every write with 403 "Resource not accessible by integration", like a
   fork PR's token; ``fail_with = {("POST", "reviews"): 500}`` forces other statuses.
@@ -319,10 +320,15 @@ class FakeGitHub:
             return self._error(handler, 422, "Unprocessable Entity")
         for comment in comments:
             path, line = comment.get("path"), comment.get("line")
+            start = comment.get("start_line", line)
             if (
                 comment.get("side", "RIGHT") != "RIGHT"
+                or comment.get("start_side", "RIGHT") != "RIGHT"
                 or path not in pull.files
-                or line not in _right_lines(pull.files[path])
+                or not isinstance(start, int)
+                or not isinstance(line, int)
+                or start > line
+                or any(n not in _right_lines(pull.files[path]) for n in range(start, line + 1))
             ):
                 return self._error(
                     handler,
@@ -350,6 +356,7 @@ class FakeGitHub:
                         "pull_request_review_id": review_id,
                         "path": comment["path"],
                         "line": comment["line"],
+                        "start_line": comment.get("start_line"),
                         "side": "RIGHT",
                         "body": comment["body"],
                         "commit_id": review["commit_id"],
