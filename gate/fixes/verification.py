@@ -218,7 +218,9 @@ def evidence(cases: Sequence[CandidateCase]) -> str:
     trials = sorted({c.trials for c in cases if c.trials})
     details = []
     if trials and trials[-1] > 1:
-        details.append(f"{trials[0]} trials each" if len(trials) == 1 else f"{trials[0]}-{trials[-1]} trials")
+        details.append(
+            f"{trials[0]} trials each" if len(trials) == 1 else f"{trials[0]}-{trials[-1]} trials each"
+        )
         worst = min((c.p_value for c in passing if c.p_value is not None), default=None)
         details.append(f"p = {worst:.3f}" if worst is not None else "no passing case lost a trial")
     return text + (f" ({', '.join(details)})" if details else "")
@@ -230,6 +232,14 @@ def evidence(cases: Sequence[CandidateCase]) -> str:
 def possible(case: Case, role: CaseRole, seen: Seen, before: CaseResult) -> frozenset[CaseOutcome]:
     """Every outcome the case can still end with, from its finished trials (``seen``)."""
     return frozenset(outcome_of(role, status, p, n, before) for status, p, n in outcomes(case, seen))
+
+
+def decided(case: Case, role: CaseRole, seen: Seen, before: CaseResult) -> bool:
+    """Whether the case's finished trials (``seen``) decide what it says of the candidate: every
+    completion gives one outcome, a passing case kept and one that wavered counting alike (neither
+    breaks it), so a passing case stops once no completion can break it."""
+    said = {"kept" if outcome == "wavered" else outcome for outcome in possible(case, role, seen, before)}
+    return len(said) == 1
 
 
 def decided_against(case: Case, role: CaseRole, seen: Seen, before: CaseResult) -> bool:
@@ -249,6 +259,7 @@ __all__ = [
     "Selection",
     "case_outcome",
     "cost",
+    "decided",
     "decided_against",
     "outcome_of",
     "possible",

@@ -34,10 +34,10 @@ from gate.fixes.verification import (
     Budget,
     Selection,
     case_outcome,
+    decided,
     decided_against,
     evidence,
     judge,
-    possible,
     results_by_ref,
     select,
 )
@@ -468,7 +468,7 @@ async def _stage(
 
 class _CandidateCurtailer(Curtailer):
     """Curtailed trials for a candidate: with the run's ``--trials-policy curtailed`` a case stops
-    starting trials once what it says of the candidate is decided (``gate.fixes.verification.possible``),
+    starting trials once what it says of the candidate is decided (``gate.fixes.verification.decided``),
     and whatever the policy no trial starts once a finished one decided against the candidate."""
 
     def __init__(
@@ -495,7 +495,7 @@ class _CandidateCurtailer(Curtailer):
         if self.against or judged is None:
             return not self.against
         seen = self.seen.get((suite.name, case.id), Seen())
-        return not self.per_case or len(possible(*judged[:2], seen, judged[2])) > 1
+        return not self.per_case or not decided(judged[0], judged[1], seen, judged[2])
 
     def finished(self, suite: Suite, case: Case, trial: TrialResult) -> None:
         super().finished(suite, case, trial)

@@ -8,6 +8,7 @@ import pytest
 from gate.fixes.verification import (
     Budget,
     case_outcome,
+    decided,
     decided_against,
     evidence,
     judge,
@@ -72,6 +73,13 @@ def test_trials_that_rule_the_candidate_out_stop_it() -> None:
     assert not decided_against(case, "passing", Seen(fails=2), passing)  # the third may pass: wavered
     assert decided_against(case, "passing", Seen(fails=3), passing)
     assert decided_against(case, "passing", Seen(errors=3), passing)  # an error cannot be verified
+
+
+def test_a_passing_case_stops_once_no_trial_to_come_can_break_it() -> None:
+    case, before = b.case("c", trials=5), r.trials_case("c", "ppppp")
+    assert not decided(case, "passing", Seen(passes=1), before)  # 1 of 5 would be significantly worse
+    assert decided(case, "passing", Seen(passes=2), before)  # at worst 2 of 5: p = 0.083, within the noise
+    assert not decided(case, "targeted", Seen(passes=4), r.trials_case("c", "fffff"))  # the 5th may fail
 
 
 def test_the_cases_to_re_run_under_a_budget() -> None:
