@@ -10,6 +10,7 @@ escaped like every model output (inline code, a code block, HTML text). Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -31,6 +32,7 @@ _STATUS = {
     "undecided": "⚠️ undecided",
 }
 _DIFF_CLASS = {"+": "add", "-": "del"}
+_ESCAPED = re.compile(r"\\([\\`*_\[\]|~#>+=.!()-])")
 _KIND = {
     "tool_description": "the description of {tool}",
     "parameter_description": "the description of {argument} of {tool}",
@@ -38,13 +40,23 @@ _KIND = {
 }
 
 
-def what(definition: DefinitionSearch, code: bool = True) -> str:
-    """The definition in words: "the description of `get_forecast`"."""
+def what(definition: DefinitionSearch, form: str = "markdown") -> str:
+    """The definition in words, "the description of `get_forecast`": names as Markdown code, as HTML
+    ``<code>`` (``form="html"``, the rest escaped), or as they are (``form="text"``, the console)."""
 
     def name(text: str | None) -> str:
-        return md_inline_code(text or "") if code else f"`{text}`"
+        if form == "markdown":
+            return md_inline_code(text or "")
+        return f"<code>{_e(text)}</code>" if form == "html" else f"`{text}`"
 
-    return _KIND[definition.kind].format(tool=name(definition.tool), argument=name(definition.argument))
+    words = _e(_KIND[definition.kind]) if form == "html" else _KIND[definition.kind]
+    return words.format(tool=name(definition.tool), argument=name(definition.argument))
+
+
+def plain(markdown: str) -> str:
+    """Markdown the gate wrote (the analysis's advice) as plain text: without code spans' backticks
+    and backslash escapes."""
+    return _ESCAPED.sub(r"\1", markdown.replace("`", ""))
 
 
 def where(definition: DefinitionSearch) -> str:
@@ -154,7 +166,7 @@ def html_section(fixes: FixSearch | None) -> list[str]:
 def _html_definition(definition: DefinitionSearch) -> list[str]:
     verified = definition.verified
     mood = "passed" if verified is not None else "failed"
-    head = f"<code>{_e(where(definition))}</code>, {_e(what(definition, code=False))}"
+    head = f"<code>{_e(where(definition))}</code>, {what(definition, 'html')}"
     out = [f'<div class="fix {mood}"><h3>{head}</h3>']
     if verified is not None:
         out.append(f"<p><strong>Verified:</strong> {_e(evidence(verified.cases))}.</p>")
@@ -168,7 +180,7 @@ def _html_definition(definition: DefinitionSearch) -> list[str]:
             out.append(f"<p>Re-run on {_e(definition.scope)}.</p>")
     else:
         out.append(f"<p><strong>{_e(definition.note or 'no verified fix')}</strong>.</p>")
-    out.append(f"<p>The advice: {_e(definition.advice.replace('`', ''))}</p>")
+    out.append(f"<p>The advice: {_e(plain(definition.advice))}</p>")
     if definition.candidates:
         out.append("<table><tr><th>#</th><th>candidate</th><th>result</th><th>cases</th></tr>")
         for c in definition.candidates:
@@ -199,7 +211,7 @@ def console_lines(fixes: FixSearch | None) -> list[str]:
             if verified is not None
             else definition.note or "no verified fix"
         )
-        lines.append(f"  fix for {where(definition)} ({what(definition, code=False)}): {outcome}")
+        lines.append(f"  fix for {where(definition)} ({what(definition, 'text')}): {outcome}")
     for case in fixes.skipped_cases:
         lines.append(f"  left alone: {case.suite}/{case.case_id}: {case.reason}")
     return lines

@@ -489,3 +489,35 @@ def test_the_max_error_rate_input_reaches_both_commands_and_a_bad_one_is_named()
     assert problems == ("input max_error_rate: not a number: '15%'",)
     _, problems = read_inputs({"INPUT_MAX_ERROR_RATE": "15"})
     assert problems[0].startswith("input max_error_rate: a share of the cases from 0 to 1")
+
+
+def test_the_fix_inputs_reach_the_run_and_bad_ones_are_named() -> None:
+    push = read_event("push", {"after": "b" * 40})
+    inputs, problems = read_inputs(
+        {
+            "INPUT_SUGGEST_FIXES": "true",
+            "INPUT_FIX_MODEL": "anthropic:claude-sonnet-4-5",
+            "INPUT_FIX_CANDIDATES": "2",
+            "INPUT_FIX_BUDGET": "$0.50",
+        }
+    )
+    assert problems == ()
+    run = run_plan(inputs, push, Path("/ws"), Path("/ws/out"))
+    assert (run.suggest_fixes, run.fix_model, run.fix_candidates, run.fix_budget, run.fix_patch) == (
+        True,
+        "anthropic:claude-sonnet-4-5",
+        2,
+        "$0.50",
+        "/ws/out/fixes.patch",
+    )
+    assert "--suggest-fixes" in run.argv() and "--fix-budget" in run.argv()
+    off = run_plan(read_inputs({})[0], push, Path("/ws"), Path("/ws/out"))
+    assert not off.suggest_fixes and off.fix_patch is None
+    _, problems = read_inputs(
+        {"INPUT_SUGGEST_FIXES": "sure", "INPUT_FIX_BUDGET": "lots", "INPUT_FIX_CANDIDATES": "0"}
+    )
+    assert problems == (
+        "input suggest_fixes: expected true or false, got 'sure'",
+        "input fix_candidates: must be at least 1, got '0'",
+        "input fix_budget: a number of requests (200) or of US dollars ($0.50, 0.5usd), got 'lots'",
+    )
