@@ -1,12 +1,14 @@
 """Running the evaluation: every case and trial with bounded concurrency (``runner``), one trial of the
-model agent (``agent_loop``), the judge, the response cache, progress, the request budget and the base
-side of ``--baseline auto``; agent programs run through ``gate.programs``."""
+model agent (``agent_loop``), the judge, the response cache, progress, the request budget, the base
+side of ``--baseline auto`` and the search for verified fixes (``fix_search``); agent programs run
+through ``gate.programs``."""
 
 __all__ = [
     "base_side",
     "cache",
     "command_trust",
     "curtailing",
+    "fix_search",
     "program_tools",
     "progress",
     "runner",

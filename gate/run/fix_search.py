@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gate.errors import EXIT_INCOMPLETE
-from gate.files.bounded_read import TooLarge, read_bounded
+from gate.files.text_files import read_text
+from gate.files.yaml_source import YamlError
 from gate.fixes.apply import Rewording, apply, reword_body, reword_tools
 from gate.fixes.patch import edit_of, git_patch
 from gate.fixes.proposal import MAX_PASSING, TOOL_NAME, candidates, proposal
@@ -41,7 +42,6 @@ from gate.fixes.verification import (
     results_by_ref,
     select,
 )
-from gate.limits import MAX_FILE_BYTES
 from gate.providers.base import BudgetReached, ModelRequest, Provider, ProviderError
 from gate.results.fixes import Candidate, CaseRole, DefinitionSearch, FixSearch
 from gate.results.outcomes import CaseResult, RunResults, TrialResult
@@ -95,10 +95,9 @@ class _Search:
     def text(self, file: str) -> str:
         if file not in self.texts:
             try:
-                raw = read_bounded(self.root / file, MAX_FILE_BYTES)
-                self.disk[file] = self.texts[file] = raw.decode("utf-8").removeprefix("\ufeff")
-            except (OSError, TooLarge, UnicodeDecodeError) as exc:
-                raise NotEditable(f"{file} cannot be read: {exc}") from None
+                self.disk[file] = self.texts[file] = read_text(self.root / file, file)
+            except YamlError as exc:
+                raise NotEditable(f"it cannot be read: {exc.problems[0].message}") from None
         return self.texts[file]
 
     def left(self) -> Budget | None:
