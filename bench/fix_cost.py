@@ -5,7 +5,8 @@ a team does by hand: push a wording, let CI run the suite, read the verdict, try
     python bench/fix_cost.py            # 3 failing cases, 50 passing, 5 trials each
     python bench/fix_cost.py --quick    # 3 failing, 12 passing
 
-The workload is the degraded-description scenario of the end-to-end tests at a realistic size: a pull
+The workload is the degraded-description scenario of the end-to-end test
+(``tests/end_to_end/test_verified_fixes.py``, whose scripted model it uses) at a realistic size: a pull
 request shortens ``get_forecast``'s description, so the model calls ``get_weather`` for the questions
 about tomorrow (the failing cases); the fix model proposes three wordings in this order: one that
 changes nothing the model reads differently (it fixes nothing), one that fixes the failing cases but
@@ -26,7 +27,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -36,60 +36,32 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gate.commands.run import main as run_main  # noqa: E402
+from tests.end_to_end.test_baseline_auto import git, tools  # noqa: E402
+from tests.end_to_end.test_verified_fixes import (  # noqa: E402
+    BREAKING,
+    DEGRADED,
+    FIX_MODEL_RULE,
+    FIXING,
+    GOOD,
+    SCRIPT,
+)
 from tests.support.model_server import ScriptedModelServer  # noqa: E402
 
-GOOD = "Forecast for the next days, starting tomorrow."
-DEGRADED = "Forecast data."
 CANDIDATES = (
     "Forecast data for a city.",  # the model reads nothing new in it: fixes nothing
-    "Forecast: use it for any weather question, tomorrow included.",  # breaks the "right now" cases
-    "Forecast for the coming days, starting tomorrow: use it for questions about tomorrow or later.",
+    BREAKING,  # fixes "tomorrow", draws the "right now" cases to get_forecast
+    FIXING,
 )
 TRIALS = 5
 
 
 def script() -> dict[str, Any]:
-    return {
-        "rules": [
-            {
-                "when": {"forced_tool": "propose_replacements"},
-                "tool_calls": [{"arguments": {"candidates": [{"text": t} for t in CANDIDATES]}}],
-            },
-            {
-                "when": {"last_user": "right now", "described": "get_forecast: [^\n]*any weather", "turn": 1},
-                "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Paris", "days": 1}}],
-            },
-            {
-                "when": {"last_user": "tomorrow", "described": "get_forecast: [^\n]*tomorrow", "turn": 1},
-                "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Paris", "days": 1}}],
-            },
-            {
-                "when": {"last_user": "(right now|tomorrow)", "turn": 1},
-                "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
-            },
-            {"when": {"after_tool": "get_forecast"}, "text": "Sunny tomorrow."},
-            {"when": {"after_tool": "get_weather"}, "text": "It is 18 degrees."},
-        ],
-        "default": {"text": "Hello! Ask me about the weather."},
+    """The end-to-end test's scripted model, its fix model proposing ``CANDIDATES``."""
+    proposal = {
+        **FIX_MODEL_RULE,
+        "tool_calls": [{"arguments": {"candidates": [{"text": t} for t in CANDIDATES]}}],
     }
-
-
-def tools(forecast: str) -> str:
-    city = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-    days = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}
-    return json.dumps(
-        [
-            {
-                "type": "function",
-                "function": {"name": "get_weather", "description": "Weather right now.", "parameters": city},
-            },
-            {
-                "type": "function",
-                "function": {"name": "get_forecast", "description": forecast, "parameters": days},
-            },
-        ],
-        indent=2,
-    )
+    return {**SCRIPT, "rules": [proposal, *SCRIPT["rules"][1:]]}
 
 
 def suite(failing: int, now: int, hello: int) -> str:
@@ -113,15 +85,6 @@ def suite(failing: int, now: int, hello: int) -> str:
         "mocks:\n  tools:\n    get_weather: [{returns: {temp_c: 18}}]\n"
         "    get_forecast: [{returns: {sky: sunny}}]\n"
         f"defaults: {{trials: {TRIALS}}}\ncases:\n" + "".join(cases)
-    )
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=b", "-c", "user.email=b@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
     )
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gate.commands.run import main as run_main
+from tests.end_to_end.test_baseline_auto import git, tools
 
 TRIALS = 5
 GOOD = "Forecast for the next days, starting tomorrow."
@@ -77,45 +77,6 @@ cases:
     input: Hello there
     expect: {{no_calls: true}}
 """
-
-
-def tools(forecast: str) -> str:
-    city = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-    days = {
-        "type": "object",
-        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-        "required": ["city", "days"],
-    }
-    return (
-        json.dumps(
-            [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": "get_weather",
-                        "description": "Weather right now.",
-                        "parameters": city,
-                    },
-                },
-                {
-                    "type": "function",
-                    "function": {"name": "get_forecast", "description": forecast, "parameters": days},
-                },
-            ],
-            indent=2,
-        )
-        + "\n"
-    )
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 def make_repo(tmp_path: Path, suite: str = SUITE) -> Path:
