@@ -15,12 +15,12 @@ description when it has one, or a paragraph of the system prompt file; advice ab
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gate.analysis.analyse import Recommendation
 from gate.results.fixes import SkippedCase, SpanKind
 from gate.results.outcomes import CaseResult, RunResults
-from gate.suite.model import Suite, ToolDef
+from gate.suite.model import Source, Suite, ToolDef
 from gate.util.escape import truncate
 from gate.util.wording import mentions
 from gate.verdict.conclusion import Conclusion
@@ -87,7 +87,7 @@ def unfixable(case: CaseResult) -> str:
 def find_targets(conclusion: Conclusion, suites: Sequence[Suite]) -> Targets:
     """The definitions to reword, in the order of the advice, and the failed or errored gating cases
     left alone (with why)."""
-    by_name = {s.name: s for s in suites}
+    by_name = {s.name: with_offered(s, conclusion.results) for s in suites}
     fixable: set[str] = set()
     skipped: list[SkippedCase] = []
     for suite in conclusion.results.suites:
@@ -109,6 +109,33 @@ def find_targets(conclusion: Conclusion, suites: Sequence[Suite]) -> Targets:
         if target is not None and not any(_same(target, t) for t in found):
             found.append(target)
     return Targets(tuple(found), tuple(skipped))
+
+
+def with_offered(suite: Suite, results: RunResults) -> Suite:
+    """``suite`` with the tools an agent program offered the model beside the suite's own, as the run
+    placed them in the program's source (the results' tools of the suite that it does not declare):
+    their definitions are the program's, and a rewording of one reaches the model through the
+    program's requests (``gate.fixes.apply.reword_body``)."""
+    if suite.agent.program is None:
+        return suite
+    declared = {t.name for t in suite.agent.tools}
+    offered = tuple(
+        ToolDef(
+            name=info.name,
+            description=info.description,
+            parameters=info.parameters or {},
+            source=Source(info.file, info.line),
+            description_line=info.description_line,
+            parameter_lines=dict(info.parameter_lines),
+        )
+        for result in results.suites
+        if result.name == suite.name
+        for info in result.tools
+        if info.name not in declared and info.file
+    )
+    return (
+        replace(suite, agent=replace(suite.agent, tools=(*suite.agent.tools, *offered))) if offered else suite
+    )
 
 
 def _same(a: Target, b: Target) -> bool:
@@ -179,4 +206,4 @@ def _prompt_line(template: str, advice: Recommendation, changed: Sequence[int]) 
     return changed[0] if changed else advice.line
 
 
-__all__ = ["MAX_DEFINITIONS", "Target", "Targets", "find_targets", "unfixable"]
+__all__ = ["MAX_DEFINITIONS", "Target", "Targets", "find_targets", "unfixable", "with_offered"]

@@ -30,7 +30,7 @@ from gate.fixes.patch import edit_of, git_patch
 from gate.fixes.proposal import MAX_PASSING, TOOL_NAME, candidates, proposal
 from gate.fixes.screening import CaseFacts, case_facts, known_words, refusal
 from gate.fixes.spans import NotEditable, Span, definition_span, paragraph_span, value_of, write
-from gate.fixes.targets import MAX_DEFINITIONS, Target, find_targets
+from gate.fixes.targets import MAX_DEFINITIONS, Target, find_targets, with_offered
 from gate.fixes.verification import (
     Budget,
     Selection,
@@ -257,7 +257,8 @@ async def _propose(
     by_ref = results_by_ref(search.run.results)
     failing = [by_ref[r] for r in shown.targeted if r in by_ref]
     passing = _passing_sample(search.run.results, suite.name, span.tool)
-    ask_for = proposal(span, suite, [target.advice], failing, passing, search.fix.candidates)
+    shown_suite = with_offered(suite, search.run.results)  # an agent program's own tools too
+    ask_for = proposal(span, shown_suite, [target.advice], failing, passing, search.fix.candidates)
     provider, name, api = model
     request = ModelRequest(
         provider=provider,
@@ -313,7 +314,7 @@ async def _candidates(
     source = search.texts[span.file]
     suite = search.suites[target.suites[0]]
     facts = _facts(search, targeted)
-    known = known_words(suite)
+    known = known_words(with_offered(suite, search.run.results))
     others = [p for p in source.split("\n\n") if p.strip() and p.strip() != span.text.strip()]
     tried: list[Candidate] = []
     scope, stop = "", ""
@@ -385,7 +386,10 @@ async def _verify(
     """Re-run the cases the candidate (``shown``, not run yet) must fix and keep; what it came to, and
     the selection of cases."""
     suites = {name: apply(s, [rewording]) for name, s in search.suites.items()}
-    affected = [name for name in suites if suites[name] is not search.suites[name]]
+    # the suites that hold the definition, and those whose cases it targets (an agent program's own
+    # tool is in no suite: its rewording reaches the model through the program's requests)
+    held = [name for name in suites if suites[name] is not search.suites[name]]
+    affected = list(dict.fromkeys([*held, *(r.split("/", 1)[0] for r in targeted)]))
     must_pass = tuple(
         dict.fromkeys([*targeted, *(r for r in search.fixed if r.split("/", 1)[0] in affected)])
     )

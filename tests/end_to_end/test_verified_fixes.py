@@ -345,3 +345,130 @@ def test_the_action_suggests_the_verified_wording_on_its_line_of_the_diff(
         fixes = json.loads((repo / "gate-out/results.json").read_text())["fixes"]
         assert fixes["skipped"].startswith("no key to ask the models with")
         assert read_outputs(tmp_path / "output.txt")["fix_patch_path"] == ""
+
+
+# --- an agent program's own tool ----------------------------------------------------------------------
+
+PROGRAM = '''\
+"""A small agent on the openai SDK: get_weather from the gate's mock MCP server, local_time its own."""
+import json, os, sys, urllib.request
+import openai
+
+client = openai.OpenAI(max_retries=0)
+MCP = os.environ["TOOL_EVAL_GATE_MCP_URL"]
+HEADERS = {"content-type": "application/json", "accept": "application/json"}
+
+def mcp(method, params):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    return json.load(urllib.request.urlopen(urllib.request.Request(MCP, body, HEADERS)))["result"]
+
+LOCAL_TIME = {
+    "name": "local_time",
+    "description": "Use it for any city question.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+listed = mcp("tools/list", {})["tools"]
+tools = [{"type": "function", "function": {"name": t["name"], "description": t["description"],
+          "parameters": t["inputSchema"]}} for t in listed]
+tools.append({"type": "function", "function": LOCAL_TIME})
+messages = []
+for line in sys.stdin:
+    message = json.loads(line)
+    messages += [{"role": "user", "content": message["content"]}]
+    while True:
+        reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
+        reply = reply.choices[0].message
+        messages.append(reply.model_dump(exclude_none=True))
+        if not reply.tool_calls:
+            print(json.dumps({"content": reply.content}), flush=True)
+            break
+        for call in reply.tool_calls:
+            arguments = json.loads(call.function.arguments)
+            if call.function.name == "local_time":
+                text = "09:30"
+            else:
+                result = mcp("tools/call", {"name": call.function.name, "arguments": arguments})
+                text = result["content"][0]["text"]
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+'''
+PROGRAM_SUITE = """\
+version: 1
+name: weather-desk
+agent:
+  command: [python3, agent/desk.py]
+  watch: ["agent/**"]
+  tools:
+    - type: function
+      function:
+        name: get_weather
+        description: The weather now in a city.
+        parameters: {type: object, properties: {city: {type: string}}, required: [city]}
+judge: {provider: openai, model: judge-model}
+mocks:
+  tools:
+    get_weather: [{returns: {temp_c: 18}}]
+cases:
+  - id: paris
+    input: What is the weather in Paris?
+    expect:
+      calls: [{tool: get_weather, args: {city: Paris}}]
+      extra_calls: forbid
+"""
+PROGRAM_FIX = "The local time in a city, as HH:MM, when the user asks what time it is."
+PROGRAM_SCRIPT = {
+    "rules": [
+        {
+            "when": {"forced_tool": "propose_replacements"},
+            "tool_calls": [{"arguments": {"candidates": [{"text": PROGRAM_FIX}]}}],
+        },
+        {  # a local_time "for any city question" is called beside get_weather
+            "when": {"last_user": "weather in Paris", "described": "local_time: [^\n]*any city", "turn": 1},
+            "tool_calls": [
+                {"name": "get_weather", "arguments": {"city": "Paris"}},
+                {"name": "local_time", "arguments": {"city": "Paris"}},
+            ],
+        },
+        {
+            "when": {"last_user": "weather in Paris", "turn": 1},
+            "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+        },
+    ],
+    "default": {"text": "It is 18 degrees in Paris."},
+}
+
+
+def test_an_agent_programs_own_tool_is_reworded_in_its_source_and_in_its_requests(
+    tmp_path: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "desk"
+    (repo / "agent").mkdir(parents=True)
+    (repo / "agent/desk.py").write_text(PROGRAM)
+    (repo / "desk.suite.yaml").write_text(PROGRAM_SUITE)
+    git(repo, "init", "-q", "-b", "main")
+    server = model_server(PROGRAM_SCRIPT)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    argv = ["desk.suite.yaml", "--allow-commands", "--quiet", "--json", "out/r.json"]
+    assert run_main([*argv, "--suggest-fixes", "--fix-patch", "out/fix.patch"]) == 1
+    [definition] = fixes_of(repo)["definitions"]
+    line = PROGRAM.splitlines().index('    "description": "Use it for any city question.",') + 1
+    assert (definition["file"], definition["line"], definition["tool"]) == (
+        "agent/desk.py",
+        line,
+        "local_time",
+    )
+    [candidate] = definition["candidates"]
+    assert candidate["status"] == "verified", candidate
+    # the model was shown the new wording in the program's own request
+    offered = [
+        (t.get("function") or {}).get("description")
+        for r in server.requests
+        for t in r["body"].get("tools") or []
+        if (t.get("function") or {}).get("name") == "local_time"
+    ]
+    assert PROGRAM_FIX in offered and "Use it for any city question." in offered
+    assert (repo / "agent/desk.py").read_text() == PROGRAM  # never written
+    git(repo, "apply", "out/fix.patch")
+    assert f'    "description": "{PROGRAM_FIX}",' in (repo / "agent/desk.py").read_text()
+    assert run_main(argv) == 0
