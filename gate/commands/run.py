@@ -936,6 +936,7 @@ def _with_fixes(
     """The conclusion with what the search for verified fixes found (gate.run.fix_search) in its
     results, every secret masked; its verdict stays as it was drawn."""
     from gate.fixes.verification import parse_budget
+    from gate.results.fixes import FixSearch
     from gate.run.fix_search import FixOptions, search_fixes
     from gate.util.redact import Redactor
 
@@ -958,7 +959,13 @@ def _with_fixes(
         finally:
             signals.loop = None
 
-    fixes = asyncio.run(search())
+    try:
+        fixes = asyncio.run(search())
+    except Exception as exc:  # noqa: BLE001 - a fault of the search never loses the run's outputs
+        print(
+            f"tool-eval-gate run: the search for fixes failed: {type(exc).__name__}: {exc}", file=sys.stderr
+        )
+        fixes = FixSearch(skipped=f"the search failed ({type(exc).__name__}: {exc})")
     results = Redactor.from_env(os.environ).redact_results(
         dataclasses.replace(conclusion.results, fixes=fixes)
     )

@@ -544,7 +544,7 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
     verdict = outcome.conclusion.verdict if outcome.conclusion is not None else None
     output_dir, workspace = settings.output_dir, settings.workspace
 
-    patch = output_dir / FIX_PATCH
+    fixes = outcome.conclusion.results.fixes if outcome.conclusion is not None else None
 
     def path_if_written(name: str) -> str:
         return _relative(output_dir / name, workspace) if (output_dir / name).is_file() else ""
@@ -563,7 +563,7 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "report_path": path_if_written(REPORT_FILE),
         "html_path": path_if_written(HTML_FILE),
         # the verified edits, when there are some (an empty patch is no patch for git apply)
-        "fix_patch_path": path_if_written(FIX_PATCH) if patch.is_file() and patch.stat().st_size else "",
+        "fix_patch_path": path_if_written(FIX_PATCH) if fixes is not None and fixes.patch else "",
     }
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,7 +145,7 @@ async def search_fixes(
     definitions: list[DefinitionSearch] = []
     seen: set[tuple[str, int]] = set()
     for target in targets.definitions:
-        if len(definitions) == MAX_DEFINITIONS:
+        if len(definitions) == MAX_DEFINITIONS or (options.control is not None and options.control.stopped):
             break
         found = await _definition(search, target, seen)
         if found is not None:
@@ -271,7 +272,8 @@ async def _propose(
         api=api,
     )
     try:
-        reply, sent, cost = await ask(request, _budgeted(search.options, left, ""), search.make_provider)
+        options = _budgeted(search.options, left, search.fix.budget_text)
+        reply, sent, cost = await ask(request, options, search.make_provider)
     except (ProviderError, BudgetReached) as exc:  # a proposal that failed is a result, not a crash
         return f"the fix model {provider}:{name} could not be asked: {truncate(str(exc), 300)}"
     search.spend(sent, cost)
@@ -315,7 +317,7 @@ async def _candidates(
     suite = search.suites[target.suites[0]]
     facts = _facts(search, targeted)
     known = known_words(with_offered(suite, search.run.results))
-    others = [p for p in source.split("\n\n") if p.strip() and p.strip() != span.text.strip()]
+    others = [p for p in re.split(r"\n[ \t\r]*\n", source) if p.strip() and p.strip() != span.text.strip()]
     tried: list[Candidate] = []
     scope, stop = "", ""
     for number, text in enumerate(texts, 1):
@@ -323,6 +325,9 @@ async def _candidates(
         written = write(span, source, value)
         edit = edit_of(span.file, source, written) if written is not None else None
         why = refusal(value, span, written, facts, known, others if span.kind == "prompt_paragraph" else ())
+        control = search.options.control
+        if control is not None and control.stopped:
+            stop = stop or f"not run: {control.reason}"
         if why or stop:
             tried.append(Candidate(number, text, "refused" if why else "not_run", why or stop, edit=edit))
             continue

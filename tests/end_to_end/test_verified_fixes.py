@@ -346,6 +346,16 @@ def test_the_action_suggests_the_verified_wording_on_its_line_of_the_diff(
         assert fixes["skipped"].startswith("no key to ask the models with")
         assert read_outputs(tmp_path / "output.txt")["fix_patch_path"] == ""
 
+    # A pull request whose diff does not hold the edited line: no suggested change (it would replace a
+    # line the review cannot sit on), the sticky comment's diff block only.
+    with FakeGitHub("acme/agents") as github:
+        readme = "@@ -1 +1,2 @@\n # weather\n+more\n"
+        github.add_pull(7, {"README.md": readme}, head_sha=head, base_sha=base)
+        assert entrypoint([], actions_env(workspace, github, server, suggest_fixes="true")) == 1
+        assert not any("suggestion\n" in c["body"] for c in github.review_comments)
+        [sticky] = github.comments_on(7)
+        assert f'+      "description": "{FIXING}",' in sticky["body"]
+
 
 # --- an agent program's own tool ----------------------------------------------------------------------
 
@@ -472,3 +482,64 @@ def test_an_agent_programs_own_tool_is_reworded_in_its_source_and_in_its_request
     git(repo, "apply", "out/fix.patch")
     assert f'    "description": "{PROGRAM_FIX}",' in (repo / "agent/desk.py").read_text()
     assert run_main(argv) == 0
+
+
+# --- a paragraph of the system prompt ----------------------------------------------------------------
+
+PROMPT = "You answer weather questions for travellers.\n\nUse get_forecast for questions about tomorrow.\n"
+PROMPT_FIX = "Use get_forecast for anything about tomorrow or later days."
+PROMPT_SCRIPT = {
+    "rules": [
+        {
+            "when": {"forced_tool": "propose_replacements", "last_user": "a paragraph of the system prompt"},
+            "tool_calls": [{"arguments": {"candidates": [{"text": "Be brief."}, {"text": PROMPT_FIX}]}}],
+        },
+        {"when": {"forced_tool": "propose_replacements"}, "tool_calls": [{"arguments": {"candidates": []}}]},
+        {
+            "when": {"last_user": "tomorrow", "system": "get_forecast for [^\n]*tomorrow", "turn": 1},
+            "tool_calls": [{"name": "get_forecast", "arguments": {"city": "Paris", "days": 1}}],
+        },
+        *SCRIPT["rules"][3:],
+    ],
+    "default": SCRIPT["default"],
+}
+
+
+def test_a_prompt_paragraph_the_change_broke_is_reworded_as_a_paragraph(
+    tmp_path: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = SUITE.replace(
+        "  tools: [{file: tools/weather.json}]\n",
+        "  system_prompt: {file: prompt.md}\n  tools: [{file: tools/weather.json}]\n",
+    )
+    repo = make_repo(tmp_path, suite.replace(f"trials: {TRIALS}", "trials: 1"))
+    (repo / "tools/weather.json").write_text(tools(GOOD))  # the pull request changes the prompt instead
+    (repo / "prompt.md").write_text(PROMPT)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "prompt")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "pr")
+    git(repo, "checkout", "-q", "pr")
+    (repo / "prompt.md").write_text(
+        PROMPT.replace("Use get_forecast for questions about tomorrow.", "Be brief.")
+    )
+    git(repo, "commit", "-qam", "shorter prompt")
+    server = model_server(PROMPT_SCRIPT)
+    assert run(repo, server, monkeypatch, "--suggest-fixes", "--fix-patch", "out/fix.patch") == 1
+    paragraph = fixes_of(repo)["definitions"][0]
+    assert (paragraph["kind"], paragraph["file"], paragraph["line"], paragraph["text"]) == (
+        "prompt_paragraph",
+        "prompt.md",
+        3,
+        "Be brief.",
+    )
+    assert [(c["status"], c["reason"]) for c in paragraph["candidates"]] == [
+        ("refused", "it is the current text"),
+        ("verified", ""),
+    ]
+    assert [c["role"] for c in paragraph["candidates"][1]["cases"]] == ["targeted", "passing", "passing"]
+    git(repo, "apply", "out/fix.patch")
+    assert (repo / "prompt.md").read_text() == PROMPT.replace(
+        "Use get_forecast for questions about tomorrow.", PROMPT_FIX
+    )
+    assert run(repo, server, monkeypatch) == 0
