@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from gate.fixes.spans import Span
 from gate.results.outcomes import CaseResult
-from gate.suite.model import MATCHER_KEYS, Case, Suite
+from gate.suite.matcher_tree import MATCHER_KEYS, matchers_json
+from gate.suite.model import Case, Suite
 from gate.util.escape import show
 from gate.util.wording import mentions
 
@@ -54,8 +55,8 @@ def case_facts(suite: Suite, case: Case, result: CaseResult) -> CaseFacts:
     found: list[object] = []
     for calls in (expect.calls, *expect.alternatives):
         for call in calls.calls:
-            _values(call.args, found)
-    _values(expect.final_state, found)
+            _values(matchers_json(call.args), found)  # as the suite writes them
+    _values(matchers_json(expect.final_state or {}), found)
     _values([*expect.output.contains, expect.output.equals], found)
     values = [_text(v) for v in found if _counts(v)]
     return CaseFacts(f"{suite.name}/{case.id}", tuple(dict.fromkeys(requests)), tuple(dict.fromkeys(values)))
