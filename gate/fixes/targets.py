@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from gate.analysis.analyse import Recommendation
 from gate.results.fixes import SkippedCase, SpanKind
-from gate.results.outcomes import CaseResult, RunResults
+from gate.results.outcomes import CaseResult, RunResults, ToolInfo
 from gate.suite.model import Source, Suite, ToolDef
 from gate.util.escape import truncate
 from gate.util.wording import mentions
@@ -112,29 +112,39 @@ def find_targets(conclusion: Conclusion, suites: Sequence[Suite]) -> Targets:
 
 
 def with_offered(suite: Suite, results: RunResults) -> Suite:
-    """``suite`` with the tools an agent program offered the model beside the suite's own, as the run
-    placed them in the program's source (the results' tools of the suite that it does not declare):
-    their definitions are the program's, and a rewording of one reaches the model through the
-    program's requests (``gate.fixes.apply.reword_body``)."""
+    """``suite`` with the definitions an agent program showed the model, as the run placed them in the
+    program's source (the results' tools of the suite): the tools it offered beside the suite's own,
+    and, where the results place one of the suite's tools elsewhere or with another text, the
+    program's definition of it in place of the suite's copy. A rewording of such a definition reaches
+    the model through the program's requests (``gate.fixes.apply.reword_body``); the suite the run
+    uses is not changed by this."""
     if suite.agent.program is None:
         return suite
-    declared = {t.name for t in suite.agent.tools}
-    offered = tuple(
-        ToolDef(
-            name=info.name,
-            description=info.description,
-            parameters=info.parameters or {},
-            source=Source(info.file, info.line),
-            description_line=info.description_line,
-            parameter_lines=dict(info.parameter_lines),
-        )
+    shown = {
+        info.name: info
         for result in results.suites
         if result.name == suite.name
         for info in result.tools
-        if info.name not in declared and info.file
-    )
-    return (
-        replace(suite, agent=replace(suite.agent, tools=(*suite.agent.tools, *offered))) if offered else suite
+        if info.file
+    }
+    tools = [_shown(tool, shown.pop(tool.name, None)) for tool in suite.agent.tools]
+    tools += [_shown(None, info) for info in shown.values()]
+    return replace(suite, agent=replace(suite.agent, tools=tuple(t for t in tools if t is not None)))
+
+
+def _shown(tool: ToolDef | None, info: ToolInfo | None) -> ToolDef | None:
+    """The suite's ``tool``, or the definition the results hold of it (``info``) where that is another."""
+    if info is None or (
+        tool is not None and (tool.source.path, tool.description) == (info.file, info.description)
+    ):
+        return tool
+    return ToolDef(
+        name=info.name,
+        description=info.description,
+        parameters=info.parameters if info.parameters is not None else tool.parameters if tool else {},
+        source=Source(info.file, info.line),
+        description_line=info.description_line,
+        parameter_lines=dict(info.parameter_lines),
     )
 
 

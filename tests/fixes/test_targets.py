@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from gate.fixes.targets import find_targets
+from gate.fixes.targets import find_targets, with_offered
 from gate.results.outcomes import SourceRef
-from gate.suite.model import Prompt, Source
+from gate.suite.model import Command, Prompt, Source
 from gate.verdict.conclusion import conclude
 from tests import builders as b
 from tests import results_factory as r
@@ -101,3 +101,28 @@ def test_nothing_is_implicated_for_cases_no_wording_fixes() -> None:
     run = results(failed("cut", wrong, stop="max_tokens"))
     found = find_targets(conclude(run), [SUITE])  # type: ignore[arg-type]
     assert found.definitions == () and [c.case_id for c in found.skipped_cases] == ["cut"]
+
+
+def test_an_agent_programs_definitions_are_the_ones_it_showed_the_model() -> None:
+    """The tools a program offered beside the suite's, and a suite tool the results place in the
+    program's source with the text the model was shown, are the definitions advice implicates."""
+    program = dataclasses.replace(
+        SUITE,
+        agent=dataclasses.replace(SUITE.agent, program=Command(("python3", "agent.py"), "agent program")),
+    )
+    shown = [
+        r.tool(
+            "get_weather", "Weather, as the program says it.", file="agent.py", line=3, description_line=4
+        ),
+        r.tool("local_time", "Clock.", file="agent.py", line=9, description_line=10),
+    ]
+    run = r.run(
+        r.suite("weather", [failed("tomorrow", r.failure("extra_call", tool="local_time"))], tools=shown)
+    )
+    defined = {t.name: (t.source.path, t.description) for t in with_offered(program, run).agent.tools}
+    assert defined["get_weather"] == ("agent.py", "Weather, as the program says it.")
+    assert defined["local_time"] == ("agent.py", "Clock.")
+    assert defined["get_forecast"] == ("tools.json", "The get_forecast tool.")  # as the suite has it
+    assert with_offered(SUITE, run) is SUITE  # a model agent shows the suite's own
+    [target] = find_targets(conclude(run), [program]).definitions  # type: ignore[arg-type]
+    assert (target.tool, target.file, target.line, target.text) == ("local_time", "agent.py", 10, "Clock.")
