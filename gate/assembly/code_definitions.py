@@ -24,6 +24,7 @@ the files come in as texts.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -67,38 +68,53 @@ def code_definitions(
         if text is None or name not in text:
             continue
         reader = _python if path.endswith(_PYTHON) else _other
-        found += sorted(reader(name, path, text), key=lambda d: (d.line, d.start))
+        found += reader(path, text).get(name, ())
     return tuple(found)
+
+
+def _by_name(definitions: Iterator[CodeDefinition]) -> dict[str, tuple[CodeDefinition, ...]]:
+    found: dict[str, list[CodeDefinition]] = {}
+    for definition in definitions:
+        found.setdefault(definition.name, []).append(definition)
+    return {name: tuple(sorted(d, key=lambda d: (d.line, d.start))) for name, d in found.items()}
 
 
 # --- Python --------------------------------------------------------------------------------------
 
 
-def _python(name: str, path: str, text: str) -> Iterator[CodeDefinition]:
+@functools.lru_cache(maxsize=32)
+def _python(path: str, text: str) -> dict[str, tuple[CodeDefinition, ...]]:
+    """Every definition of a Python file, by tool name (read once for every tool looked up)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return
-    strings = _Strings(tree)
+        return {}
+    return _by_name(_python_definitions(path, tree, _Strings(tree)))
+
+
+def _python_definitions(path: str, tree: ast.AST, strings: _Strings) -> Iterator[CodeDefinition]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            named = node.name == name or any(strings.call_names(d, name) for d in node.decorator_list)
             docstring = _docstring(node)
-            if named and docstring is not None:
-                literal = node.body[0]
-                yield CodeDefinition(name, path, node.lineno, docstring, literal.lineno, _end(literal))
-        elif isinstance(node, ast.Call) and strings.call_names(node, name):
-            described = strings.described(_call_description(node))
-            if described is not None:
-                yield CodeDefinition(name, path, node.lineno, *described)
+            if docstring is None:
+                continue
+            literal = node.body[0]
+            named = {node.name, *(n for n in map(strings.call_name, node.decorator_list) if n)}
+            for tool in named:
+                yield CodeDefinition(tool, path, node.lineno, docstring, literal.lineno, _end(literal))
+            continue
+        name: str | None = None
+        description: ast.expr | None = None
+        if isinstance(node, ast.Call):
+            name, description = strings.call_name(node), _call_description(node)
         elif isinstance(node, ast.Dict):
             entries = {
                 strings.value(k): v for k, v in zip(node.keys, node.values, strict=True) if k is not None
             }
-            if strings.value(entries.get("name")) == name:
-                described = strings.described(entries.get("description"))
-                if described is not None:
-                    yield CodeDefinition(name, path, node.lineno, *described)
+            name, description = strings.value(entries.get("name")), entries.get("description")
+        described = strings.described(description) if name else None
+        if name and described is not None:
+            yield CodeDefinition(name, path, getattr(node, "lineno", 0), *described)
 
 
 def _docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
@@ -158,16 +174,18 @@ class _Strings:
             return None
         return inspect.cleandoc(text), int(getattr(where, "lineno", 0)), _end(where)
 
-    def call_names(self, node: ast.AST, name: str) -> bool:
-        """Whether ``node`` is a call that names the tool ``name`` (a decorator call included)."""
+    def call_name(self, node: ast.AST) -> str | None:
+        """The tool a call names (a decorator call included): its ``name=`` / ``name_override=``, or
+        its first argument when the callee says tool or the call gives a ``description=``."""
         if not isinstance(node, ast.Call):
-            return False
-        if any(k.arg in ("name", "name_override") and self.value(k.value) == name for k in node.keywords):
-            return True
+            return None
+        named = self.value(_keyword(node, "name", "name_override"))
+        if named:
+            return named
         first = self.value(node.args[0]) if node.args else None
-        return first == name and (
-            "tool" in _callee(node).lower() or _keyword(node, "description") is not None
-        )
+        if first and ("tool" in _callee(node).lower() or _keyword(node, "description") is not None):
+            return first
+        return None
 
 
 def _callee(node: ast.Call) -> str:
@@ -192,22 +210,30 @@ _QUOTES = "\"'`"
 _DESCRIPTION_KEY = re.compile(r"""(?<![\w$])["']?description["']?\s*[:=]\s*""")
 
 
-def _other(name: str, path: str, text: str) -> Iterator[CodeDefinition]:
-    quoted = "|".join(re.escape(q + name + q) for q in _QUOTES)
-    keyed = re.compile(r"""(?<![\w$])["']?name["']?\s*[:=]\s*(?:""" + quoted + ")")
-    called = re.compile(r"""([\w$]*tool[\w$]*)\s*\(\s*(?:""" + quoted + r")\s*,\s*", re.IGNORECASE)
+_QUOTED_NAME = r"""(["'`])([^"'`\\\n]+)\1"""
+_KEYED = re.compile(r"""(?<![\w$])["']?name["']?\s*[:=]\s*""" + _QUOTED_NAME)
+_CALLED = re.compile(r"""[\w$]*tool[\w$]*\s*\(\s*""" + _QUOTED_NAME + r"\s*,\s*", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=32)
+def _other(path: str, text: str) -> dict[str, tuple[CodeDefinition, ...]]:
+    """Every definition of a file in another language, by tool name (read once)."""
+    return _by_name(_other_definitions(path, text))
+
+
+def _other_definitions(path: str, text: str) -> Iterator[CodeDefinition]:
     objects = _objects(text)
-    for match in keyed.finditer(text):  # {name: "x", description: "..."}: the same object's key
+    for match in _KEYED.finditer(text):  # {name: "x", description: "..."}: the same object's key
         described = _description_in(text, objects, _innermost(objects, match.start()))
         if described is not None:
-            yield CodeDefinition(name, path, _line(text, match.start()), *described)
-    for match in called.finditer(text):  # tool("x", "..."), or tool("x", {description: "..."})
+            yield CodeDefinition(match.group(2), path, _line(text, match.start()), *described)
+    for match in _CALLED.finditer(text):  # tool("x", "..."), or tool("x", {description: "..."})
         value = _value_at(text, match.end())
         if value is None:
             opened = re.compile(r"\s*\{").match(text, match.end())
             value = _description_in(text, objects, _innermost(objects, opened.end() - 1) if opened else None)
         if value is not None:
-            yield CodeDefinition(name, path, _line(text, match.start()), *value)
+            yield CodeDefinition(match.group(2), path, _line(text, match.start()), *value)
 
 
 def _value_at(text: str, at: int) -> tuple[str, int, int] | None:
@@ -227,7 +253,7 @@ def _value_at(text: str, at: int) -> tuple[str, int, int] | None:
     return None if literal is None else (literal[0], _line(text, found[0].end()), _line(text, literal[1]))
 
 
-def _objects(text: str) -> list[tuple[int, int]]:
+def _objects(text: str) -> tuple[tuple[int, int], ...]:
     """The spans of the ``{...}`` of ``text`` (outside strings and comments), sorted by start."""
     spans: list[tuple[int, int]] = []
     opened: list[int] = []
@@ -247,7 +273,7 @@ def _objects(text: str) -> list[tuple[int, int]]:
         elif char == "}" and opened:
             spans.append((opened.pop(), at))
         at += 1
-    return sorted(spans)
+    return tuple(sorted(spans))
 
 
 def _string_end(text: str, at: int) -> int:
