@@ -368,3 +368,85 @@ def test_a_call_to_a_tool_the_request_did_not_offer_is_hallucinated_though_the_s
         "call 1: get_forecast is not a tool its request offered (offered: get_weather)"
     )
     assert "hallucinated tool" in done.stdout
+
+
+LANGGRAPH = '''\
+"""The support desk on LangGraph: its own tools in code, the order service's from its MCP server."""
+import asyncio, json, os, sys
+
+from langchain_core.tools import BaseTool, tool
+from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_openai import ChatOpenAI
+from langgraph.prebuilt import create_react_agent
+
+
+class orders:  # the order service's client (answers fixed here)
+    @staticmethod
+    def track(order_id: str) -> str:
+        return json.dumps({"status": "in transit", "order": order_id})
+
+
+SNIPPET
+
+
+async def main() -> None:
+    graph = create_react_agent(ChatOpenAI(model="gpt-4o-mini", temperature=0), await support_tools())
+    for line in sys.stdin:
+        message = json.loads(line)
+        state = await graph.ainvoke({"messages": [{"role": "user", "content": message["content"]}]})
+        print(json.dumps({"content": state["messages"][-1].content}), flush=True)
+
+
+asyncio.run(main())
+'''
+# docs/agent-programs.md's pattern, taken from the page itself: the test runs what the docs show.
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "agent-programs.md"
+DOCUMENTED = DOCS.read_text().split("```python\n@tool\ndef track_shipment")[1].split("```")[0]
+DOCUMENTED = "@tool\ndef track_shipment" + DOCUMENTED
+# What a team writes from "point its client at TOOL_EVAL_GATE_MCP_URL": every tool the server lists.
+LITERALLY = DOCUMENTED.replace(
+    "served = [t for t in await client.get_tools() if t.name not in {m.name for m in mine}]",
+    "served = await client.get_tools()",
+)
+LANGGRAPH_SCRIPT = {
+    "rules": [
+        {"when": {"after_tool": "track_shipment"}, "text": "Your parcel is in transit."},
+        *SCRIPT["rules"][1:],
+    ],
+    "default": SCRIPT["default"],
+}
+
+
+def langgraph_pr(tmp_path: Path, snippet: str) -> Path:
+    """A repository whose base holds the LangGraph agent, and a change degrading its docstring."""
+    root = tmp_path / "repo"
+    (root / "agent").mkdir(parents=True)
+    (root / "tools").mkdir()
+    (root / "agent" / "support_agent.py").write_text(LANGGRAPH.replace("SNIPPET", snippet.strip()))
+    (root / "tools" / "support.json").write_text(json.dumps(TOOL_FILE, indent=2) + "\n")
+    (root / "support.suite.yaml").write_text(SUITE)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "base")
+    git(root, "checkout", "-qb", "change")
+    degraded = LANGGRAPH.replace("SNIPPET", snippet.strip().replace(GOOD, DEGRADED))
+    (root / "agent" / "support_agent.py").write_text(degraded)
+    git(root, "commit", "-qam", "reword track_shipment")
+    return root
+
+
+def test_a_langgraph_agent_that_loads_every_mcp_tool_is_not_verified_the_documented_one_is_judged(
+    tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
+) -> None:
+    assert GOOD in DOCUMENTED  # the docs' docstring is the one the scripted model calls the tool for
+    literal = langgraph_pr(tmp_path / "literal", LITERALLY)
+    done = pr_run(literal, model_server(LANGGRAPH_SCRIPT))
+    said = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 3, said  # before: 0, PASSED on the suite's copy
+    assert "not verified: suite 'support-desk': the model was shown a description of track_shipment" in said
+    assert "the suite's copy at tools/support.json:6, which the mock MCP server lists" in said
+    documented = langgraph_pr(tmp_path / "documented", DOCUMENTED)
+    done = pr_run(documented, model_server(LANGGRAPH_SCRIPT))
+    assert done.returncode == 1, done.stdout + done.stderr  # the regression, caught
+    [track] = [t for t in results(documented)["suites"][0]["tools"] if t["name"] == "track_shipment"]
+    assert (track["description"], track["file"]) == (DEGRADED, "agent/support_agent.py")
