@@ -93,20 +93,13 @@ def shown_tools(suite: Suite, cases: Sequence[CaseResult], root: Path) -> tuple[
 def _placed(suite: Suite, tool: OfferedTool, repository: _Repository, fallback: Source) -> ToolDef:
     shown = ToolDef(tool.name, tool.description, tool.parameters, PROGRAM_SOURCE)
     own = repository.own
-    in_code = bool(tool.description.strip()) and find_text(tool.description, own.texts, own.first)
+    in_code = bool(tool.description.strip()) and find_text(tool.description, own.texts, own.first) is not None
     declared = suite.tool(tool.name)
-    if (
-        in_code
-        or declared is None
-        or (declared.description, declared.parameters)
-        != (
-            tool.description,
-            tool.parameters,
-        )
-    ):
-        sources = own if in_code else repository.everything()
-        return place_tool(shown, sources.texts, sources.first, fallback)
-    return declared  # the suite's own definition, at its exact place
+    if not in_code and declared is not None and declared.description == tool.description:
+        if declared.parameters == tool.parameters:
+            return declared  # the suite's own definition (the mock server listed it), at its exact place
+    sources = own if in_code else repository.everything()
+    return place_tool(shown, sources.texts, sources.first, fallback)
 
 
 def _code(repository: _Repository, suite: Suite, everything: bool) -> ProgramCode:
