@@ -24,7 +24,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
@@ -175,11 +175,13 @@ def _change(change: CaseChange | None) -> dict[str, Any] | None:
 @dataclass(frozen=True)
 class _Shown:
     """What the trials of both sides were offered: the suites' own tools by name (a model agent's
-    trials offer those), and every description once (``texts``, referred to by index)."""
+    trials offer those); every description once (``texts``) and every list of offered tools once
+    (``sets``: a model agent's trials share one), each referred to by index."""
 
     head_tools: Mapping[str, Sequence[ToolInfo]]
     base_tools: Mapping[str, Sequence[ToolInfo]]
-    texts: _Prompts
+    texts: _Prompts = field(default_factory=_Prompts)
+    sets: dict[str, int] = field(default_factory=dict)
 
     def sides(
         self, head: CaseResult | None, base: CaseResult | None
@@ -189,9 +191,14 @@ class _Shown:
             [trial_tools(t, self.base_tools.get(base.suite, ())) for t in base.trials] if base else [],
         )
 
-    def rows(self, tools: Sequence[ShownTool], other: Mapping[str, set[str]] | None) -> list[list[Any]]:
-        """Per tool: its name, its description's index and how it compares with the other side."""
-        return [[t.name, self.texts.ref(t.description), difference(t, other)] for t in tools]
+    def ref(self, tools: Sequence[ShownTool], other: Mapping[str, set[str]] | None) -> int:
+        """The index of the list of ``tools``: per tool, its name, its description's index and how it
+        compares with the other side."""
+        rows = [[t.name, self.texts.ref(t.description), difference(t, other)] for t in tools]
+        return self.sets.setdefault(json.dumps(rows), len(self.sets))
+
+    def lists(self) -> list[Any]:
+        return [json.loads(key) for key in self.sets]
 
 
 def _case(
@@ -224,13 +231,13 @@ def _case(
         "change": _change(change),
         "expected": json_text(case.expected) if case.expected else "",
         "head": [
-            {**_trial(t, prompts), "tools": shown.rows(tools, base_offered)}
+            {**_trial(t, prompts), "tools": shown.ref(tools, base_offered)}
             for t, tools in zip(head.trials, head_tools, strict=True)
         ]
         if head is not None
         else None,
         "base": [
-            {**_trial(t, prompts), "tools": shown.rows(tools, head_offered)}
+            {**_trial(t, prompts), "tools": shown.ref(tools, head_offered)}
             for t, tools in zip(base.trials, base_tools, strict=True)
         ]
         if base is not None
@@ -243,8 +250,8 @@ def _rank(case: dict[str, Any], order: int) -> tuple[int, float, int]:
 
 
 def _page_data(conclusion: Conclusion) -> dict[str, Any]:
-    """The suites, the system prompts and the tool descriptions (once each) and every case, worst
-    first."""
+    """The suites, the system prompts, the tool descriptions and the lists of offered tools (once
+    each) and every case, worst first."""
     results, comparison = conclusion.results, conclusion.comparison
     changes = {(c.suite, c.case_id): c for c in comparison.changes} if comparison is not None else {}
     base_cases = {
@@ -256,7 +263,6 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
     shown = _Shown(
         {s.name: s.tools for s in results.suites},
         {s.name: s.tools for s in (conclusion.baseline.suites if conclusion.baseline else ())},
-        _Prompts(),
     )
     suites = [{"name": s.name, "path": s.path} for s in results.suites]
     index = {s.name: i for i, s in enumerate(results.suites)}
@@ -285,6 +291,7 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
         "suites": suites,
         "prompts": prompts.texts,
         "descriptions": shown.texts.texts,
+        "toolsets": shown.lists(),
         "cases": ordered,
     }
 

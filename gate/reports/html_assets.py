@@ -75,7 +75,8 @@ SCRIPT = """
 "use strict";
 (function () {
   var data = JSON.parse(document.getElementById("report-data").textContent);
-  var suites = data.suites, prompts = data.prompts, descriptions = data.descriptions, cases = data.cases;
+  var suites = data.suites, prompts = data.prompts, cases = data.cases;
+  var descriptions = data.descriptions, toolsets = data.toolsets;
   var PAGE = 200;
   var KINDS = data.kinds;
   var state = {kinds: [], suite: "", tag: "", q: "", shown: PAGE};
@@ -179,7 +180,7 @@ SCRIPT = """
     var div = add(box, el("div", "trial " + kind(t.status)));
     var title = "trial " + t.i + ": " + t.status + " · score " + t.score.toFixed(2) + " · " + t.head;
     add(div, el("h5", "", title));
-    if (t.tools.length) offered(div, t.tools, other);
+    if (toolsets[t.tools].length) offered(div, toolsets[t.tools], other);
     var last = -1;  // the message that is the final answer, labelled so instead of shown twice
     t.msgs.forEach(function (m, i) { if (m.r === "assistant" && !m.g && (m.t || "") === t.out) last = i; });
     t.msgs.forEach(function (m, i) { message(div, m, t, i === last); });
