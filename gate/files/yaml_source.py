@@ -4,12 +4,14 @@ Suites, tool files and mock files are parsed here and nowhere else (their text i
 :mod:`gate.files.text_files`). Pure: text in, a document out. The document is parsed from the
 event stream of PyYAML's safe parser (the C one when available), so that every mapping key, mapping
 value and sequence item gets its 1-based line and column, keyed by its path from the root (e.g.
-``("cases", 3, "expect", "calls", 0, "tool")``). Plain documents (no anchors, aliases, tags, merge
-or duplicate keys; nearly every real file) are read by one tight loop; anything else, and every
-document with a problem, by a small iterative composer that enforces the guards below, so each
-problem is found and worded in exactly one place. (Not ``yaml.compose`` with libyaml's composer: it
-is no faster than the event loop here, it loses the position of an alias, and its recursion in C
-crashes the process on documents nested some 24,000 levels deep.)
+``("cases", 3, "expect", "calls", 0, "tool")``). One small iterative composer reads every document
+and enforces the guards below, so each problem is found and worded in exactly one place. (Not
+``yaml.compose`` with libyaml's composer: it is no faster than the event loop here, it loses the
+position of an alias, and its recursion in C crashes the process on documents nested some 24,000
+levels deep. Nor a second loop for plain documents beside it, as there was until issue 37: it read
+the 100 suite files of ``bench/run.py --only validate`` in 28 ms against this composer's 55 ms, and
+``validate`` of them took 0.31 s of CPU with it against 0.34 s without, well within the 0.5 s
+budget: not a difference a user sees, so one reader.)
 
 Building values ourselves (rather than with ``yaml.safe_load``) is also what lets us guard against
 hostile input: a size limit, a nesting-depth limit, an alias expansion budget (no "billion laughs"),
@@ -176,9 +178,6 @@ def parse(text: str, display_path: str, *, json_fallback: bool = False) -> YamlD
         _refuse_odd_breaks(text, display_path, json_fallback)
     try:
         try:
-            fast = _compose_plain(text, display_path, json_numbers=json_fallback)
-            if fast is not None:
-                return fast
             return _Composer(display_path, json_numbers=json_fallback).compose(_events(text))
         except yaml.MarkedYAMLError as exc:
             if _Loader is yaml.SafeLoader:
@@ -264,166 +263,6 @@ _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?
 def _json_number(value: str) -> float | None:
     """A plain scalar that JSON reads as a number but YAML 1.1 as a string (``1e-09``, ``1.5e3``)."""
     return float(value) if _JSON_NUMBER.fullmatch(value) else None
-
-
-def _compose_plain(text: str, path: str, *, json_numbers: bool = False) -> YamlDocument | None:
-    """The fast path for the documents nearly every file is: one document of plain mappings,
-    sequences and scalars, without anchors, aliases, tags, merge keys or duplicate keys, within the
-    limits. One tight loop over the parser's events builds the values and positions; anything else
-    (including a syntax error) returns None, and :class:`_Composer` reads the text from the start,
-    so every problem is found and worded exactly one way."""
-    loader = _Loader(text)
-    get = loader.get_event
-    try:
-        if get().__class__ is not yaml.StreamStartEvent or get().__class__ is not yaml.DocumentStartEvent:
-            return None
-        reader = _PlainReader(json_numbers)
-        if not reader.read(get):
-            return None
-        if get().__class__ is not yaml.StreamEndEvent:
-            return None  # a second document
-    except (yaml.YAMLError, ValueError, IndexError):
-        return None
-    finally:
-        loader.dispose()
-    return YamlDocument(path, reader.root, reader.values, reader.keys, reader.surprises)
-
-
-_SCALAR_EVENT, _MAPPING_START, _SEQUENCE_START = (
-    yaml.ScalarEvent,
-    yaml.MappingStartEvent,
-    yaml.SequenceStartEvent,
-)
-_ENDS = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
-
-
-class _PlainReader:
-    """The values and positions of one plain document, read from its events (see
-    :func:`_compose_plain`); any method answers ``_DECLINE`` (or False) when the document is not plain."""
-
-    def __init__(self, json_numbers: bool):
-        self.json_numbers = json_numbers
-        self.values: dict[PathKey, tuple[int, int]] = {}
-        self.keys: dict[PathKey, tuple[int, int]] = {}
-        self.surprises: dict[PathKey, str] = {}
-        # open collections: [value, path, is_mapping, pending key or None]
-        self.stack: list[list[Any]] = []
-        self.root: Any = None
-
-    def read(self, get: Any) -> bool:
-        """Read the events up to the end of the document; False when it is not plain."""
-        while True:
-            event = get()
-            kind = event.__class__
-            if kind is _SCALAR_EVENT or kind is _MAPPING_START or kind is _SEQUENCE_START:
-                if event.anchor is not None or event.tag is not None:
-                    return False
-                where = self._where(event, kind)
-                if where is _DECLINE:
-                    return False
-                if where is not None and not self._node(event, kind, where):
-                    return False
-            elif kind in _ENDS:
-                self.stack.pop()
-            else:  # the end of the document, an alias, or something unexpected
-                return kind is yaml.DocumentEndEvent
-
-    def _where(self, event: Any, kind: type) -> Any:
-        """The path of the value ``event`` starts (its position recorded); None when the event is a
-        mapping key (recorded for the value that follows)."""
-        mark = event.start_mark
-        pos = (mark.line + 1, mark.column + 1)
-        if not self.stack:
-            where: PathKey = ()
-        else:
-            top = self.stack[-1]
-            if not top[2]:
-                where = (*top[1], len(top[0]))
-            elif top[3] is None:  # this event is a mapping key
-                if kind is not _SCALAR_EVENT:
-                    return _DECLINE
-                key = event.value
-                if key in top[0] or (key == "<<" and event.implicit[0]):
-                    return _DECLINE  # a duplicate (reported by _Composer) or a merge key
-                top[3] = key
-                self.keys[top[1] + (key,)] = pos
-                return None
-            else:
-                where = (*top[1], top[3])
-                top[3] = None
-        self.values[where] = pos
-        return _DECLINE if len(self.values) > MAX_NODES else where
-
-    def _node(self, event: Any, kind: type, where: PathKey) -> bool:
-        """Put the value ``event`` starts at ``where``; False when the document is not plain."""
-        if kind is _SCALAR_EVENT:
-            value = self._scalar(event, where)
-            if value is _DECLINE:
-                return False
-        elif len(self.stack) >= MAX_DEPTH:
-            return False
-        else:
-            value = {} if kind is _MAPPING_START else []
-        if not self.stack:
-            self.root = value
-        elif self.stack[-1][2]:
-            self.stack[-1][0][where[-1]] = value
-        else:
-            self.stack[-1][0].append(value)
-        if kind is not _SCALAR_EVENT:
-            self.stack.append([value, where, kind is _MAPPING_START, None])
-        return True
-
-    def _scalar(self, event: Any, where: PathKey) -> Any:
-        raw = event.value
-        if not event.implicit[0]:  # quoted: always a string
-            return raw
-        known = _PLAIN_SCALARS.get(raw)
-        if known is None:
-            known = _PLAIN_SCALARS[raw] = _plain_scalar(raw)
-        if known is _DECLINE:
-            return _DECLINE
-        if self.json_numbers and known[0] == _STR:
-            number = _json_number(raw)
-            return raw if number is None else number
-        if known[2]:
-            self.surprises[where] = raw
-        return known[1]
-
-
-_DECLINE: Any = object()
-
-
-def _plain_scalar(raw: str) -> Any:
-    """(tag, value, YAML 1.2 reads it differently) of an untagged plain scalar, or ``_DECLINE`` when
-    only :class:`_Composer` may read it (an unsupported type, a value that does not construct, NaN)."""
-    tag = _resolve(raw, (True, False))
-    if tag == _STR or tag == _TIMESTAMP:  # dates stay the text written
-        return tag, raw, tag == _STR and _is_yaml_12_number(raw)
-    if tag not in _SCALAR_TAGS:
-        return _DECLINE
-    try:
-        value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, yaml.ScalarNode(tag, raw))
-    except (yaml.YAMLError, ValueError):
-        return _DECLINE
-    if isinstance(value, float) and not math.isfinite(value):
-        return _DECLINE  # refused by _Composer, with its position
-    return tag, value, _differs_in_yaml_12(tag, raw)
-
-
-class _ScalarCache(dict[str, Any]):
-    """Plain scalar text -> (tag, value), shared by every parse: resolving and constructing are pure,
-    the values immutable, and the texts repeat across files (true, 1, 0, tool names). Bounded."""
-
-    LIMIT = 8192
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        if len(self) >= self.LIMIT:
-            self.clear()
-        super().__setitem__(key, value)
-
-
-_PLAIN_SCALARS = _ScalarCache()
 
 
 def _line_column(text: str, index: int) -> tuple[int, int]:
