@@ -841,10 +841,29 @@ def program_suite(cases: int, interpreter: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _program_side(side: str, directory: Path, env: dict[str, str], cases: int, level: int) -> Child:
+def _program_interpreter(env: dict[str, str]) -> Path:
+    """The interpreter both sides run the program with: the benchmark's own, unless the gate gives
+    commands a user of their own (it runs as root) and that user cannot reach it (a Python under a home
+    only root may enter): then the first of the system's that it can."""
+    sys.path.insert(0, str(ROOT))
+    from gate.containment.reach import unreachable
+    from gate.containment.users import command_user
+
+    mine = Path(sys.executable)
+    if command_user(env) == "gate" or not unreachable(mine, execute=True):
+        return mine
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if Path(candidate).exists() and not unreachable(candidate, execute=True):
+            return Path(candidate)
+    raise RuntimeError(f"the gate runs commands as users of their own, and none can run {mine}")
+
+
+def _program_side(
+    side: str, directory: Path, env: dict[str, str], cases: int, level: int, python: Path
+) -> Child:
     """One run of the program's cases: ``direct`` (bench/program_direct.py) or through the ``gate``."""
     if side == "direct":
-        command = [sys.executable, str(BENCH / "program_direct.py"), str(cases), "--concurrency", str(level)]
+        command = [str(python), str(BENCH / "program_direct.py"), str(cases), "--concurrency", str(level)]
         child = run_child(command, env=env)
         answered = (
             json.loads(child.stdout.strip().splitlines()[-1])["answered"] if child.returncode == 0 else 0
@@ -865,32 +884,44 @@ def program(work: Path, quick: bool) -> dict[str, Any]:
     server, scoring) within 10% of the wall time of the same program talking to the model directly,
     at the same concurrency.
 
-    Both sides run the program with the interpreter running the benchmark: its directory goes first on
-    PATH, so the suite's command finds that very file (else it finds whatever ``python`` PATH holds,
-    e.g. a version manager's shim, which costs a shell start per process, or another Python). A
-    warm-up case goes first (the model server's first connection, the page cache), then rounds that
-    alternate which side runs first; the ratio is the median of the rounds' ratios."""
+    Both sides run the program with the same interpreter (``_program_interpreter``: the benchmark's
+    own where it can), found first on PATH as ``bench-python`` (a link to it), so the suite's command
+    finds that very file (else it finds whatever ``python`` PATH holds, e.g. a version manager's shim,
+    which costs a shell start per process, or another Python). The gate starts the programs as it
+    would here: as users of their own when it runs as root, else under its supervisor (or as
+    ``TOOL_EVAL_GATE_COMMAND_USER`` says). A warm-up case goes first (the model server's first
+    connection, the page cache), then rounds that alternate which side runs first; the ratio is the
+    median of the rounds' ratios."""
+    sys.path.insert(0, str(ROOT))
+    from gate.containment.users import command_user
+
     cases, level, rounds = (32, 8, 1) if quick else (96, 16, 3)
     directory = work / "program"
-    directory.mkdir(parents=True, exist_ok=True)
-    interpreter = Path(sys.executable)
-    (directory / "program.suite.yaml").write_text(program_suite(cases, interpreter.name), encoding="utf-8")
-    print(
-        f"\n## Agent program: {cases} cases x 2 model turns, a process per case, concurrency {level}, "
-        f"server latency {LATENCY * 1000:.0f} ms, {rounds} round(s), program run by {interpreter}"
-    )
-    walls: dict[str, list[float]] = {"gate": [], "direct": []}
-    cpu: dict[str, list[float]] = {"gate": [], "direct": []}
-    requests: dict[str, int] = {}
+    (directory / "bin").mkdir(parents=True, exist_ok=True)
+    for path in (work, directory, directory / "bin"):
+        path.chmod(0o755)  # where a command's own user runs the program
+    (directory / "program.suite.yaml").write_text(program_suite(cases, "bench-python"), encoding="utf-8")
     with ModelServer() as server:
         env = gate_env(server)
-        env["PATH"] = str(interpreter.parent) + os.pathsep + env.get("PATH", "")
-        _program_side("direct", directory, env, 1, 1)  # warm-up
+        interpreter = _program_interpreter(env)
+        os.symlink(interpreter, directory / "bin" / "bench-python")
+        env["PATH"] = str(directory / "bin") + os.pathsep + env.get("PATH", "")
+        python = directory / "bin" / "bench-python"
+        user = command_user(env)
+        print(
+            f"\n## Agent program: {cases} cases x 2 model turns, a process per case, concurrency {level}, "
+            f"server latency {LATENCY * 1000:.0f} ms, {rounds} round(s), program run by {interpreter}, "
+            f"as {'users of their own' if user == 'own' else 'the gate user, under its supervisor'}"
+        )
+        walls: dict[str, list[float]] = {"gate": [], "direct": []}
+        cpu: dict[str, list[float]] = {"gate": [], "direct": []}
+        requests: dict[str, int] = {}
+        _program_side("direct", directory, env, 1, 1, python)  # warm-up
         for number in range(rounds):
             order = ("direct", "gate") if number % 2 == 0 else ("gate", "direct")
             for side in order:
                 server.reset()
-                child = _program_side(side, directory, env, cases, level)
+                child = _program_side(side, directory, env, cases, level, python)
                 walls[side].append(child.wall)
                 cpu[side].append(child.cpu)
                 requests[side] = server.stats()["request_count"]
@@ -906,6 +937,7 @@ def program(work: Path, quick: bool) -> dict[str, Any]:
         "cases": cases,
         "concurrency": level,
         "interpreter": str(interpreter),
+        "command_user": user,
         "gate_walls": walls["gate"],
         "direct_walls": walls["direct"],
         "gate_cpu": cpu["gate"],

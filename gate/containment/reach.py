@@ -7,6 +7,7 @@ reachable and executable, every directory on the way searchable.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -50,3 +51,30 @@ def _mode(path: Path) -> int:
         return path.stat().st_mode
     except OSError:
         return 0
+
+
+def exec_problem(path: str) -> OSError | None:
+    """What ``execve`` would say, for another user, of running the program at ``path`` (None: it would
+    run it): no such file, not a regular file it may read and run, a ``#!`` interpreter that does not
+    exist, or neither a binary nor a script (``ENOEXEC``). Checked before starting a program through a
+    launcher, which could only report it as its own failure."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        return exc
+    if not stat.S_ISREG(info.st_mode) or unreachable(path, execute=True):
+        return PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError as exc:
+        return exc
+    if head.startswith(b"\x7fELF"):
+        return None
+    if not head.startswith(b"#!"):
+        return OSError(errno.ENOEXEC, os.strerror(errno.ENOEXEC), path)
+    words = head[2:].split(b"\n", 1)[0].split()
+    interpreter = os.fsdecode(words[0]) if words else ""
+    if not interpreter or not os.path.isfile(interpreter):
+        return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    return None

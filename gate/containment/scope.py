@@ -3,11 +3,14 @@
 trial (``gate.programs.trial``), an MCP server listing its tools or answering a trial's ``calls:
 live`` (``gate.tool_servers.session``).
 
-- **A user of its own** (``own``, the gate runs as root: ``gate.containment.users``): the program
-  starts directly as that uid and gid, with no other group, and ``HOME`` and ``TMPDIR`` at a private
-  directory it owns; an MCP server starts through the supervisor, which takes the user and becomes
-  the server. When the scope closes, the reaper ends every process of that uid (a ``setsid`` child,
-  a double fork, whatever it is) and the private directory is removed.
+- **A user of its own** (``own``, the gate runs as root: ``gate.containment.users``): the command
+  starts as that uid and gid, with no other group and no new privileges (through ``setpriv``, or the
+  supervisor script where the system has none: ``_as_user``; the gate itself never forks to change
+  users, which costs a copy of its page tables and blocks its event loop until the ``execve``), and
+  ``HOME`` and ``TMPDIR`` at a private directory it owns. What ``execve`` would refuse is found before
+  (``reach.exec_problem``), so that a program that cannot start is told from one that fails. When
+  the scope closes, the reaper ends every process of that uid (a ``setsid`` child, a double fork,
+  whatever it is) and the private directory is removed.
 - **The gate's own user** (``gate``): each command runs under the supervisor
   (``gate/containment/supervisor.py``), a child subreaper that ends everything below it when the
   command ends or the gate tells it to (SIGTERM), and forbids new privileges.
@@ -23,15 +26,20 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gate.containment.reach import resolve_executable
+from gate.containment.reach import exec_problem, resolve_executable
 from gate.containment.users import POOL, SCRIPTS, CommandUser, command_user
 
 SUPERVISOR = str(SCRIPTS / "supervisor.py")
-SUPERVISOR_GRACE_S = 1.0  # supervisor.GRACE_S: after SIGTERM, before SIGKILL
+# Found where the system keeps it, never on a PATH the job set.
+SETPRIV = next((p for p in ("/usr/bin/setpriv", "/bin/setpriv") if os.access(p, os.X_OK)), "")
+# The most the supervisor may take to end its command and everything below it: its grace after
+# SIGTERM (supervisor.GRACE_S) and its deadline for the rest (supervisor.DEADLINE_S), with a margin
+# for a loaded machine; past it the gate kills the supervisor itself (what it had not ended is left).
+SUPERVISOR_ENDING_S = 1.0 + 10.0 + 2.0
 END_WAIT_S = 1.0  # a command of its own user: after each signal to its group, the wait for it to end
 
 
@@ -63,11 +71,12 @@ class CommandScope:
             "cwd": cwd,
             "env": dict(env),
         }
-        if self.uid is not None:
-            return await asyncio.create_subprocess_exec(
-                *argv, user=self.uid, group=self.uid, extra_groups=[], **pipes
-            )
-        return await _supervised(argv, pipes)
+        if self.uid is None:
+            return await _supervised(argv, pipes)
+        problem = exec_problem(argv[0])
+        if problem is not None:
+            raise problem
+        return await asyncio.create_subprocess_exec(*_as_user(self.uid, argv), **pipes)
 
     async def end(self, process: asyncio.subprocess.Process) -> None:
         """End ``process`` and everything it started (see the module doc)."""
@@ -90,8 +99,15 @@ class CommandScope:
         executable = resolve_executable(argv[0], cwd, env)
         if executable is None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
-        user = [] if self.uid is None else ["--uid", str(self.uid), "--gid", str(self.uid)]
-        return sys.executable, ["-I", "-S", SUPERVISOR, *user, "--", executable, *argv]
+        if self.uid is not None:
+            command = _as_user(self.uid, [executable, *argv[1:]])
+            return command[0], command[1:]
+        return sys.executable, ["-I", "-S", SUPERVISOR, "--", executable, *argv]
+
+    async def aclose(self) -> None:
+        """``close`` from an event loop, without holding it while the reaper works."""
+        if self.uid is not None:
+            await asyncio.to_thread(self.close)
 
     def close(self) -> None:
         """End every process of the scope's user and remove its private directory."""
@@ -100,16 +116,6 @@ class CommandScope:
         uid, self.uid = self.uid, None
         POOL.end_user(uid)
         shutil.rmtree(self.home, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def command_scope(environ: Mapping[str, str] | None = None) -> Iterator[CommandScope]:
-    """A scope for one command (closed on leaving: every process of it ended)."""
-    scope = open_scope(os.environ if environ is None else environ)
-    try:
-        yield scope
-    finally:
-        scope.close()
 
 
 def open_scope(environ: Mapping[str, str]) -> CommandScope:
@@ -125,6 +131,17 @@ def open_scope(environ: Mapping[str, str]) -> CommandScope:
         POOL.end_user(uid)
         raise
     return CommandScope(user, uid, home)
+
+
+def _as_user(uid: int, argv: Sequence[str]) -> list[str]:
+    """The command line that runs ``argv`` (its first word a path) as ``uid``, with the gid of the same
+    number, no other group and no new privileges: through ``setpriv`` (util-linux, a ``vfork`` and an
+    ``execve`` away) where the system has it, else through the supervisor script (a Python start-up
+    more). Either becomes the command (the same process)."""
+    if SETPRIV:
+        return [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs", "--", *argv]
+    switch = ["--uid", str(uid), "--gid", str(uid)]
+    return [sys.executable, "-I", "-S", SUPERVISOR, *switch, "--", argv[0], *argv]
 
 
 async def _supervised(argv: Sequence[str], pipes: dict[str, Any]) -> asyncio.subprocess.Process:
@@ -177,7 +194,7 @@ async def _end_supervised(process: asyncio.subprocess.Process) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(process.pid, signal.SIGTERM)
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(process.wait(), SUPERVISOR_GRACE_S + 2.0)
+            await asyncio.wait_for(process.wait(), SUPERVISOR_ENDING_S)
     if process.returncode is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)

@@ -124,23 +124,25 @@ class UserPool:
         )
 
     def end_user(self, uid: int) -> None:
-        """End every process of ``uid`` (through the reaper), then give the uid back."""
+        """End every process of ``uid`` (through the reaper, started again if it is gone), then give
+        the uid back; an ``OSError`` when no reaper could do it (the uid is not given back then)."""
         with self._lock:
-            reaper = self._reaper
-            if reaper is None or reaper.poll() is not None:
-                reaper = self._reaper = subprocess.Popen(
-                    [sys.executable, "-I", "-S", str(SCRIPTS / "reaper.py"), str(FIRST_UID), str(LAST_UID)],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                    env={},  # nothing of the gate's: it needs no variable
-                    start_new_session=True,  # a Ctrl-C for the gate is the gate's to handle, not the reaper's
-                )
-            assert reaper.stdin is not None and reaper.stdout is not None
-            reaper.stdin.write(f"kill {uid}\n")
-            reaper.stdin.flush()
-            reaper.stdout.readline()
-            self._free.append(uid)
+            for attempt in (1, 2):
+                reaper = self._reaper
+                if reaper is None or reaper.poll() is not None:
+                    reaper = self._reaper = _start_reaper()
+                assert reaper.stdin is not None and reaper.stdout is not None
+                try:
+                    reaper.stdin.write(f"kill {uid}\n")
+                    reaper.stdin.flush()
+                    if reaper.stdout.readline() == f"killed {uid}\n":
+                        self._free.append(uid)
+                        return
+                except OSError:
+                    if attempt == 2:
+                        raise
+                reaper.kill()
+            raise OSError(f"the reaper did not end the processes of uid {uid}")
 
     def close(self) -> None:
         """Stop the reaper (it ends every user it was asked about once more as it goes)."""
@@ -152,6 +154,17 @@ class UserPool:
             reaper.wait(10)
             if reaper.stdout is not None:
                 reaper.stdout.close()
+
+
+def _start_reaper() -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-I", "-S", str(SCRIPTS / "reaper.py"), str(FIRST_UID), str(LAST_UID)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={},  # nothing of the gate's: it needs no variable
+        start_new_session=True,  # a Ctrl-C for the gate is the gate's to handle, not the reaper's
+    )
 
 
 POOL = UserPool()

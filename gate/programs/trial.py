@@ -50,6 +50,7 @@ from typing import Any
 
 from gate.containment.scope import CommandScope, open_scope
 from gate.episode.simulated_user import next_message, simulator_request
+from gate.errors import GateError
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
@@ -132,13 +133,20 @@ class _Process:
     scope: CommandScope | None = None
 
     @classmethod
-    async def start(
-        cls, command: Command, argv: list[str], root: Path, env: dict[str, str], scope: CommandScope
-    ) -> _Process:
-        try:  # in a session of its own, as the scope's user: ended with the trial, all of it
-            proc = await scope.start(argv, cwd=root, env=env, limit=MAX_ANSWER_BYTES)
-        except OSError as exc:
-            raise _NotStarted(_start_failure(command, argv[0], exc)) from None
+    async def start(cls, command: Command, argv: list[str], root: Path, env: dict[str, str]) -> _Process:
+        """The program started in a command scope of its own (``gate.containment``: the user it runs
+        as, its ``HOME`` / ``TMPDIR``), in a session of its own; ``end`` ends it, all of it."""
+        try:
+            scope = open_scope(os.environ)
+        except (GateError, OSError) as exc:  # no user left for it, say
+            raise _NotStarted(f"{command.argv[0]!r}: {exc}") from None
+        try:
+            proc = await scope.start(argv, cwd=root, env=scope.environment(env), limit=MAX_ANSWER_BYTES)
+        except BaseException as exc:
+            await scope.aclose()
+            if isinstance(exc, OSError):
+                raise _NotStarted(_start_failure(command, argv[0], exc)) from None
+            raise
         process = cls(proc, scope=scope)
         process.drains.append(asyncio.ensure_future(process._drain_stderr()))
         return process
@@ -202,12 +210,21 @@ class _Process:
     async def end(self) -> None:
         """End it and everything it started (``gate.containment.scope``), then stop reading."""
         assert self.scope is not None
-        await self.scope.end(self.proc)
+        try:
+            await self.scope.end(self.proc)
+        finally:
+            await self.scope.aclose()  # every process of the trial ended, the program's and what it left
         for task in self.drains:
             if not task.done():
                 with contextlib.suppress(asyncio.TimeoutError, Exception):
                     await asyncio.wait_for(asyncio.shield(task), 0.5)
             task.cancel()
+        # Its pipes are ours to close, whoever still holds their other ends (a process that escaped
+        # the ending: SECURITY.md says where one can); else they outlive the event loop.
+        transport = getattr(self.proc, "_transport", None)
+        if transport is not None:
+            with contextlib.suppress(Exception):
+                transport.close()
 
 
 async def _discard(stream: asyncio.StreamReader) -> None:
@@ -325,11 +342,10 @@ async def run_program_trial(
     crash: str | None = None
     process: _Process | None = None
     deadline = time.perf_counter() + command.timeout_s
-    scope = open_scope(os.environ)
     try:
-        env = scope.environment(program_environment(route, os.environ))
+        env = program_environment(route, os.environ)
         argv = [resolve_program(command, root, env), *command.argv[1:]]
-        process = await _Process.start(command, argv, root, env, scope)
+        process = await _Process.start(command, argv, root, env)
         await asyncio.wait_for(talk.run(process, prepared), command.timeout_s)
         crash = await process.finish(min(EXIT_GRACE_S, deadline - time.perf_counter()))
     except _Crash as exc:
@@ -345,7 +361,6 @@ async def run_program_trial(
     finally:
         if process is not None:
             await process.end()
-        scope.close()  # every process of the trial ended, the program's and what it left behind
         host.close_trial(route)
     stderr = process.stderr_tail() if process is not None else ""
     if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)

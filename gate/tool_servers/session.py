@@ -19,7 +19,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import IO, Any, TextIO
 
-from gate.containment.scope import command_scope
+from gate.containment.scope import open_scope
 from gate.errors import EXIT_INCOMPLETE, GateError, InputError, Problem
 from gate.suite.model import ToolServer
 from gate.tool_servers import sdk_lines
@@ -244,7 +244,8 @@ async def _connect(stack: AsyncExitStack, server: ToolServer, stderr: TextIO) ->
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
     if server.command:  # in a scope of its own (gate.containment): ended, all of it, after the session
-        scope = stack.enter_context(command_scope())
+        scope = open_scope(os.environ)
+        stack.push_async_callback(scope.aclose)
         cwd = server.directory or os.getcwd()
         env = scope.environment(environment_without_secrets(os.environ))
         command, args = scope.server_command(server.command, cwd, env)

@@ -64,3 +64,26 @@ def test_a_program_is_found_as_the_system_runs_it(tmp_path: Path) -> None:
     assert resolve_executable("bin/agent", tmp_path, {}) == str(tmp_path / "bin" / "agent")
     assert resolve_executable("missing", "/", env) is None
     assert resolve_executable("./missing", tmp_path, env) is None
+
+
+def test_what_execve_would_refuse_is_found_before(tmp_path: Path) -> None:
+    import errno
+
+    from gate.containment.reach import exec_problem
+
+    def program(name: str, text: str, mode: int = 0o755) -> str:
+        (tmp_path / name).write_text(text)
+        os.chmod(tmp_path / name, mode)
+        return str(tmp_path / name)
+
+    assert exec_problem(program("script", "#!/bin/sh\necho hi\n")) is None
+    assert exec_problem("/bin/sh") is None  # a binary
+    missing = exec_problem(str(tmp_path / "missing"))
+    assert isinstance(missing, FileNotFoundError)
+    no_interpreter = exec_problem(program("lost", "#!/nonexistent/python\n"))
+    assert isinstance(no_interpreter, FileNotFoundError) and (tmp_path / "lost").is_file()
+    not_executable = exec_problem(program("plain", "#!/bin/sh\n", 0o644))
+    assert isinstance(not_executable, PermissionError)
+    no_format = exec_problem(program("text", "echo hi\n"))
+    assert no_format is not None and no_format.errno == errno.ENOEXEC
+    assert isinstance(exec_problem(str(tmp_path)), PermissionError)  # a directory

@@ -24,9 +24,11 @@ PROGRAM = '''
 import json, os, subprocess, sys, time
 daemon = subprocess.Popen(["sleep", "60"], start_new_session=True)
 home = os.environ["HOME"]
+status = open("/proc/self/status").read()
 print(json.dumps({"uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(), "home": home,
                   "tmp": os.environ["TMPDIR"], "owner": os.stat(home).st_uid,
-                  "mode": oct(os.stat(home).st_mode & 0o777), "daemon": daemon.pid}), flush=True)
+                  "mode": oct(os.stat(home).st_mode & 0o777), "daemon": daemon.pid,
+                  "no_new_privs": "NoNewPrivs:\t1" in status}), flush=True)
 time.sleep(60)
 '''
 
@@ -88,6 +90,7 @@ def test_a_command_runs_as_a_uid_of_its_own_and_everything_of_it_ends_with_its_s
     assert FIRST_UID < first != second  # FIRST_UID was some other process's: not taken
     program = seen["program"]
     assert (program["uid"], program["gid"], program["groups"]) == (first, first, [])
+    assert program["no_new_privs"]  # a setuid program gives it nothing
     assert program["home"] == program["tmp"] and program["owner"] == first and program["mode"] == "0o700"
     assert not seen["daemon_alive"], "a setsid process of the command outlived its scope"
     assert not seen["home_left"]
