@@ -27,6 +27,7 @@ from workload import MOCK_RESULT, Workload, write_suites  # noqa: E402
 
 
 def record_for(n: int, suite_model: str):
+    from gate.results.messages import AssistantMessage, ToolCall, ToolResult, UserMessage
     from gate.results.run_record import RecordedCall, RunRecord, Usage
 
     user = f"Please look up case {n}."
@@ -44,14 +45,14 @@ def record_for(n: int, suite_model: str):
     if name and error is None:
         raw = json.dumps(arguments)
         calls = (RecordedCall(f"call_{n}", name, raw, arguments, None, 1, MOCK_RESULT, "fallback"),)
-    messages = [{"role": "user", "content": user}]
+    messages: list = [UserMessage(user)]
     if calls:
         messages += [
-            {"role": "assistant", "content": "", "calls": [calls[0].id]},
-            {"role": "tool", "content": json.dumps(MOCK_RESULT), "call_id": calls[0].id, "name": name},
+            AssistantMessage("", (ToolCall(calls[0].id, name, calls[0].raw_arguments),)),
+            ToolResult(calls[0].id, name, json.dumps(MOCK_RESULT)),
         ]
     if error is None:
-        messages.append({"role": "assistant", "content": output})
+        messages.append(AssistantMessage(output))
     return RunRecord(
         input=user,
         messages=tuple(messages),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gate.results.messages import AssistantMessage, Message, UserMessage
 from gate.results.run_record import RecordedCall, RunRecord, Usage
 from gate.suite.matcher_tree import parse_matcher, parse_matchers
 from gate.suite.model import (
@@ -19,7 +20,6 @@ from gate.suite.model import (
     Expectation,
     ExpectedCall,
     Judge,
-    Message,
     Mocks,
     ModelParams,
     OutputChecks,
@@ -132,7 +132,7 @@ def case(
 ) -> Case:
     fields: dict[str, Any] = dict(
         id=id,
-        conversation=conversation if conversation is not None else (Message("user", input),),
+        conversation=conversation if conversation is not None else (UserMessage(input),),
         vars=dict(vars or {}),
         tags=(),
         expect=expect or Expectation(),
@@ -211,7 +211,7 @@ def record(
     input: str = "What's the weather in Paris?",
     **overrides: Any,
 ) -> RunRecord:
-    messages = ({"role": "user", "content": input}, {"role": "assistant", "content": output})
+    messages = (UserMessage(input), AssistantMessage(output))
     fields: dict[str, Any] = dict(
         input=input,
         messages=messages,

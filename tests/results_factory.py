@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage, message_json
 from gate.results.outcomes import (
     CaseResult,
     CheckScore,
@@ -68,13 +69,15 @@ def record(
     cost_usd: float | None = 0.0001,
 ) -> RunRecord:
     calls = tuple(RecordedCall(**{**c.__dict__, "id": f"call_{i}"}) for i, c in enumerate(calls))
-    messages: list[dict[str, Any]] = [{"role": "user", "content": input}]
+    messages: list[Message] = [UserMessage(input)]
     if calls:
-        messages.append({"role": "assistant", "content": "", "calls": [c.id for c in calls]})
+        messages.append(
+            AssistantMessage("", tool_calls=tuple(ToolCall(c.id, c.name, c.raw_arguments) for c in calls))
+        )
         for c in calls:
-            messages.append({"role": "tool", "call_id": c.id, "name": c.name, "content": str(c.result)})
+            messages.append(ToolResult(c.id, c.name, str(c.result)))
     if error is None:
-        messages.append({"role": "assistant", "content": output})
+        messages.append(AssistantMessage(output))
     return RunRecord(
         input=input,
         messages=tuple(messages),
@@ -272,7 +275,9 @@ def _without_null_state(data: dict[str, Any]) -> dict[str, Any]:
 
 def _plain_record(rec: RunRecord) -> dict[str, Any]:
     data = _without_null_state(asdict(rec))
-    data["messages"] = list(rec.messages)
+    data["messages"] = [message_json(m) for m in rec.messages]  # the messages' JSON form
+    if not rec.log:  # only an agent program's records store its log
+        data.pop("log")
     data["calls"] = [_without_null_state(asdict(c)) for c in rec.calls]
     if not rec.offered:  # only an agent program's records store the tools its requests offered
         data.pop("offered")
@@ -281,9 +286,10 @@ def _plain_record(rec: RunRecord) -> dict[str, Any]:
 
 def plain_results(results: RunResults) -> dict[str, Any]:
     """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
-    (``state`` of stateless records and calls, ``offered`` of the model agent's records,
-    ``non_gating`` of gating cases, ``planned_trials`` of
-    cases that ran every trial, ``parameters`` of tools whose schema was not recorded), with each case's
+    (``state`` of stateless records and calls, ``offered`` of the model agent's records, ``log`` of
+    records without one, ``non_gating`` of gating cases, ``planned_trials`` of cases that ran every
+    trial, ``parameters`` of tools whose schema was not recorded), with the messages in their JSON
+    form (``message_json``), each case's
     ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
     settings in their file form, the base side and the search for fixes only when there is one, and the
     metrics derived from

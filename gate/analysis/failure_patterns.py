@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gate.analysis.definition_facts import name_words, purpose_words
+from gate.results.messages import SystemMessage
 from gate.results.outcomes import ARGUMENT_REASONS, REASON_TITLES, CaseResult, Failure, RunResults, ToolInfo
 from gate.util.escape import json_text
 from gate.util.wording import closest
@@ -148,13 +149,13 @@ def failed_cases(results: RunResults) -> tuple[FailedCase, ...]:
 def _failed_case(ref: str, case: CaseResult) -> FailedCase:
     failed = [t for t in case.trials if t.status == "failed"]
     record = failed[0].record if failed else None
-    system = next((m for m in record.messages if m.get("role") == "system"), None) if record else None
+    system = next((m for m in record.messages if isinstance(m, SystemMessage)), None) if record else None
     return FailedCase(
         ref,
         tuple(distinct_failures(t.failures) for t in failed),
         any(c.kind == "clarification" and not c.passed for t in case.trials for c in t.checks),
         record.input if record is not None else "",
-        str(system.get("content") or "") if system is not None else "",
+        system.content if system is not None else "",
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.assembly.context import BuildContext
-from gate.suite.model import GivenCall, Message
+from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage
 from gate.util.escape import as_text
 from gate.util.json_types import JsonObject, PathKey
 
@@ -62,34 +62,36 @@ class ConversationReader:
             if key in raw and role != owner:
                 self.context.err((*at, key), f"{key} belongs to {owner} messages, not to {role} ones")
         if role == "tool":
-            return Message("tool", as_text(raw["content"]), is_error=bool(raw.get("is_error", False)))
-        calls = raw.get("tool_calls", ()) if role == "assistant" else ()
+            return ToolResult("", "", as_text(raw["content"]), is_error=bool(raw.get("is_error", False)))
+        if role == "user":
+            return UserMessage(raw.get("content", ""))
+        calls = raw.get("tool_calls", ())
         given = tuple(
             self.call(call, (*at, "tool_calls", i)) for i, call in enumerate(calls) if call is not None
         )
-        return Message(role, raw.get("content", ""), tool_calls=given)
+        return AssistantMessage(raw.get("content", ""), tool_calls=given)
 
-    def call(self, raw: JsonObject, at: PathKey) -> GivenCall:
+    def call(self, raw: JsonObject, at: PathKey) -> ToolCall:
         self.context.check_tool(raw["name"], (*at, "name"))
         call_id = raw.get("id") or f"call_{len(self.ids) + 1}"
         first = self.ids.setdefault(call_id, at)
         if first != at:
             line = self.context.doc.position(first)[0]
             self.context.err((*at, "id"), f"duplicate call id {call_id!r} (first at line {line})")
-        return GivenCall(call_id, raw["name"], json.dumps(raw.get("arguments", {}), ensure_ascii=False))
+        return ToolCall(call_id, raw["name"], json.dumps(raw.get("arguments", {}), ensure_ascii=False))
 
     def in_order(self, message: Message, asked: Any, at: PathKey) -> Message:
         """Each result answers a waiting call (the message gets its id and tool name); no other
         message comes while calls wait."""
-        if message.role == "tool":
+        if isinstance(message, ToolResult):
             return self.answer(message, asked, at)
         if self.waiting.calls:
             self.unanswered()
-        if message.tool_calls:
+        if isinstance(message, AssistantMessage) and message.tool_calls:
             self.waiting = _Waiting((*at, "tool_calls"), {c.id: c.name for c in message.tool_calls})
         return message
 
-    def answer(self, message: Message, asked: Any, at: PathKey) -> Message:
+    def answer(self, message: ToolResult, asked: Any, at: PathKey) -> ToolResult:
         calls = self.waiting.calls
         if not calls:
             self.context.err(
@@ -123,13 +125,13 @@ class ConversationReader:
     def check_end(self, last: Message, at: PathKey) -> None:
         if self.waiting.calls:
             self.unanswered()
-        if last.role == "assistant":
+        if isinstance(last, AssistantMessage):
             self.context.err(
                 at,
                 "the conversation must end with a user message or a tool result",
                 "add the user's next message",
             )
-        elif last.role == "tool" and self.thinking:
+        elif isinstance(last, ToolResult) and self.thinking:
             self.context.err(
                 at,
                 "with extended thinking, Anthropic needs the assistant's own (signed) thinking before the "

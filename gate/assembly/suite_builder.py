@@ -33,6 +33,7 @@ from gate.assembly.program_agent import read_program
 from gate.assembly.tool_formats import NAME_PATTERN, UNIQUE_NAMES_HINT, parse_tool
 from gate.assembly.tool_server_builder import read_server, server_command
 from gate.errors import Problem
+from gate.results.messages import Message, UserMessage
 from gate.suite import mock_state, templating
 from gate.suite.mocks import merged
 from gate.suite.model import (
@@ -43,7 +44,6 @@ from gate.suite.model import (
     Defaults,
     Expectation,
     Judge,
-    Message,
     Mocks,
     ModelParams,
     Prompt,
@@ -507,7 +507,7 @@ class _SuiteBuilder:
         """The case's input as one user message, or its conversation (see
         :mod:`gate.assembly.conversation_builder`)."""
         if "input" in raw:
-            return (Message("user", raw["input"]),)
+            return (UserMessage(raw["input"]),)
         reader = ConversationReader(self.context, (*at, "conversation"), thinking=self.thinking)
         return reader.read(list(raw.get("conversation", ())))
 

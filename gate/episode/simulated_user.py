@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate.providers.base import ModelRequest
+from gate.results.messages import AssistantMessage, Message, UserMessage
 from gate.suite.model import Judge, SimulatedUser
 from gate.suite.model_family import judge_params
-from gate.util.json_types import JsonObject
 
 STOP = "###STOP###"
 
@@ -31,24 +31,22 @@ Rules:
   (alone, nothing else)."""
 
 
-def simulator_request(
-    simulator: Judge, user: SimulatedUser, transcript: Sequence[JsonObject]
-) -> ModelRequest:
+def simulator_request(simulator: Judge, user: SimulatedUser, transcript: Sequence[Message]) -> ModelRequest:
     """The request for the user's next message after ``transcript`` (the record's messages so far)."""
     persona = f"Your persona: {user.persona}\n" if user.persona else ""
     system = _SYSTEM.format(goal=user.goal, persona=persona, stop=STOP)
-    messages: list[JsonObject] = [
-        {"role": "user", "content": "(The conversation begins. Write your first message.)"}
-    ]
+    messages: list[Message] = [UserMessage("(The conversation begins. Write your first message.)")]
     for message in transcript:
-        role, text = message.get("role"), str(message.get("content") or "")
-        if role not in ("user", "assistant") or not text:
+        if not isinstance(message, (UserMessage, AssistantMessage)) or not message.content:
             continue
-        swapped = "assistant" if role == "user" else "user"
-        if messages[-1]["role"] == swapped:
-            messages[-1] = {"role": swapped, "content": messages[-1]["content"] + "\n\n" + text}
-        else:
-            messages.append({"role": swapped, "content": text})
+        # The roles swapped: the user's messages are the simulator's own, the agent's its user's.
+        said = message.content
+        last = messages[-1]
+        mine = isinstance(message, UserMessage)
+        if mine == isinstance(last, AssistantMessage):  # the same speaker again: one message
+            said = last.content + "\n\n" + said
+            messages.pop()
+        messages.append(AssistantMessage(said) if mine else UserMessage(said))
     return ModelRequest(
         provider=simulator.provider,
         model=simulator.model,

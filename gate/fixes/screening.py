@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from gate.fixes.spans import Span
+from gate.results.messages import UserMessage
 from gate.results.outcomes import CaseResult
 from gate.suite.matcher_tree import MATCHER_KEYS, matchers_json
 from gate.suite.model import Case, Suite
@@ -48,9 +49,9 @@ class CaseFacts:
 
 
 def case_facts(suite: Suite, case: Case, result: CaseResult) -> CaseFacts:
-    requests = [m.content for m in case.conversation if m.role == "user"]
+    requests = [m.content for m in case.conversation if isinstance(m, UserMessage)]
     for trial in result.trials[:1]:
-        requests += [str(m.get("content") or "") for m in trial.record.messages if m.get("role") == "user"]
+        requests += [m.content for m in trial.record.messages if isinstance(m, UserMessage)]
     expect = case.expect
     found: list[object] = []
     for calls in (expect.calls, *expect.alternatives):

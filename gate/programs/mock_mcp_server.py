@@ -24,11 +24,11 @@ from gate import __version__
 from gate.errors import GateError
 from gate.programs.loopback_http import HttpRequest, HttpResponse, json_response
 from gate.programs.record import McpCall
-from gate.providers.base import tool_result_text
 from gate.results.run_record import copy_value
 from gate.suite.mocks import MockOutcome, MockSession
 from gate.suite.model import ToolDef
 from gate.tool_servers.live import LiveTools
+from gate.util.escape import as_text
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 SESSION_HEADER = "mcp-session-id"
@@ -144,7 +144,7 @@ class MockMcpSession:
         outcome = self.mocks.call(name, arguments)
         state = copy_value(self.mocks.state) if self.stateful else None
         self.calls.append(McpCall(name, arguments, outcome, state))
-        text = tool_result_text(outcome.result)
+        text = as_text(outcome.result)
         return _result(ident, {"content": [{"type": "text", "text": text}], "isError": outcome.is_error})
 
     async def _live_call(

@@ -13,8 +13,8 @@ went through the recording proxy, and the calls the mock MCP server answered.
 - usage, cost and the latency come from the replies (the latency without the time the gate held a
   request back: a concurrency slot, retry back-off, as for the model agent);
 - the transcript: the program's system prompt (from its first request that has one), the case's
-  earlier turns, every message and answer, each reply with its calls and their results, and, when
-  the program wrote to its standard error or failed, a ``program`` message with that (secrets
+  earlier turns, every message and answer, each reply with its calls and their results; what the
+  program wrote to its standard error is the record's ``log``, apart from what was said (secrets
   masked by the caller).
 
 Pure.
@@ -29,6 +29,7 @@ from typing import Any
 
 from gate.providers.base import ModelReply
 from gate.providers.wire_requests import WireRequest
+from gate.results.messages import AssistantMessage, Message, SystemMessage, ToolResult, UserMessage
 from gate.results.run_record import (
     OfferedTool,
     RecordedCall,
@@ -39,6 +40,7 @@ from gate.results.run_record import (
 )
 from gate.suite.mocks import MockOutcome
 from gate.suite.pricing import PriceTable
+from gate.util.escape import as_text
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class ProgramOutcome:
     """How the program's side of the trial ended."""
 
     turns: tuple[Turn, ...]
-    history: tuple[dict[str, Any], ...]  # the case's earlier turns, given on the first line
+    history: tuple[Message, ...]  # the case's earlier turns, given on the first line
     crash: str | None  # why the program failed (its exit, a timeout, a line off the protocol)
     stderr: str  # the tail of its standard error
     user_done: bool  # the simulated user said the episode is over
@@ -93,13 +95,13 @@ def _value(text: str) -> Any:
         return text
 
 
-def _results(exchanges: Sequence[Exchange]) -> dict[str, dict[str, Any]]:
+def _results(exchanges: Sequence[Exchange]) -> dict[str, ToolResult]:
     """call id -> the first tool message answering it in the requests."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, ToolResult] = {}
     for exchange in exchanges:
         for message in exchange.request.messages:
-            if message.get("role") == "tool" and message.get("call_id") and message["call_id"] not in found:
-                found[message["call_id"]] = message
+            if isinstance(message, ToolResult) and message.call_id and message.call_id not in found:
+                found[message.call_id] = message
     return found
 
 
@@ -114,8 +116,8 @@ def _calls(exchanges: Sequence[Exchange], mcp_calls: Sequence[McpCall]) -> list[
                 (m for m in unused if m.name == call.name and m.arguments == (arguments or {})), None
             )
             message = answered.get(call.id)
-            result: Any = _value(message["content"]) if message is not None else None
-            is_error = bool(message.get("is_error")) if message is not None else False
+            result: Any = _value(message.text) if message is not None else None
+            is_error = message.is_error if message is not None else False
             mock: Any = "program"
             state = None
             if served is not None:
@@ -143,45 +145,29 @@ def _calls(exchanges: Sequence[Exchange], mcp_calls: Sequence[McpCall]) -> list[
     return calls
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def _exchange_messages(exchange: Exchange, calls: dict[str, RecordedCall]) -> list[dict[str, Any]]:
+def _exchange_messages(exchange: Exchange, calls: dict[str, RecordedCall]) -> list[Message]:
+    """A reply (with its reasoning, and its stop reason when it was cut) and the results of its calls."""
     reply = exchange.reply
-    ids = [c.id for c in reply.tool_calls]
-    messages: list[dict[str, Any]] = [
-        {"role": "assistant", "content": reply.text, **({"calls": ids} if ids else {})}
-    ]
-    for call_id in ids:
-        call = calls.get(call_id)
+    messages: list[Message] = [reply.message()]
+    for tool_call in reply.tool_calls:
+        call = calls.get(tool_call.id)
         if call is None or (call.result is None and call.mock == "none"):
             continue
-        tool: dict[str, Any] = {
-            "role": "tool",
-            "call_id": call.id,
-            "name": call.name,
-            "content": _text(call.result),
-            "is_error": call.is_error,
-        }
-        if call.state is not None:
-            tool["state"] = _text(call.state)
-        messages.append(tool)
+        state = as_text(call.state) if call.state is not None else None
+        messages.append(ToolResult(call.id, call.name, call.result, call.is_error, state=state))
     return messages
 
 
 def _transcript(
     outcome: ProgramOutcome, exchanges: Sequence[Exchange], calls: Sequence[RecordedCall]
-) -> list[dict[str, Any]]:
+) -> list[Message]:
     by_id = {c.id: c for c in calls}
     system = next((e.request.system for e in exchanges if e.request.system), None)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    messages += [_history_message(m) for m in outcome.history]
+    messages: list[Message] = [SystemMessage(system)] if system else []
+    messages += outcome.history
     done = 0
     for turn in outcome.turns:
-        messages.append(
-            {"role": "user", "content": turn.message, **({"simulated": True} if turn.simulated else {})}
-        )
+        messages.append(UserMessage(turn.message, simulated=turn.simulated))
         for exchange in exchanges[done : turn.exchanges]:
             messages += _exchange_messages(exchange, by_id)
         last = exchanges[turn.exchanges - 1].reply if turn.exchanges > done else None
@@ -189,25 +175,10 @@ def _transcript(
         if turn.answer is not None and not (
             last is not None and not last.tool_calls and last.text == turn.answer
         ):
-            messages.append({"role": "assistant", "content": turn.answer})
+            messages.append(AssistantMessage(turn.answer))
     for exchange in exchanges[done:]:
         messages += _exchange_messages(exchange, by_id)
-    program = "\n".join(
-        p for p in (outcome.crash or "", outcome.stderr and f"standard error:\n{outcome.stderr}") if p
-    )
-    if program:
-        messages.append({"role": "program", "content": program})
     return messages
-
-
-def _history_message(message: dict[str, Any]) -> dict[str, Any]:
-    """A given earlier turn as the transcript shows it (calls by id, results with their call)."""
-    shown = {"role": message["role"], "content": message.get("content", "")}
-    if message.get("tool_calls"):
-        shown["calls"] = [c["id"] for c in message["tool_calls"]]
-    if message["role"] == "tool":
-        shown.update(call_id=message.get("call_id", ""), name=message.get("name", ""))
-    return shown
 
 
 def _stop(outcome: ProgramOutcome, proxy_stop: StopReason | None) -> StopReason:
@@ -260,6 +231,7 @@ def program_record(
         extra={**extra, **crashed},
         state=state,
         offered=tuple(_offered(e.request) for e in exchanges),
+        log=outcome.stderr,
     )
 
 

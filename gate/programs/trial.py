@@ -26,7 +26,8 @@ exit, and ends it with everything it started.
 The program failing is the agent's failure (``agent_crashed``): it exited before answering or with a
 non-zero status, did not finish within ``timeout_s``, or wrote a line that is not the protocol (a
 JSON object without a string ``content``, a line over ``MAX_ANSWER_BYTES``). Its standard error is
-read all along; its last ``STDERR_TAIL_CHARS`` are kept for the transcript. A program that could not
+read all along; its last ``STDERR_TAIL_CHARS`` are the record's ``log``, kept apart from the
+messages. A program that could not
 be started at all (not on ``PATH``, no such file, not executable, its ``#!`` interpreter missing) did
 nothing wrong as an agent: the trial is an error (could not evaluate) naming the command and why.
 """
@@ -56,6 +57,7 @@ from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
 from gate.programs.record import ProgramOutcome, Turn, program_record
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.results.messages import AssistantMessage, Message, ToolResult, UserMessage
 from gate.results.run_record import RunRecord
 from gate.suite import conversation
 from gate.suite.mocks import MockSession, merged
@@ -67,7 +69,7 @@ from gate.util.redact import Redactor, environment_without_secrets
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 
 MAX_ANSWER_BYTES = 1024 * 1024  # one answer line
-STDERR_TAIL_CHARS = 4000  # of the program's standard error, kept in the transcript
+STDERR_TAIL_CHARS = 4000  # of the program's standard error, kept as the record's log
 _STDERR_KEPT = 64 * 1024  # bytes of standard error held while the program runs
 EXIT_GRACE_S = 2.0  # after its last answer, the time the program has to exit by itself
 
@@ -243,6 +245,24 @@ def exit_text(code: int) -> str:
     return f"exited with code {code}"
 
 
+def protocol_message(message: Message) -> dict[str, Any]:
+    """A message of the case's conversation as the first line's ``history`` gives it (the module doc)."""
+    if isinstance(message, ToolResult):
+        return {
+            "role": "tool",
+            "call_id": message.call_id,
+            "name": message.name,
+            "content": message.text,
+            "is_error": message.is_error,
+        }
+    line: dict[str, Any] = {"role": message.role, "content": message.content}
+    if isinstance(message, AssistantMessage) and message.tool_calls:
+        line["tool_calls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
+    return line
+
+
 def read_answer(raw: bytes) -> str:
     """The answer of one line: ``{"content": ...}``, or the line as plain text."""
     text = raw.decode("utf-8", "replace").rstrip("\r\n")
@@ -277,8 +297,8 @@ class _Talk:
     answered: float = 0.0
 
     async def run(self, process: _Process, prepared: conversation.Prepared) -> None:
-        history = [dict(m) for m in prepared.messages[:-1]]
-        first = prepared.messages[-1].get("content", "") if prepared.messages else ""
+        history = [protocol_message(m) for m in prepared.messages[:-1]]
+        first = prepared.messages[-1].content if prepared.messages else ""
         head = {"suite": self.suite.name, "case": self.case.id, "trial": self.index, "vars": self.case.vars}
         self.started = time.perf_counter()
         await self._say(process, {"role": "user", "content": first, **head, "history": history}, first, False)
@@ -299,12 +319,9 @@ class _Talk:
             return None
         if len(self.proxy.exchanges) >= self.case.max_turns or self.proxy.stop is not None:
             return None
-        transcript = [*prepared.messages[:-1]]
+        transcript: list[Message] = [*prepared.messages[:-1]]
         for turn in self.turns:
-            transcript += [
-                {"role": "user", "content": turn.message},
-                {"role": "assistant", "content": turn.answer},
-            ]
+            transcript += [UserMessage(turn.message), AssistantMessage(turn.answer or "")]
         reply = await self.call_model(simulator_request(simulator, user, transcript))
         message = next_message(reply.text)
         self.user_done = message is None
@@ -367,7 +384,7 @@ async def run_program_trial(
         stderr = Redactor.from_env(os.environ, extra=(route.token,)).redact(stderr)
     outcome = ProgramOutcome(
         turns=tuple(talk.turns),
-        history=tuple(dict(m) for m in prepared.messages[:-1]),
+        history=prepared.messages[:-1],
         crash=f"the agent program {crash}" if crash else None,
         stderr=stderr,
         user_done=talk.user_done,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError, ToolCall
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
 from gate.providers.sdk_provider import DEFAULT_TIMEOUT
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "ModelRequest",
     "Provider",
     "ProviderError",
-    "ToolCall",
     "SDK_PACKAGES",
     "make_provider",
     "missing_sdks",

@@ -10,24 +10,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.providers.base import (
-    ModelReply,
-    ModelRequest,
-    ProviderError,
-    ToolCall,
-    arguments_object,
-    tool_result_text,
-)
+from gate.providers.base import ModelReply, ModelRequest, ProviderError, arguments_object
 from gate.providers.sdk_provider import SdkProvider
+from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult
 from gate.results.run_record import Usage
 from gate.suite.model import ToolDef
 from gate.suite.model_family import anthropic_max_tokens
 from gate.util.json_types import JsonObject
 
 
-def anthropic_messages(messages: tuple[JsonObject, ...]) -> list[JsonObject]:
-    """Neutral messages in the Messages API format: tool results become ``tool_result`` blocks of a
-    user turn, and consecutive turns of one role are merged (the API wants them alternating)."""
+def anthropic_messages(messages: tuple[Message, ...]) -> list[JsonObject]:
+    """A request's messages in the Messages API format: tool results become ``tool_result`` blocks of
+    a user turn, and consecutive turns of one role are merged (the API wants them alternating)."""
     out: list[JsonObject] = []
 
     def add(role: str, blocks: list[JsonObject]) -> None:
@@ -37,46 +31,43 @@ def anthropic_messages(messages: tuple[JsonObject, ...]) -> list[JsonObject]:
             out.append({"role": role, "content": blocks})
 
     for message in messages:
-        role = message["role"]
-        if role == "tool" and not message.get("call_id"):  # a tool result written in a case's conversation
-            add(
-                "user",
-                [{"type": "text", "text": f"Tool result: {tool_result_text(message.get('content', ''))}"}],
-            )
-        elif role == "tool":
+        if isinstance(message, ToolResult) and not message.call_id:  # a result no call id names
+            add("user", [{"type": "text", "text": f"Tool result: {message.text}"}])
+        elif isinstance(message, ToolResult):
             block: JsonObject = {
                 "type": "tool_result",
-                "tool_use_id": message["call_id"],
-                "content": tool_result_text(message.get("content", "")),
+                "tool_use_id": message.call_id,
+                "content": message.text,
             }
-            if message.get("is_error"):
+            if message.is_error:
                 block["is_error"] = True
             add("user", [block])
-        elif role == "assistant":
-            # Thinking blocks go back first and unchanged (signatures included): with thinking on,
-            # the API refuses an assistant turn with tool use that does not start with them.
-            blocks: list[JsonObject] = [
-                dict(b)
-                for b in message.get("reasoning") or ()
-                if b.get("type") in ("thinking", "redacted_thinking")
-            ]
-            if message.get("content"):
-                blocks.append({"type": "text", "text": message["content"]})
-            for call in message.get("tool_calls") or ():
-                blocks.append(
-                    {
-                        "type": "tool_use",
-                        "id": call["id"],
-                        "name": call["name"],
-                        "input": arguments_object(call["arguments"]) or {},
-                    }
-                )
-            if not blocks:
-                blocks.append({"type": "text", "text": "(no answer)"})
-            add("assistant", blocks)
+        elif isinstance(message, AssistantMessage):
+            add("assistant", _assistant_blocks(message))
         else:
-            add("user", [{"type": "text", "text": message.get("content", "") or "(empty)"}])
+            add("user", [{"type": "text", "text": message.content or "(empty)"}])
     return out
+
+
+def _assistant_blocks(message: AssistantMessage) -> list[JsonObject]:
+    """An assistant turn as content blocks. Thinking blocks go back first and unchanged (signatures
+    included): with thinking on, the API refuses an assistant turn with tool use that does not start
+    with them."""
+    blocks: list[JsonObject] = [
+        dict(b) for b in message.reasoning if b.get("type") in ("thinking", "redacted_thinking")
+    ]
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.id,
+                "name": call.name,
+                "input": arguments_object(call.arguments) or {},
+            }
+        )
+    return blocks or [{"type": "text", "text": "(no answer)"}]
 
 
 def anthropic_tool_choice(request: ModelRequest) -> JsonObject | None:

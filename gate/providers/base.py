@@ -4,26 +4,21 @@ Everything the evaluator sends to a model is a ``ModelRequest``; everything it g
 ``ModelReply``. The two adapters (``openai_provider``, ``anthropic_provider``) translate them to and
 from their SDK and are the only modules that import an SDK. This module imports neither.
 
-Neutral messages are plain dicts:
-
-- ``{"role": "user", "content": str}``
-- ``{"role": "assistant", "content": str, "tool_calls": [{"id", "name", "arguments"}], "reasoning": [...]}``
-  where ``arguments`` is the argument text exactly as the model produced it (``tool_calls`` may be
-  absent; every adapter sends arguments that are not a JSON object back as ``{}``: servers refuse a
-  history they cannot parse, and the model's mistake is scored, not repeated to it) and
-  ``reasoning`` the provider's own reasoning blocks of that turn (Anthropic thinking blocks with
-  their signatures, Responses API reasoning items), sent back unchanged as the APIs require and
-  never scored (may be absent)
-- ``{"role": "tool", "call_id": str, "name": str, "content": str, "is_error": bool}``
+A request's messages are the typed messages of ``gate.results.messages`` (the system prompt apart),
+made encodable as they are sent (``sendable``). Every adapter sends call arguments that are not a
+JSON object back as ``{}`` (``sent_arguments``): servers refuse a history they cannot parse, and
+the model's mistake is scored, not repeated to it. An assistant turn's ``reasoning`` (the
+provider's own blocks) goes back unchanged, as the APIs require, and is never scored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gate.errors import EXIT_INCOMPLETE, GateError
+from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult
 from gate.results.run_record import Usage
 from gate.suite.model import Api, ModelParams, ToolDef
 from gate.util.json_types import JsonObject
@@ -112,12 +107,14 @@ def params_material(params: ModelParams) -> JsonObject:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """One request to a model, independent of the provider that will serve it."""
+    """One request to a model, independent of the provider that will serve it. Its ``messages`` are
+    made encodable (``sendable``) when it is made: a model may write a lone surrogate, which the
+    record keeps and the next request must not."""
 
     provider: str
     model: str
     system: str | None
-    messages: tuple[JsonObject, ...]
+    messages: tuple[Message, ...]
     tools: tuple[ToolDef, ...]
     params: ModelParams
     # A tool the model must call (judges answer through a forced tool call). Overrides tool_choice.
@@ -130,6 +127,11 @@ class ModelRequest:
     # request headers that change the answer, e.g. anthropic-beta), and it alone keys the cache.
     wire: Mapping[str, Any] | None = None
     wire_headers: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        sent = tuple(sendable_message(m) for m in self.messages)
+        if any(a is not b for a, b in zip(sent, self.messages, strict=True)):
+            object.__setattr__(self, "messages", sent)
 
     def cache_key_material(self) -> JsonObject:
         """Everything that changes the answer, and nothing else: never an API key or a base URL. The
@@ -146,7 +148,7 @@ class ModelRequest:
             "model": self.model,
             "params": params_material(self.params),
             "system": self.system,
-            "messages": list(self.messages),
+            "messages": [key_message(m) for m in self.messages],
             "tools": [tool_material(t) for t in self.tools],
             "forced_tool": self.forced_tool,
             **force_by,
@@ -156,13 +158,6 @@ class ModelRequest:
     def forced_by_requiring(self) -> bool:
         """Whether ``forced_tool`` goes out as "a tool call is required" (it is the only tool)."""
         return self.force_by == "required" and len(self.tools) == 1 and self.tools[0].name == self.forced_tool
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str  # the raw argument text as the model sent it (may be invalid JSON)
 
 
 @dataclass(frozen=True)
@@ -186,6 +181,18 @@ class ModelReply:
     def cut(self) -> bool:
         """Whether the reply was cut at the output-token limit (its text or last call incomplete)."""
         return self.stop_reason in CUT_STOP_REASONS
+
+    def message(self) -> AssistantMessage:
+        """The reply as the assistant's turn of a conversation: its text, its calls, its reasoning
+        (the blocks to send back and their readable text), and the provider's stop reason when it
+        was cut at its token limit."""
+        return AssistantMessage(
+            self.text,
+            tool_calls=self.tool_calls,
+            thinking=reasoning_text(self.reasoning) if self.reasoning else "",
+            reasoning=self.reasoning,
+            finish_reason=self.stop_reason if self.cut else "",
+        )
 
     def to_dict(self) -> JsonObject:
         reasoning = {"reasoning": list(self.reasoning)} if self.reasoning else {}
@@ -278,15 +285,6 @@ def sent_arguments(raw: str) -> str:
     return raw if raw and arguments_object(raw) is not None else "{}"
 
 
-def tool_result_text(content: Any) -> str:
-    """A mock result as the text a tool message carries: strings as they are, the rest as JSON."""
-    if isinstance(content, str):
-        return content
-    import json
-
-    return json.dumps(content, ensure_ascii=False, sort_keys=True)
-
-
 def classify_error(exc: BaseException) -> Classified:
     """How the retry loop treats an exception raised by ``Provider.complete``."""
     from gate.providers.concurrency import Classified
@@ -299,3 +297,70 @@ def classify_error(exc: BaseException) -> Classified:
             timed_out=exc.kind == "timeout",
         )
     return Classified(retryable=False, rate_limited=False, retry_after=None)
+
+
+def sendable(value: Any) -> Any:
+    """``value`` with every lone UTF-16 surrogate (a model can send ``"\\ud800"`` in its JSON)
+    replaced by U+FFFD, so that a request can be encoded; anything else unchanged (the same object
+    when nothing changes)."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, dict):
+        items = [(sendable(k), sendable(v)) for k, v in value.items()]
+        changed = any(a[0] is not k or a[1] is not v for a, (k, v) in zip(items, value.items(), strict=True))
+        return dict(items) if changed else value
+    if isinstance(value, list):
+        values = [sendable(v) for v in value]
+        return values if any(a is not b for a, b in zip(values, value, strict=True)) else value
+    return value
+
+
+def _sendable_call(call: ToolCall) -> ToolCall:
+    fields = (sendable(call.id), sendable(call.name), sendable(call.arguments))
+    if all(a is b for a, b in zip(fields, (call.id, call.name, call.arguments), strict=True)):
+        return call
+    return ToolCall(*fields)
+
+
+def sendable_message(message: Message) -> Message:
+    """``message`` with its texts made encodable (``sendable``); the same message when they are."""
+    content = sendable(message.content)
+    if isinstance(message, AssistantMessage):
+        calls = tuple(_sendable_call(c) for c in message.tool_calls)
+        if content is message.content and all(a is b for a, b in zip(calls, message.tool_calls, strict=True)):
+            return message
+        return replace(message, content=content, tool_calls=calls)
+    if isinstance(message, ToolResult):
+        call_id, name = sendable(message.call_id), sendable(message.name)
+        if content is message.content and call_id is message.call_id and name is message.name:
+            return message
+        return replace(message, call_id=call_id, name=name, content=content)
+    return message if content is message.content else replace(message, content=content)
+
+
+def key_message(message: Message) -> JsonObject:
+    """A request's message as its cache key holds it (the key of every answer recorded so far)."""
+    if isinstance(message, AssistantMessage):
+        key: JsonObject = {"role": "assistant", "content": message.content}
+        if message.tool_calls:
+            key["tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+            ]
+        if message.reasoning:
+            key["reasoning"] = list(message.reasoning)
+        return key
+    if isinstance(message, ToolResult):
+        return {
+            "role": "tool",
+            "call_id": message.call_id,
+            "name": message.name,
+            "content": message.content,
+            "is_error": message.is_error,
+        }
+    return {"role": message.role, "content": message.content}

@@ -12,14 +12,7 @@ import json
 import os
 from typing import Any
 
-from gate.providers.base import (
-    ModelReply,
-    ModelRequest,
-    ProviderError,
-    ToolCall,
-    sent_arguments,
-    tool_result_text,
-)
+from gate.providers.base import ModelReply, ModelRequest, ProviderError, sent_arguments
 from gate.providers.openai_responses import (
     parse_response,
     responses_arguments,
@@ -29,48 +22,43 @@ from gate.providers.openai_responses import (
 )
 from gate.providers.sdk_provider import SdkProvider
 from gate.providers.wire_forward import WireForwarder, openai_forwarder
+from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult
 from gate.results.run_record import Usage
 from gate.suite.model import ToolDef
 from gate.suite.model_family import token_limit
 from gate.util.json_types import JsonObject
 
 
-def openai_messages(system: str | None, messages: tuple[JsonObject, ...]) -> list[JsonObject]:
-    """Neutral messages in the chat-completions format."""
+def openai_messages(system: str | None, messages: tuple[Message, ...]) -> list[JsonObject]:
+    """A request's messages in the chat-completions format."""
     out: list[JsonObject] = []
     if system:
         out.append({"role": "system", "content": system})
     for message in messages:
-        role = message["role"]
-        if role == "tool" and not message.get("call_id"):  # a tool result written in a case's conversation
-            out.append(
-                {"role": "user", "content": f"Tool result: {tool_result_text(message.get('content', ''))}"}
-            )
-        elif role == "tool":
-            content = tool_result_text(message.get("content", ""))
-            if message.get("is_error") and not content.lower().startswith("error"):
+        if isinstance(message, ToolResult) and not message.call_id:  # a result no call id names
+            out.append({"role": "user", "content": f"Tool result: {message.text}"})
+        elif isinstance(message, ToolResult):
+            content = message.text
+            if message.is_error and not content.lower().startswith("error"):
                 content = f"Error: {content}"
-            out.append({"role": "tool", "tool_call_id": message["call_id"], "content": content})
-        elif role == "assistant" and message.get("tool_calls"):
+            out.append({"role": "tool", "tool_call_id": message.call_id, "content": content})
+        elif isinstance(message, AssistantMessage) and message.tool_calls:
             out.append(
                 {
                     "role": "assistant",
-                    "content": message.get("content") or None,
+                    "content": message.content or None,
                     "tool_calls": [
                         {
-                            "id": call["id"],
+                            "id": call.id,
                             "type": "function",
-                            "function": {
-                                "name": call["name"],
-                                "arguments": sent_arguments(call["arguments"]),
-                            },
+                            "function": {"name": call.name, "arguments": sent_arguments(call.arguments)},
                         }
-                        for call in message["tool_calls"]
+                        for call in message.tool_calls
                     ],
                 }
             )
         else:
-            out.append({"role": role, "content": message.get("content", "")})
+            out.append({"role": message.role, "content": message.content})
     return out
 
 

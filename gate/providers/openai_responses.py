@@ -13,14 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gate.providers.base import (
-    ModelReply,
-    ModelRequest,
-    ProviderError,
-    ToolCall,
-    sent_arguments,
-    tool_result_text,
-)
+from gate.providers.base import ModelReply, ModelRequest, ProviderError, sent_arguments
+from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult
 from gate.results.run_record import Usage
 from gate.suite.model_family import token_limit, token_limit_key
 from gate.util.json_types import JsonObject
@@ -69,36 +63,32 @@ def to_responses_tool(chat_tool: JsonObject) -> JsonObject:
     }
 
 
-def responses_input(messages: tuple[JsonObject, ...]) -> list[JsonObject]:
-    """Neutral messages as Responses API input items."""
+def responses_input(messages: tuple[Message, ...]) -> list[JsonObject]:
+    """A request's messages as Responses API input items."""
     items: list[JsonObject] = []
     for message in messages:
-        role = message["role"]
-        if role == "tool" and not message.get("call_id"):  # a tool result written in a case's conversation
-            text = f"Tool result: {tool_result_text(message.get('content', ''))}"
-            items.append({"role": "user", "content": text})
-        elif role == "tool":
-            output = tool_result_text(message.get("content", ""))
-            if message.get("is_error") and not output.lower().startswith("error"):
+        if isinstance(message, ToolResult) and not message.call_id:  # a result no call id names
+            items.append({"role": "user", "content": f"Tool result: {message.text}"})
+        elif isinstance(message, ToolResult):
+            output = message.text
+            if message.is_error and not output.lower().startswith("error"):
                 output = f"Error: {output}"
-            items.append({"type": "function_call_output", "call_id": message["call_id"], "output": output})
-        elif role == "assistant":
-            items.extend(
-                block for block in message.get("reasoning") or () if block.get("type") == "reasoning"
-            )
-            if message.get("content"):
-                items.append({"role": "assistant", "content": message["content"]})
-            for call in message.get("tool_calls") or ():
+            items.append({"type": "function_call_output", "call_id": message.call_id, "output": output})
+        elif isinstance(message, AssistantMessage):
+            items.extend(block for block in message.reasoning if block.get("type") == "reasoning")
+            if message.content:
+                items.append({"role": "assistant", "content": message.content})
+            for call in message.tool_calls:
                 items.append(
                     {
                         "type": "function_call",
-                        "call_id": call["id"],
-                        "name": call["name"],
-                        "arguments": sent_arguments(call["arguments"]),
+                        "call_id": call.id,
+                        "name": call.name,
+                        "arguments": sent_arguments(call.arguments),
                     }
                 )
         else:
-            items.append({"role": role, "content": message.get("content", "")})
+            items.append({"role": message.role, "content": message.content})
     return items
 
 

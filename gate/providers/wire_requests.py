@@ -3,9 +3,9 @@ Chat Completions, the OpenAI Responses API, Anthropic Messages (DESIGN section 1
 
 The body goes upstream as the program wrote it (``WireRequest.body``), with only streaming taken
 out (the proxy streams the reply to the program itself). What the gate records and scores is read
-from it in provider-neutral form: the system prompt, the messages (``gate.providers.base``'s neutral
-messages: the calls of earlier replies, the tool results the program sends back) and the tools
-offered. Pure: no SDK, no I/O.
+from it in provider-neutral form: the system prompt, the messages (``gate.results.messages``: the
+calls of earlier replies, the tool results the program sends back) and the tools offered. Pure: no
+SDK, no I/O.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage
 from gate.suite.model import Source, ToolDef
 
 WireApi = Literal["chat", "responses", "messages"]
@@ -43,7 +44,7 @@ class WireRequest:
     include_usage: bool  # Chat Completions streaming: a last chunk with the usage
     body: dict[str, Any]  # sent upstream as it is
     system: str | None
-    messages: tuple[dict[str, Any], ...]
+    messages: tuple[Message, ...]
     tools: tuple[ToolDef, ...]
 
     @property
@@ -126,10 +127,12 @@ def _unique(tools: list[ToolDef | None]) -> tuple[ToolDef, ...]:
 
 # -- Chat Completions -------------------------------------------------------------------------------
 
+_Read = tuple[str | None, list[Message], tuple[ToolDef, ...]]
 
-def _chat(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], tuple[ToolDef, ...]]:
+
+def _chat(body: dict[str, Any]) -> _Read:
     system: list[str] = []
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
     names: dict[str, str] = {}
     for message in body.get("messages") or ():
         if not isinstance(message, Mapping):
@@ -139,27 +142,15 @@ def _chat(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], tuple
         if role in ("system", "developer"):
             system.append(content)
         elif role == "assistant":
-            calls = []
-            for call in message.get("tool_calls") or ():
-                function = call.get("function") if isinstance(call, Mapping) else None
-                if isinstance(function, Mapping):
-                    names[str(call.get("id", ""))] = str(function.get("name", ""))
-                    calls.append(
-                        {
-                            "id": str(call.get("id", "")),
-                            "name": str(function.get("name", "")),
-                            "arguments": _arguments(function.get("arguments")),
-                        }
-                    )
-            messages.append(
-                {"role": "assistant", "content": content, **({"tool_calls": calls} if calls else {})}
-            )
+            calls = [_chat_call(call) for call in message.get("tool_calls") or ()]
+            given = tuple(c for c in calls if c is not None)
+            names.update((c.id, c.name) for c in given)
+            messages.append(AssistantMessage(content, tool_calls=given))
         elif role in ("tool", "function"):
             call_id = str(message.get("tool_call_id", ""))
-            name = names.get(call_id, str(message.get("name", "")))
-            messages.append({"role": "tool", "call_id": call_id, "name": name, "content": content})
+            messages.append(ToolResult(call_id, names.get(call_id, str(message.get("name", ""))), content))
         else:
-            messages.append({"role": "user", "content": content})
+            messages.append(UserMessage(content))
     tools = [
         _tool(f.get("name"), f.get("description"), f.get("parameters"))
         for t in body.get("tools") or ()
@@ -168,51 +159,50 @@ def _chat(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], tuple
     return ("\n\n".join(system) if system else None), messages, _unique(tools)
 
 
+def _chat_call(call: Any) -> ToolCall | None:
+    function = call.get("function") if isinstance(call, Mapping) else None
+    if not isinstance(function, Mapping):
+        return None
+    return ToolCall(
+        str(call.get("id", "")), str(function.get("name", "")), _arguments(function.get("arguments"))
+    )
+
+
 # -- the Responses API ------------------------------------------------------------------------------
 
 
-def _responses(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], tuple[ToolDef, ...]]:
+def _responses(body: dict[str, Any]) -> _Read:
     system = [body["instructions"]] if isinstance(body.get("instructions"), str) else []
     raw = body.get("input")
     items = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or ())
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
     names: dict[str, str] = {}
     for item in items:
         if not isinstance(item, Mapping):
             continue
         kind = item.get("type", "message")
         if kind == "function_call":
-            call = {
-                "id": str(item.get("call_id", "")),
-                "name": str(item.get("name", "")),
-                "arguments": _arguments(item.get("arguments")),
-            }
-            names[call["id"]] = call["name"]
+            call = ToolCall(
+                str(item.get("call_id", "")), str(item.get("name", "")), _arguments(item.get("arguments"))
+            )
+            names[call.id] = call.name
             last = messages[-1] if messages else None
-            if last is not None and last["role"] == "assistant" and "tool_calls" in last:
-                last["tool_calls"].append(call)
+            if isinstance(last, AssistantMessage) and last.tool_calls:
+                messages[-1] = AssistantMessage(last.content, tool_calls=(*last.tool_calls, call))
             else:
-                messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+                messages.append(AssistantMessage("", tool_calls=(call,)))
         elif kind == "function_call_output":
             call_id = str(item.get("call_id", ""))
-            output = item.get("output")
-            messages.append(
-                {
-                    "role": "tool",
-                    "call_id": call_id,
-                    "name": names.get(call_id, ""),
-                    "content": text_of(output),
-                }
-            )
+            messages.append(ToolResult(call_id, names.get(call_id, ""), text_of(item.get("output"))))
         elif kind == "message":
             role = item.get("role")
             content = text_of(item.get("content"))
             if role in ("system", "developer"):
                 system.append(content)
             elif role == "assistant":
-                messages.append({"role": "assistant", "content": content})
+                messages.append(AssistantMessage(content))
             else:
-                messages.append({"role": "user", "content": content})
+                messages.append(UserMessage(content))
     tools = [
         _tool(t.get("name"), t.get("description"), t.get("parameters"))
         for t in body.get("tools") or ()
@@ -224,10 +214,10 @@ def _responses(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], 
 # -- Anthropic Messages -----------------------------------------------------------------------------
 
 
-def _messages(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], tuple[ToolDef, ...]]:
+def _messages(body: dict[str, Any]) -> _Read:
     raw_system = body.get("system")
     system = text_of(raw_system) if raw_system else None
-    messages: list[dict[str, Any]] = []
+    messages: list[Message] = []
     names: dict[str, str] = {}
     for message in body.get("messages") or ():
         if not isinstance(message, Mapping):
@@ -242,18 +232,17 @@ def _messages(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], t
             if isinstance(block, Mapping) and block.get("type") == "tool_result":
                 call_id = str(block.get("tool_use_id", ""))
                 messages.append(
-                    {
-                        "role": "tool",
-                        "call_id": call_id,
-                        "name": names.get(call_id, ""),
-                        "content": text_of(block.get("content")),
-                        "is_error": bool(block.get("is_error", False)),
-                    }
+                    ToolResult(
+                        call_id,
+                        names.get(call_id, ""),
+                        text_of(block.get("content")),
+                        is_error=bool(block.get("is_error", False)),
+                    )
                 )
             else:
                 texts.append(text_of([block]))
         if any(texts):
-            messages.append({"role": "user", "content": "\n".join(t for t in texts if t)})
+            messages.append(UserMessage("\n".join(t for t in texts if t)))
     tools = [
         _tool(t.get("name"), t.get("description"), t.get("input_schema"))
         for t in body.get("tools") or ()
@@ -262,20 +251,18 @@ def _messages(body: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]], t
     return system, messages, _unique(tools)
 
 
-def _assistant_blocks(blocks: list[Any], names: dict[str, str]) -> dict[str, Any]:
+def _assistant_blocks(blocks: list[Any], names: dict[str, str]) -> AssistantMessage:
     texts: list[str] = []
-    calls: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
     for block in blocks:
         if not isinstance(block, Mapping):
             continue
         if block.get("type") == "tool_use":
-            call = {
-                "id": str(block.get("id", "")),
-                "name": str(block.get("name", "")),
-                "arguments": _arguments(block.get("input")),
-            }
-            names[call["id"]] = call["name"]
+            call = ToolCall(
+                str(block.get("id", "")), str(block.get("name", "")), _arguments(block.get("input"))
+            )
+            names[call.id] = call.name
             calls.append(call)
         elif block.get("type") == "text":
             texts.append(str(block.get("text", "")))
-    return {"role": "assistant", "content": "".join(texts), **({"tool_calls": calls} if calls else {})}
+    return AssistantMessage("".join(texts), tool_calls=tuple(calls))

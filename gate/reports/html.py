@@ -36,6 +36,7 @@ from gate.reports.run_facts import model_lines, model_name, trigger_lines
 from gate.reports.tools_shown import ShownTool, difference, side_descriptions, trial_tools
 from gate.reports.trial_counts import trials_text
 from gate.reports.verdict_text import counts_text, reasons_label, verdict_title
+from gate.results.messages import AssistantMessage, Message, SystemMessage, ToolResult, UserMessage
 from gate.results.outcomes import CaseResult, RunResults, ToolInfo, TrialResult
 from gate.util.escape import json_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline
@@ -90,23 +91,32 @@ class _Prompts:
         return self._index[text]
 
 
-def _message(message: dict[str, Any], prompts: _Prompts, call_index: dict[str, int]) -> dict[str, Any]:
-    role = str(message.get("role", "?"))
-    if role == "system":
-        return {"r": "system", "p": prompts.ref(str(message.get("content") or ""))}
-    shown: dict[str, Any] = {"r": role, "t": str(message.get("content") or "")}
-    for key, short in (("thinking", "th"), ("finish_reason", "cut"), ("name", "n")):
-        if message.get(key):
-            shown[short] = str(message[key])
-    for flag, short in (("given", "g"), ("simulated", "sim"), ("is_error", "err")):
-        if message.get(flag):
+def _message(message: Message, prompts: _Prompts, call_index: dict[str, int]) -> dict[str, Any]:
+    if isinstance(message, SystemMessage):
+        return {"r": "system", "p": prompts.ref(message.content)}
+    if isinstance(message, ToolResult):
+        shown: dict[str, Any] = {"r": "tool", "t": message.text}
+        if message.name:
+            shown["n"] = message.name
+        return _flags(shown, message.given, False, message.is_error)
+    shown = {"r": message.role, "t": message.content}
+    if isinstance(message, UserMessage):
+        return _flags(shown, False, message.simulated, False)
+    for value, short in ((message.thinking, "th"), (message.finish_reason, "cut")):
+        if value:
+            shown[short] = value
+    _flags(shown, message.given, False, False)
+    if message.given and message.tool_calls:
+        shown["gc"] = [[c.name, c.arguments] for c in message.tool_calls]
+    elif message.tool_calls:
+        shown["c"] = [call_index[c.id] for c in message.tool_calls if c.id in call_index]
+    return shown
+
+
+def _flags(shown: dict[str, Any], given: bool, simulated: bool, error: bool) -> dict[str, Any]:
+    for flag, short in ((given, "g"), (simulated, "sim"), (error, "err")):
+        if flag:
             shown[short] = True
-    ids = message.get("calls")
-    if ids:
-        shown["c"] = [call_index[i] for i in ids if i in call_index]
-    given = message.get("tool_calls")
-    if given:
-        shown["gc"] = [[str(c.get("name", "")), str(c.get("arguments", ""))] for c in given]
     return shown
 
 
@@ -124,7 +134,9 @@ def _trial(trial: TrialResult, prompts: _Prompts) -> dict[str, Any]:
         }
         for call in record.calls
     ]
-    shown_ids = {i for m in record.messages for i in (m.get("calls") or ())}
+    shown_ids = {
+        c.id for m in record.messages if isinstance(m, AssistantMessage) and not m.given for c in m.tool_calls
+    }
     return {
         "i": trial.index + 1,
         "status": trial.status,
@@ -138,6 +150,7 @@ def _trial(trial: TrialResult, prompts: _Prompts) -> dict[str, Any]:
         "loose": [call_index[c.id] for c in record.calls if c.id not in shown_ids],
         "out": record.output,
         "error": record.error or "",
+        **({"log": record.log} if record.log else {}),
         "fails": [describe_failure(f) for f in trial.failures],
         "checks": [
             {"k": c.kind, "score": round(c.score, 3), "ok": c.passed, "d": c.detail, "why": c.rationale}

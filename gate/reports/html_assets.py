@@ -185,6 +185,10 @@ SCRIPT = """
     t.msgs.forEach(function (m, i) { if (m.r === "assistant" && !m.g && (m.t || "") === t.out) last = i; });
     t.msgs.forEach(function (m, i) { message(div, m, t, i === last); });
     t.loose.forEach(function (i) { call(div, t.calls[i]); });
+    if (t.log) {
+      add(div, el("div", "label", "program log (standard error)"));
+      add(div, el("pre", "", t.log));
+    }
     if (t.error) { add(div, el("div", "label", "error")); add(div, el("pre", "error", t.error)); }
     if (last < 0) {
       add(div, el("div", "label", "final answer"));

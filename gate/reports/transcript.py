@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gate.reports.failure_details import describe_failure
+from gate.results.messages import AssistantMessage, SystemMessage, ToolResult, UserMessage
 from gate.results.outcomes import CaseResult, TrialResult
 from gate.results.run_record import RunRecord
 from gate.util.escape import json_text, truncate
@@ -39,37 +40,26 @@ def _trial_lines(t: TrialResult) -> list[str]:
     calls = {c.id: c for c in rec.calls}
     shown: set[str] = set()
     for m in rec.messages:
-        role = m.get("role", "?")
-        ids = m.get("calls")
-        if role == "tool":
-            if ids:
-                shown.update(ids)
-            if m.get("given"):  # the result of a call the case's conversation gave
-                error = "error " if m.get("is_error") else ""
-                lines.append(
-                    f"  -> {error}given result: {truncate(str(m.get('content', '')), MAX_ITEM_CHARS)}"
-                )
+        if isinstance(m, ToolResult):
+            if m.given:  # the result of a call the case's conversation gave
+                error = "error " if m.is_error else ""
+                lines.append(f"  -> {error}given result: {truncate(m.text, MAX_ITEM_CHARS)}")
             continue  # the trial's own results are shown with their calls below
-        thinking = m.get("thinking")
-        if thinking:
-            lines.append(f"[{role} thinking] {truncate(str(thinking), MAX_ITEM_CHARS)}")
-        cut = m.get("finish_reason")
-        label = f"{role}, cut at the token limit ({cut})" if cut else role
-        content = m.get("content")
-        if content or cut:
-            lines.append(f"[{label}] {truncate(str(content or ''), MAX_ITEM_CHARS)}")
-        for given in m.get("tool_calls") or ():
-            arguments = truncate(str(given.get("arguments", "")), MAX_ITEM_CHARS)
-            lines.append(f"[given call] {given.get('name', '')}({arguments})")
-        if ids:
-            for call_id in ids:
-                shown.add(call_id)
-                c = calls.get(call_id)
-                if c is not None:
-                    _call_lines(c, lines)
+        lines.extend(_said(m))
+        if not isinstance(m, AssistantMessage):
+            continue
+        for given in m.tool_calls if m.given else ():
+            lines.append(f"[given call] {given.name}({truncate(given.arguments, MAX_ITEM_CHARS)})")
+        for own in () if m.given else m.tool_calls:
+            shown.add(own.id)
+            c = calls.get(own.id)
+            if c is not None:
+                _call_lines(c, lines)
     for c in rec.calls:
         if c.id not in shown:
             _call_lines(c, lines)
+    if rec.log:
+        lines.append(f"[program log] {truncate(rec.log, MAX_ITEM_CHARS)}")
     if rec.error:
         lines.append(f"[error] {truncate(rec.error, MAX_ITEM_CHARS)}")
     lines.append(f"[output] {final_answer_text(rec, MAX_ITEM_CHARS)}")
@@ -80,6 +70,19 @@ def _trial_lines(t: TrialResult) -> list[str]:
             extra = f": {check.detail}" if check.detail else ""
             why = f" (judge: {check.rationale})" if check.rationale else ""
             lines.append(f"[check failed] {check.kind} score {check.score:.2f}{extra}{why}")
+    return lines
+
+
+def _said(m: SystemMessage | UserMessage | AssistantMessage) -> list[str]:
+    """What a message said: its thinking, then its text (a reply cut at its token limit says so)."""
+    lines = []
+    thinking = m.thinking if isinstance(m, AssistantMessage) else ""
+    if thinking:
+        lines.append(f"[{m.role} thinking] {truncate(thinking, MAX_ITEM_CHARS)}")
+    cut = m.finish_reason if isinstance(m, AssistantMessage) else ""
+    label = f"{m.role}, cut at the token limit ({cut})" if cut else m.role
+    if m.content or cut:
+        lines.append(f"[{label}] {truncate(m.content, MAX_ITEM_CHARS)}")
     return lines
 
 

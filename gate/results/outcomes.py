@@ -16,7 +16,10 @@ from gate.results.settings import RunSettings
 from gate.util.json_types import JsonObject
 
 MAX_QUOTED_CHARS = 300  # how much of an answer, a provider error or raw arguments a failure quotes
-RESULTS_VERSION = 2  # 2: system prompts stored once per suite (``system_prompts``); 1 is still read
+# 3: an agent program's standard error is its record's ``log``, no longer a ``program`` message (so
+# ``messages[-1]`` is what was last said); 2: system prompts stored once per suite (``system_prompts``).
+# 1 and 2 are still read.
+RESULTS_VERSION = 3
 
 # The failure taxonomy of DESIGN.md section 3. The value is the stable identifier used in JSON.
 Reason = Literal[

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from gate import limits
+from gate.results.messages import Message, message_json
 from gate.util.json_types import JSON_SCALARS, JsonObject
 
 # How a call was answered: by a matched rule, a tool's fallback rule, an error rule, the suite's
@@ -149,17 +150,17 @@ class Usage:
 class RunRecord:
     """What happened in one trial.
 
-    ``messages`` is the provider-neutral transcript: dicts with ``role`` ("system", "user",
-    "assistant", "tool"), ``content`` (str) and, for assistant turns with calls, ``calls`` (list of
-    call ids; a reply cut at its token limit also ``finish_reason``, the provider's word for it);
-    tool messages carry ``call_id`` and ``name``. ``output`` is the final answer, "" when the episode
-    ended without one (``answered``). ``error`` is set when the trial could not be evaluated: the
-    provider failed, a budget left it without a request, or a reply was cut at its token limit
-    (``stop_reason`` says which; the trial is then an *error*, not a failure).
+    ``messages`` is the provider-neutral transcript (``gate.results.messages``): what the system
+    prompt, the user, the assistant and the tools said, nothing else. ``output`` is the final answer,
+    "" when the episode ended without one (``answered``). ``error`` is set when the trial could not be
+    evaluated: the provider failed, a budget left it without a request, or a reply was cut at its
+    token limit (``stop_reason`` says which; the trial is then an *error*, not a failure). ``log`` is
+    an agent program's standard error (its last part, secrets masked), kept apart from what was said:
+    "" for the model agent.
     """
 
     input: str
-    messages: tuple[JsonObject, ...]
+    messages: tuple[Message, ...]
     calls: tuple[RecordedCall, ...]
     output: str
     turns: int
@@ -175,6 +176,7 @@ class RunRecord:
     # call's ``turn`` is the request it answered). Empty for the model agent: its requests offer the
     # suite's tools.
     offered: tuple[tuple[OfferedTool, ...], ...] = ()
+    log: str = ""
 
     @property
     def answered(self) -> bool:
@@ -198,7 +200,7 @@ class RunRecord:
         ``messages[-1].content``, ``turns``, ``latency_ms``, ``usage.input_tokens``."""
         return {
             "input": self.input,
-            "messages": list(self.messages),
+            "messages": [message_json(m) for m in self.messages],
             "calls": [
                 {
                     "name": c.name,

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from gate.errors import InputError, Problem
+from gate.results.messages import Message, SystemMessage, message_json
 from gate.results.outcomes import (
     RESULTS_VERSION,
     CaseResult,
@@ -100,19 +101,15 @@ def _call(c: RecordedCall) -> JsonObject:
     }
 
 
-def _messages(messages: tuple[JsonObject, ...], prompts: dict[str, int]) -> Any:
-    """The transcript with each system prompt replaced by its index in the suite's ``system_prompts``
-    (a 100 kB prompt is written once per suite, not once per trial)."""
-    if not any(m.get("role") == "system" for m in messages):
-        return messages
-    out: list[JsonObject] = []
-    for message in messages:
-        content = message.get("content")
-        if message.get("role") == "system" and isinstance(content, str) and len(message) == 2:
-            out.append({"prompt": prompts.setdefault(content, len(prompts)), "role": "system"})
-        else:
-            out.append(message)
-    return out
+def _messages(messages: tuple[Message, ...], prompts: dict[str, int]) -> list[JsonObject]:
+    """The transcript (``message_json``) with each system prompt replaced by its index in the suite's
+    ``system_prompts`` (a 100 kB prompt is written once per suite, not once per trial)."""
+    return [
+        {"prompt": prompts.setdefault(m.content, len(prompts)), "role": "system"}
+        if isinstance(m, SystemMessage)
+        else message_json(m)
+        for m in messages
+    ]
 
 
 class _Offered:
@@ -141,6 +138,7 @@ def _record(r: RunRecord, prompts: dict[str, int], offered: _Offered) -> JsonObj
         "extra": r.extra,
         "input": r.input,
         "latency_ms": r.latency_ms,
+        **({"log": r.log} if r.log else {}),
         "messages": _messages(r.messages, prompts),
         "model": r.model,
         "output": r.output,

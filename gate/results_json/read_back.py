@@ -12,6 +12,7 @@ from typing import Any
 from gate import limits
 from gate.errors import InputError, Problem
 from gate.results.fixes import FixSearch
+from gate.results.messages import AssistantMessage, Message, SystemMessage, ToolCall, ToolResult, UserMessage
 from gate.results.outcomes import (
     RESULTS_VERSION,
     CaseResult,
@@ -28,6 +29,7 @@ from gate.results.outcomes import (
 from gate.results.run_record import OfferedTool, RecordedCall, RunRecord, Usage, stop_reason
 from gate.results.settings import RunSettings
 from gate.util import strict_json
+from gate.util.escape import as_text
 from gate.util.json_types import JsonObject
 
 
@@ -173,11 +175,23 @@ def record_from_dict(
     """A trial's record as the results file holds it; a system message stored as
     ``{"role": "system", "prompt": i}`` gets its text back from the suite's ``system_prompts``, and
     the tools each request offered (``offered``: indexes) theirs from its ``offered_tools``
-    (ValueError when there is none)."""
+    (ValueError when there is none). A ``program`` message (results version 2 and older kept the
+    agent program's standard error there) is read as the record's ``log``."""
+    calls = tuple(RecordedCall(**c) for c in data.get("calls", ()))
+    made: dict[str, ToolCall] = {}
+    for call in calls:
+        made.setdefault(call.id, ToolCall(call.id, call.name, call.raw_arguments))
+    messages: list[Message] = []
+    log = data.get("log", "")
+    for message in data.get("messages", ()):
+        if message["role"] == "program":
+            log = log or _older_log(message.get("content") or "")
+        else:
+            messages.append(_message(message, system_prompts, made))
     return RunRecord(
         input=data["input"],
-        messages=tuple(_message(m, system_prompts) for m in data.get("messages", ())),
-        calls=tuple(RecordedCall(**c) for c in data.get("calls", ())),
+        messages=tuple(messages),
+        calls=calls,
         output=data.get("output", ""),
         turns=data.get("turns", 0),
         latency_ms=data.get("latency_ms", 0.0),
@@ -189,6 +203,7 @@ def record_from_dict(
         extra=dict(data.get("extra", {})),
         state=data.get("state"),
         offered=tuple(tuple(_offered(i, offered_tools) for i in tools) for tools in data.get("offered", ())),
+        log=log,
     )
 
 
@@ -200,10 +215,51 @@ def _offered(index: Any, offered_tools: Sequence[OfferedTool]) -> OfferedTool:
     return offered_tools[index]
 
 
-def _message(message: JsonObject, system_prompts: Sequence[str]) -> JsonObject:
-    index = message.get("prompt") if "prompt" in message else None
-    if index is None:
-        return message
+def _message(data: JsonObject, system_prompts: Sequence[str], made: dict[str, ToolCall]) -> Message:
+    """A message of a record (the inverse of ``gate.results.messages.message_json``); an assistant turn
+    of the trial gets its calls whole from the record's ``calls``, by id."""
+    role, content = data["role"], data.get("content")
+    text = content if isinstance(content, str) else ""
+    if role == "system":
+        return SystemMessage(_system_prompt(data, system_prompts) if "prompt" in data else text)
+    if role == "user":
+        return UserMessage(text, simulated=bool(data.get("simulated", False)))
+    given = bool(data.get("given", False))
+    if role == "tool":
+        state = data.get("state")
+        return ToolResult(
+            data.get("call_id", ""),
+            data.get("name", ""),
+            text,
+            is_error=bool(data.get("is_error", False)),
+            given=given,
+            state=None if state is None else as_text(state),
+        )
+    if "tool_calls" in data:
+        calls = tuple(
+            ToolCall(str(c.get("id", "")), str(c.get("name", "")), as_text(c.get("arguments", "")))
+            for c in data["tool_calls"]
+        )
+    else:
+        calls = tuple(made.get(i) or ToolCall(i, "", "") for i in data.get("calls", ()))
+    return AssistantMessage(
+        text,
+        tool_calls=calls,
+        given=given,
+        thinking=data.get("thinking", ""),
+        finish_reason=data.get("finish_reason", ""),
+    )
+
+
+def _system_prompt(data: JsonObject, system_prompts: Sequence[str]) -> str:
+    index = data["prompt"]
     if not isinstance(index, int) or not 0 <= index < len(system_prompts):
         raise ValueError(f"system message refers to prompt {index!r}; the suite has {len(system_prompts)}")
-    return {"role": "system", "content": system_prompts[index]}
+    return system_prompts[index]
+
+
+def _older_log(content: str) -> str:
+    """The standard error of an older file's ``program`` message (how the program failed is its
+    record's ``extra``)."""
+    _, marker, stderr = content.partition("standard error:\n")
+    return stderr if marker else ""

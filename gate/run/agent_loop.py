@@ -23,7 +23,6 @@ latencies, not the cache's).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,14 +30,8 @@ from typing import Any
 
 from gate.episode.simulated_user import next_message, simulator_request
 from gate.errors import GateError
-from gate.providers.base import (
-    BudgetReached,
-    ModelReply,
-    ModelRequest,
-    ProviderError,
-    ToolCall,
-    reasoning_text,
-)
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.results.messages import Message, SystemMessage, ToolCall, ToolResult, UserMessage
 from gate.results.run_record import (
     ANSWERED,
     MockKind,
@@ -55,7 +48,7 @@ from gate.suite.model import Case, ModelParams, Suite
 from gate.suite.model_family import cut_reason
 from gate.suite.pricing import BUILT_IN, PriceTable
 from gate.tool_servers.live import LiveTools
-from gate.util.json_types import JsonObject
+from gate.util.escape import as_text
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 
@@ -102,7 +95,8 @@ async def run_trial(
 class _Episode:
     """What one trial has exchanged so far, and its phases: ask the agent, take its final answer,
     let the simulated user speak, answer the calls from the mocks, check the budgets, make the record.
-    ``sent`` holds the neutral request messages, ``transcript`` the record's messages."""
+    ``transcript`` holds the record's messages; the agent is sent them without the system prompt
+    (``conversation``), which its requests carry apart."""
 
     def __init__(
         self,
@@ -126,12 +120,9 @@ class _Episode:
         self.mocks = MockSession(merged(case.mocks, suite.mocks), defined, case.state)
         self.system = self.prepared.system or None
         messages = self.prepared.messages
-        self.sent: list[JsonObject] = [dict(m) for m in messages]
-        self.transcript: list[JsonObject] = (
-            [{"role": "system", "content": self.system}] if self.system else []
-        )
-        self.transcript.extend(_given(m) for m in messages)
-        self.user_input = next((m.get("content", "") for m in reversed(messages) if m["role"] == "user"), "")
+        self.transcript: list[Message] = [SystemMessage(self.system)] if self.system else []
+        self.transcript.extend(messages)
+        self.user_input = next((m.content for m in reversed(messages) if isinstance(m, UserMessage)), "")
         self.calls: list[RecordedCall] = []
         self.usage = Usage()
         self.cost: float | None = 0.0
@@ -163,7 +154,7 @@ class _Episode:
             provider=agent.provider,
             model=agent.model,
             system=self.system,
-            messages=tuple(self.sent),
+            messages=self.conversation(),
             tools=agent.tools,
             params=agent.params,
             api=agent.api,
@@ -184,11 +175,13 @@ class _Episode:
             self.cost = None if step is None else self.cost + step
         return reply
 
+    def conversation(self) -> tuple[Message, ...]:
+        """The messages the agent is sent: the transcript without the system prompt."""
+        return tuple(self.transcript[1:] if self.system else self.transcript)
+
     def final_answer(self, reply: ModelReply) -> None:
         self.output = reply.text  # reasoning (thinking) is kept apart: shown in the transcript, never scored
-        shown, kept = _reasoning_fields(reply)
-        self.transcript.append({"role": "assistant", "content": reply.text, **shown})
-        self.sent.append({"role": "assistant", "content": sendable(reply.text), **kept})
+        self.transcript.append(reply.message())
 
     async def simulated_user_speaks(self) -> bool:
         """After a final answer: whether the simulated user wrote another message (the episode goes on).
@@ -212,24 +205,14 @@ class _Episode:
             self.stop_reason = "user_done"
             return False
         self.user_turns += 1
-        self.transcript.append({"role": "user", "content": message, "simulated": True})
-        self.sent.append({"role": "user", "content": sendable(message)})
+        self.transcript.append(UserMessage(message, simulated=True))
         return True
 
     def cut_off(self, reply: ModelReply) -> None:
         """The agent's reply was cut at its token limit: kept in the transcript with the provider's
         stop reason, its calls recorded unanswered, and the trial ends as an error that says which
         limit to raise (not the agent's failure: its unfinished arguments are not scored)."""
-        shown, _kept = _reasoning_fields(reply)
-        self.transcript.append(
-            {
-                "role": "assistant",
-                "content": reply.text,
-                **({"calls": [c.id for c in reply.tool_calls]} if reply.tool_calls else {}),
-                "finish_reason": reply.stop_reason,
-                **shown,
-            }
-        )
+        self.transcript.append(reply.message())
         for call in reply.tool_calls:
             arguments, arguments_error = parse_arguments(call.arguments)
             self.calls.append(
@@ -241,18 +224,7 @@ class _Episode:
     async def answer_calls(self, reply: ModelReply) -> None:
         """Record the reply's calls and answer each from the mocks or its live server; a live server
         that cannot answer ends the trial as an error."""
-        shown, kept = _reasoning_fields(reply)
-        # The record keeps what the model sent; what goes back to it must be encodable (UTF-8).
-        call_dicts = [
-            {"id": sendable(c.id), "name": sendable(c.name), "arguments": sendable(c.arguments)}
-            for c in reply.tool_calls
-        ]
-        self.sent.append(
-            {"role": "assistant", "content": sendable(reply.text), "tool_calls": call_dicts, **kept}
-        )
-        self.transcript.append(
-            {"role": "assistant", "content": reply.text, "calls": [c.id for c in reply.tool_calls], **shown}
-        )
+        self.transcript.append(reply.message())
         for call in reply.tool_calls:
             try:
                 await self._answer_call(call)
@@ -289,25 +261,8 @@ class _Episode:
                 state=copy_value(self.mocks.state) if stateful else None,
             )
         )
-        self.sent.append(
-            {
-                "role": "tool",
-                "call_id": sendable(call.id),
-                "name": sendable(call.name),
-                "content": sendable(outcome.sent),
-                "is_error": outcome.is_error,
-            }
-        )
-        self.transcript.append(
-            {
-                "role": "tool",
-                "call_id": call.id,
-                "name": call.name,
-                "content": _as_text(outcome.sent),
-                "is_error": outcome.is_error,
-                **({"state": _as_text(self.mocks.state)} if stateful else {}),
-            }
-        )
+        state = as_text(self.mocks.state) if stateful else None
+        self.transcript.append(ToolResult(call.id, call.name, outcome.sent, outcome.is_error, state=state))
 
     def over_budget(self) -> StopReason | None:
         """After a turn with calls: the budget that stops the episode, if one does."""
@@ -336,20 +291,6 @@ class _Episode:
         )
 
 
-def _given(message: JsonObject) -> JsonObject:
-    """A message of the case's conversation as the transcript shows it: what the assistant said, the
-    calls it made and their results before the trial are marked ``given`` (history, not this trial's
-    doing: its calls are the record's ``calls``)."""
-    shown: JsonObject = {"role": message["role"], "content": message.get("content", "")}
-    if message["role"] == "tool":
-        shown.update(call_id=message["call_id"], name=message["name"], is_error=message["is_error"])
-    if message.get("tool_calls"):
-        shown["tool_calls"] = [dict(call) for call in message["tool_calls"]]
-    if message["role"] != "user":
-        shown["given"] = True
-    return shown
-
-
 @dataclass(frozen=True)
 class _Answer:
     """One call's answer: how it was answered, the value recorded on the call, what the model reads."""
@@ -358,39 +299,3 @@ class _Answer:
     result: Any
     sent: Any
     is_error: bool
-
-
-def _reasoning_fields(reply: ModelReply) -> tuple[JsonObject, JsonObject]:
-    """What a reply's reasoning adds to the transcript message (its readable text) and to the
-    message sent back (the provider's blocks, unchanged, as the APIs require)."""
-    if not reply.reasoning:
-        return {}, {}
-    text = reasoning_text(reply.reasoning)
-    return ({"thinking": text} if text else {}), {"reasoning": list(reply.reasoning)}
-
-
-def sendable(value: Any) -> Any:
-    """``value`` with every lone UTF-16 surrogate (a model can send ``"\\ud800"`` in its JSON)
-    replaced by U+FFFD, so that the next request can be encoded; anything else unchanged."""
-    if isinstance(value, str):
-        if value.isascii():
-            return value
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    if isinstance(value, dict):
-        items = [(sendable(k), sendable(v)) for k, v in value.items()]
-        changed = any(a[0] is not k or a[1] is not v for a, (k, v) in zip(items, value.items(), strict=True))
-        return dict(items) if changed else value
-    if isinstance(value, list):
-        values = [sendable(v) for v in value]
-        return values if any(a is not b for a, b in zip(values, value, strict=True)) else value
-    return value
-
-
-def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -45,6 +45,7 @@ from gate.fixes.verification import (
 )
 from gate.providers.base import BudgetReached, ModelRequest, Provider, ProviderError
 from gate.results.fixes import Candidate, CaseRole, DefinitionSearch, FixSearch
+from gate.results.messages import UserMessage
 from gate.results.outcomes import CaseResult, RunResults, TrialResult
 from gate.results.settings import RunSettings
 from gate.run.cache import ResponseCache
@@ -265,7 +266,7 @@ async def _propose(
         provider=provider,
         model=name,
         system=ask_for.system,
-        messages=({"role": "user", "content": ask_for.user},),
+        messages=(UserMessage(ask_for.user),),
         tools=(ToolDef(TOOL_NAME, ask_for.tool_description, ask_for.tool_parameters, Source("<fix>")),),
         params=judge_params(provider, name, FIX_MAX_TOKENS, None),
         forced_tool=TOOL_NAME,

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Any, get_args
 
 from gate.providers.base import BudgetReached, ForceForm, ModelReply, ModelRequest, ProviderError
+from gate.results.messages import UserMessage
 from gate.suite.judging import JudgeReplyError, JudgeRequest, JudgeVerdict, parse_verdict, prompt_for
 from gate.suite.model import Source, Suite, ToolDef
 from gate.suite.model_family import judge_params
@@ -51,7 +52,7 @@ def judge_request(suite: Suite, request: JudgeRequest) -> ModelRequest:
         provider=judge.provider,
         model=judge.model,
         system=prompt.system,
-        messages=({"role": "user", "content": prompt.user},),
+        messages=(UserMessage(prompt.user),),
         tools=(tool,),
         # Temperature 0 and the token limit as the judge's model family takes them (gpt-5 and the
         # o-series refuse a temperature and want max_completion_tokens).

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gate.results.messages import AssistantMessage, ToolResult, UserMessage
 from gate.util.escape import as_text
 
 if TYPE_CHECKING:
-    from gate.results.run_record import RunRecord
+    from gate.results.run_record import RecordedCall, RunRecord
     from gate.suite.model import Suite
 
 
@@ -21,7 +22,7 @@ def goal_text(record: RunRecord, goal: str = "") -> str:
     """The user's goal: the simulated user's goal when there is one, else the user's messages in order."""
     if goal:
         return goal
-    said = [str(m.get("content", "")) for m in record.messages if m.get("role") == "user"]
+    said = [m.content for m in record.messages if isinstance(m, UserMessage)]
     return "\n".join(said) or record.input
 
 
@@ -31,24 +32,28 @@ def trajectory_text(suite: Suite, record: RunRecord) -> str:
     results = {c.id: c for c in record.calls}
     steps: list[str] = []
     for message in record.messages:
-        role = message.get("role")
-        if role == "user":
-            steps.append(f"USER: {message.get('content', '')}")
-        elif role == "tool" and message.get("given"):
-            outcome = "ERROR" if message.get("is_error") else "RESULT"
-            steps.append(f"{outcome} of {message.get('name', '')}: {message.get('content', '')}")
-        elif role == "assistant":
-            if message.get("content"):
-                steps.append(f"ASSISTANT: {message['content']}")
-            for given in message.get("tool_calls", ()):  # calls the case's conversation gave
-                steps.append(
-                    f"CALL {given.get('name', '')}({given.get('arguments', '')}) (before this episode)"
-                )
-            for call_id in message.get("calls", ()):
-                call = results.get(call_id)
-                if call is None:
-                    continue
-                arguments = call.raw_arguments if call.arguments is None else as_text(call.arguments)
-                outcome = "ERROR" if call.is_error else "RESULT"
-                steps.append(f"CALL {call.name}({arguments}) -> {outcome}: {as_text(call.result)}")
+        if isinstance(message, UserMessage):
+            steps.append(f"USER: {message.content}")
+        elif isinstance(message, ToolResult) and message.given:
+            outcome = "ERROR" if message.is_error else "RESULT"
+            steps.append(f"{outcome} of {message.name}: {message.text}")
+        elif isinstance(message, AssistantMessage):
+            if message.content:
+                steps.append(f"ASSISTANT: {message.content}")
+            steps.extend(_call_steps(message, results))
     return f"Available tools:\n{tools}\n\nThe episode, in order:\n" + "\n".join(steps)
+
+
+def _call_steps(message: AssistantMessage, results: dict[str, RecordedCall]) -> list[str]:
+    """The calls of an assistant turn: given ones as written, the trial's own with their results."""
+    if message.given:  # calls the case's conversation gave
+        return [f"CALL {c.name}({c.arguments}) (before this episode)" for c in message.tool_calls]
+    steps = []
+    for own in message.tool_calls:
+        call = results.get(own.id)
+        if call is None:
+            continue
+        arguments = call.raw_arguments if call.arguments is None else as_text(call.arguments)
+        outcome = "ERROR" if call.is_error else "RESULT"
+        steps.append(f"CALL {call.name}({arguments}) -> {outcome}: {as_text(call.result)}")
+    return steps

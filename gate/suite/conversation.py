@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gate.errors import InputError
-from gate.suite.model import Case, Message, Suite
+from gate.results.messages import AssistantMessage, Message, ToolResult, UserMessage
+from gate.suite.model import Case, Suite
 from gate.suite.templating import render
 from gate.util.json_types import JsonObject
 
@@ -22,12 +23,12 @@ CHOICE_INSTRUCTION = "Answer with the letter of the correct option only ({letter
 
 @dataclass(frozen=True)
 class Prepared:
-    """What the agent loop sends: the rendered system prompt (None: none), the conversation as
-    neutral message dicts (``gate.providers.base``), and ``extra`` facts for scoring
+    """What a trial starts from: the rendered system prompt (None: none), the case's conversation (its
+    earlier assistant turns and tool results marked ``given``), and ``extra`` facts for scoring
     (``choice_letters``)."""
 
     system: str | None
-    messages: tuple[JsonObject, ...]
+    messages: tuple[Message, ...]
     extra: JsonObject = field(default_factory=dict)
 
 
@@ -66,21 +67,12 @@ def _render(template: str, case: Case, what: str) -> str:
         ) from None
 
 
-def _neutral(message: Message, content: str) -> JsonObject:
-    """A conversation message as the providers take it (``gate.providers.base``): earlier calls as an
-    assistant message's ``tool_calls``, their results as tool messages."""
-    if message.role == "tool":
-        return {
-            "role": "tool",
-            "call_id": message.call_id,
-            "name": message.name,
-            "content": content,
-            "is_error": message.is_error,
-        }
-    if message.tool_calls:
-        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
-        return {"role": message.role, "content": content, "tool_calls": calls}
-    return {"role": message.role, "content": content}
+def _given(message: Message, content: str) -> Message:
+    """A conversation message with its text rendered; the assistant's earlier turns and the results of
+    their calls are history given to the trial (``given``), not its own doing."""
+    if isinstance(message, (AssistantMessage, ToolResult)):
+        return replace(message, content=content, given=True)
+    return replace(message, content=content)
 
 
 def build(suite: Suite, case: Case, trial_index: int) -> Prepared:
@@ -88,7 +80,7 @@ def build(suite: Suite, case: Case, trial_index: int) -> Prepared:
     prompt = suite.agent.system_prompt
     system = _render(prompt.template, case, "the system prompt") if prompt is not None else None
     messages = [
-        _neutral(m, _render(m.content, case, f"message {i + 1}")) for i, m in enumerate(case.conversation)
+        _given(m, _render(m.content, case, f"message {i + 1}")) for i, m in enumerate(case.conversation)
     ]
     extra: JsonObject = {}
     letters = choice_letters(suite, case, trial_index)
@@ -97,11 +89,10 @@ def build(suite: Suite, case: Case, trial_index: int) -> Prepared:
         listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
         block = "\n".join(f"{key}) {text}" for key, text in letters.items())
         addition = f"\n\nOptions:\n{block}\n\n" + CHOICE_INSTRUCTION.format(letters=listed)
-        for message in reversed(messages):
-            if message["role"] == "user":
-                message["content"] = message["content"] + addition
-                break
+        last = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=None)
+        if last is None:
+            messages.append(UserMessage(addition.strip()))
         else:
-            messages.append({"role": "user", "content": addition.strip()})
+            messages[last] = UserMessage(messages[last].content + addition)
         extra["choice_letters"] = letters
     return Prepared(system=system, messages=tuple(messages), extra=extra)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from gate.results.messages import Message
 from gate.suite.matcher_tree import Matcher, any_judged
 from gate.util.json_types import JsonObject, JsonValue
 
@@ -31,7 +32,6 @@ ExtraCalls = Literal["allow", "forbid"]
 Reducer = Literal["all", "any", "at_least", "majority", "mean"]
 ScoringMode = Literal["all", "weighted"]
 Aggregate = Literal["all", "any", "mean", "min", "max"]
-Role = Literal["user", "assistant", "tool"]
 McpCalls = Literal["mock", "live"]  # who answers the calls to an MCP server's tools: the mocks or the server
 
 # Each default of the suite language is written once, here: as a named constant below or as the default
@@ -361,33 +361,10 @@ class Defaults:
 
 
 @dataclass(frozen=True)
-class GivenCall:
-    """A tool call the assistant made earlier in a case's conversation: history sent to the model,
-    never scored. ``arguments`` is the argument text as sent (JSON)."""
-
-    id: str
-    name: str
-    arguments: str = "{}"
-
-
-@dataclass(frozen=True)
-class Message:
-    """One message of a case's conversation. An assistant message may hold earlier ``tool_calls``; a
-    tool message is the result of one of them (``call_id``, the tool's ``name``), its content the
-    result as text (JSON for a structured result)."""
-
-    role: Role
-    content: str
-    tool_calls: tuple[GivenCall, ...] = ()
-    call_id: str = ""
-    name: str = ""
-    is_error: bool = False
-
-
-@dataclass(frozen=True)
 class Case:
     id: str
-    # The conversation sent to the agent; a single ``input`` becomes one user message.
+    # The conversation sent to the agent (user messages; earlier assistant turns with the calls they
+    # made and the results of those calls); a single ``input`` becomes one user message.
     conversation: tuple[Message, ...]
     vars: dict[str, str]
     tags: tuple[str, ...]

@@ -255,6 +255,7 @@ class Redactor:
                 record.input,
                 record.output,
                 record.error,
+                record.log,
                 record.messages,
                 [
                     (c.id, c.name, c.raw_arguments, c.arguments, c.arguments_error, c.result)
@@ -268,7 +269,7 @@ class Redactor:
                 [(c.detail, c.rationale) for c in trial.checks],
             ],
             ensure_ascii=False,
-            default=str,
+            default=_fields,
         )
         if self.redact(probe) == probe:
             return trial
@@ -304,6 +305,13 @@ class Redactor:
                     changes[f.name] = new_value
             return dataclasses.replace(obj, **changes) if changes else obj
         return obj
+
+
+def _fields(value: Any) -> Any:
+    """What JSON cannot hold, for the probe: a dataclass (a message, a tool call) as its fields."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return str(value)
 
 
 class RedactingStream:

@@ -10,6 +10,7 @@ from typing import Any
 
 from gate.analysis.analyse import analyse
 from gate.analysis.recommendations import Recommendation
+from gate.results.messages import SystemMessage
 from gate.results.outcomes import SourceRef
 from tests.results_factory import call, case, failure, record, run, suite, tool
 
@@ -337,7 +338,7 @@ def test_an_argument_failing_for_several_reasons_counts_the_main_one_and_lists_t
 
 
 def with_prompt(rec: Any, prompt: str) -> Any:
-    return dataclasses.replace(rec, messages=({"role": "system", "content": prompt}, *rec.messages))
+    return dataclasses.replace(rec, messages=(SystemMessage(prompt), *rec.messages))
 
 
 def ghost(prompt: str) -> Any:

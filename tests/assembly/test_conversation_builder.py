@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gate.files.suite_loader import load_suites
-from gate.suite.model import GivenCall, Message
+from gate.results.messages import AssistantMessage, ToolCall, ToolResult, UserMessage
 from tests.builders import WEATHER_FUNCTION
 
 HEAD = """\
@@ -56,18 +56,17 @@ def test_earlier_calls_and_their_results_become_the_case_s_history(tmp_path):
     )
     assert loaded.problems == ()
     assert loaded.suites[0].cases[0].conversation == (
-        Message("user", "Weather in Paris and Rome?"),
-        Message(
-            "assistant",
+        UserMessage("Weather in Paris and Rome?"),
+        AssistantMessage(
             "Let me look.",
             tool_calls=(
-                GivenCall("call_1", "get_weather", '{"city": "Paris"}'),
-                GivenCall("r1", "get_weather", '{"city": "Rome"}'),
+                ToolCall("call_1", "get_weather", '{"city": "Paris"}'),
+                ToolCall("r1", "get_weather", '{"city": "Rome"}'),
             ),
         ),
-        Message("tool", '{"temp_c": 21}', call_id="r1", name="get_weather"),
-        Message("tool", "service down", call_id="call_1", name="get_weather", is_error=True),
-        Message("user", "And tomorrow?"),
+        ToolResult("r1", "get_weather", '{"temp_c": 21}'),
+        ToolResult("call_1", "get_weather", "service down", is_error=True),
+        UserMessage("And tomorrow?"),
     )
 
 

@@ -126,7 +126,6 @@ def test_a_mid_task_conversation_reaches_every_api_in_its_own_form(
             "content": '{"temp_c": 18}',
             "call_id": "call_1",
             "name": "get_weather",
-            "is_error": False,
             "given": True,
         },
     ]

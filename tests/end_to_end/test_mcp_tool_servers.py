@@ -275,8 +275,7 @@ def test_a_program_s_mcp_calls_to_a_live_server_s_tools_reach_that_server(repo, 
         (call,) = trial["record"]["calls"]
         assert call["mock"] == "live" and call["result"] == {"count": 1} and call["is_error"] is False
         assert trial["record"]["output"] == "Done: the list holds 1 item(s)."
-        (stderr,) = [m["content"] for m in trial["record"]["messages"] if m["role"] == "program"]
-        assert 'the tool said: {"count": 1}' in stderr  # what the program's MCP call returned
+        assert 'the tool said: {"count": 1}' in trial["record"]["log"]  # what the program's MCP call returned
 
 
 def test_a_program_gets_a_server_s_listed_tools_and_without_calls_live_the_mocks_answer(repo, capsys):

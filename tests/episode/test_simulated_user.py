@@ -12,6 +12,7 @@ import pytest
 from gate.episode.simulated_user import STOP, next_message, simulator_request
 from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
+from gate.results.messages import AssistantMessage, SystemMessage, ToolCall, ToolResult, UserMessage
 from gate.run.cache import ResponseCache
 from gate.run.runner import RunOptions, run_suites
 from gate.suite.model import Judge, SimulatedUser
@@ -82,9 +83,9 @@ def test_the_simulated_user_plays_the_episode_and_replays_with_no_request(
     assert case.status == "passed", case.failures
     record = case.trials[0].record
     said = [
-        (m["role"], m["content"])
+        (m.role, m.content)
         for m in record.messages
-        if m["role"] in ("user", "assistant") and m["content"]
+        if isinstance(m, (UserMessage, AssistantMessage)) and m.content
     ]
     assert said == [
         ("user", "I want shoes"),
@@ -92,7 +93,7 @@ def test_the_simulated_user_plays_the_episode_and_replays_with_no_request(
         ("user", "42"),
         ("assistant", "Ordered size 42."),
     ]
-    assert [m.get("simulated") for m in record.messages if m["role"] == "user"] == [None, True]
+    assert [m.simulated for m in record.messages if isinstance(m, UserMessage)] == [False, True]
     assert record.stop_reason == "user_done"
     recorded = server.request_count
     assert recorded == 5  # agent 3 + simulator 2
@@ -108,17 +109,19 @@ def test_the_simulator_sees_the_conversation_with_roles_swapped_and_its_goal():
     simulator = Judge(provider="openai", model="user-model")
     user = SimulatedUser(goal="Buy size 42.", persona="terse")
     transcript = [
-        {"role": "system", "content": "agent prompt"},
-        {"role": "user", "content": "I want shoes"},
-        {"role": "assistant", "content": "", "calls": ["c1"]},
-        {"role": "tool", "content": "{}"},
-        {"role": "assistant", "content": "Which size?"},
+        SystemMessage("agent prompt"),
+        UserMessage("I want shoes"),
+        AssistantMessage("", (ToolCall("c1", "find_shoes"),)),
+        ToolResult("c1", "find_shoes", "{}"),
+        AssistantMessage("Which size?"),
     ]
     request = simulator_request(simulator, user, transcript)
     assert "Buy size 42." in (request.system or "") and "terse" in (request.system or "")
-    assert [m["role"] for m in request.messages] == ["user", "assistant", "user"]
-    assert request.messages[1]["content"] == "I want shoes"
-    assert request.messages[2]["content"] == "Which size?"
+    assert request.messages == (
+        UserMessage("(The conversation begins. Write your first message.)"),
+        AssistantMessage("I want shoes"),
+        UserMessage("Which size?"),
+    )
     assert request.tools == ()
     assert next_message(f"Thanks! {STOP}") is None
     assert next_message("  42 ") == "42"
@@ -159,7 +162,7 @@ def test_the_agents_max_turns_bounds_the_whole_episode(tmp_path, model_server, m
     case = results.suites[0].cases[0]
     record = case.trials[0].record
     assert record.turns == 2
-    assert [m["role"] for m in record.messages if m["role"] in ("user", "assistant")] == [
+    assert [m.role for m in record.messages if isinstance(m, (UserMessage, AssistantMessage))] == [
         "user",
         "assistant",
         "user",

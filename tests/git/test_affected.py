@@ -7,13 +7,13 @@ from __future__ import annotations
 import dataclasses
 
 from gate.git.affected import Change, ChangeSet, Reached, ReadFacts, affected_suites, submodules_read
+from gate.results.messages import UserMessage
 from gate.suite.model import (
     Agent,
     Case,
     Command,
     Defaults,
     Expectation,
-    Message,
     MockRule,
     Mocks,
     ModelParams,
@@ -46,7 +46,7 @@ def make_suite(
     )
     case = Case(
         id="c1",
-        conversation=(Message("user", "hi"),),
+        conversation=(UserMessage("hi"),),
         vars={},
         tags=(),
         expect=Expectation(),

@@ -15,7 +15,8 @@ import pytest
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
-from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError, ToolCall
+from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.results.messages import AssistantMessage, ToolCall, ToolResult
 from gate.results.run_record import Usage
 from gate.suite.mocks import MockSession
 from gate.suite.model import Mocks, ModelParams
@@ -121,12 +122,7 @@ def test_chat_completions_plain_and_streamed_and_the_request_goes_upstream_as_wr
     assert sent.system == "Be brief." and [t.name for t in sent.tools] == ["get_weather"]
     second = model.requests[1]
     assert second.wire is not None and "stream" not in second.wire and "stream_options" not in second.wire
-    assert second.messages[-1] == {
-        "role": "tool",
-        "call_id": "call_1",
-        "name": "get_weather",
-        "content": '{"temp_c": 18}',
-    }
+    assert second.messages[-1] == ToolResult("call_1", "get_weather", '{"temp_c": 18}')
     assert [e.request.stream for e in proxy.exchanges] == [False, True]
 
 
@@ -157,10 +153,10 @@ def test_the_responses_api_plain_and_streamed() -> None:
     serve(model, test)
     follow = model.requests[1]
     assert follow.api == "responses"
-    assert follow.messages[1]["tool_calls"] == [
-        {"id": "call_1", "name": "get_weather", "arguments": '{"city": "Paris"}'}
-    ]
-    assert follow.messages[2]["role"] == "tool" and follow.messages[2]["name"] == "get_weather"
+    assert follow.messages[1] == AssistantMessage(
+        "", (ToolCall("call_1", "get_weather", '{"city": "Paris"}'),)
+    )
+    assert follow.messages[2] == ToolResult("call_1", "get_weather", '{"temp_c": 18}')
 
 
 def test_anthropic_messages_plain_and_streamed_with_the_beta_header_forwarded() -> None:
@@ -200,13 +196,7 @@ def test_anthropic_messages_plain_and_streamed_with_the_beta_header_forwarded() 
         ("anthropic-beta", "token-efficient-tools-2025-02-19"),
     )
     assert first.cache_key_material()["headers"] == {"anthropic-beta": "token-efficient-tools-2025-02-19"}
-    assert follow.messages[-1] == {
-        "role": "tool",
-        "call_id": "call_1",
-        "name": "get_weather",
-        "content": "18 C",
-        "is_error": False,
-    }
+    assert follow.messages[-1] == ToolResult("call_1", "get_weather", "18 C")
 
 
 def test_a_wrong_token_is_refused_once_without_the_sdk_retrying() -> None:

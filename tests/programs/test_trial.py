@@ -19,9 +19,11 @@ import pytest
 from gate.programs.host import ProgramHost
 from gate.programs.trial import MAX_ANSWER_BYTES, run_program_trial
 from gate.providers.base import ModelReply, ModelRequest
+from gate.results.messages import AssistantMessage, UserMessage
 from gate.results.run_record import RunRecord
 from gate.scoring.trial import score_trial
-from gate.suite.model import Case, Command, Judge, Message, SimulatedUser, Suite
+from gate.suite.model import Case, Command, Judge, SimulatedUser, Suite
+from gate.suite.path_assertions import select
 from gate.suite.pricing import BUILT_IN
 from gate.util.redact import Redactor
 from tests.builders import case as make_case
@@ -38,7 +40,7 @@ def program_suite(tmp_path: Path, code: str, *, timeout_s: float = 20.0) -> Suit
 
 
 async def _simulator(request: ModelRequest) -> ModelReply:
-    said = sum(1 for m in request.messages if m["role"] == "assistant")
+    said = sum(1 for m in request.messages if isinstance(m, AssistantMessage))
     return ModelReply("And tomorrow?" if said == 1 else "###STOP###")
 
 
@@ -72,7 +74,7 @@ ECHO = """
 def test_the_first_line_carries_case_trial_vars_and_the_earlier_turns(tmp_path: Path) -> None:
     case = dataclasses.replace(
         make_case("c2", "x"),
-        conversation=(Message("user", "Hi"), Message("assistant", "Which city?"), Message("user", "Paris")),
+        conversation=(UserMessage("Hi"), AssistantMessage("Which city?"), UserMessage("Paris")),
         vars={"tier": "gold"},
     )
     record = run(tmp_path, ECHO, case)
@@ -87,7 +89,8 @@ def test_the_first_line_carries_case_trial_vars_and_the_earlier_turns(tmp_path: 
         "history": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Which city?"}],
     }
     assert record.stop_reason == "final_answer" and record.input == "Paris"
-    assert [m["role"] for m in record.messages] == ["user", "assistant", "user", "assistant"]
+    assert [m.role for m in record.messages] == ["user", "assistant", "user", "assistant"]
+    assert record.messages[1] == AssistantMessage("Which city?", given=True)
 
 
 def test_a_simulated_user_keeps_one_process_and_plain_text_answers_count(tmp_path: Path) -> None:
@@ -100,11 +103,11 @@ def test_a_simulated_user_keeps_one_process_and_plain_text_answers_count(tmp_pat
     base = dataclasses.replace(program_suite(tmp_path, code), path=str(tmp_path / "s.suite.yaml"))
     suite = dataclasses.replace(base, user_simulator=Judge("openai", "sim"))
     record = trial(suite, case)
-    answers = [m["content"] for m in record.messages if m["role"] == "assistant"]
+    answers = [m.content for m in record.messages if isinstance(m, AssistantMessage)]
     assert [a.split(" from ")[0] for a in answers] == ["answer 1", "answer 2"]
     assert len({a.split(" from ")[1] for a in answers}) == 1  # the same process for the whole episode
     assert record.stop_reason == "user_done"
-    assert [m.get("simulated") for m in record.messages if m["role"] == "user"] == [None, True]
+    assert [m.simulated for m in record.messages if isinstance(m, UserMessage)] == [False, True]
 
 
 def test_no_secret_and_no_real_provider_setting_reaches_the_program(
@@ -166,11 +169,9 @@ def test_a_failing_program_is_the_agent_s_failure_with_its_standard_error(
     assert crash in record.extra["agent_crashed"]
     result = score_trial(make_suite(), make_case("c1", "x"), record, 0, {})
     assert result.status == "failed" and result.failures[-1].reason == "agent_crashed"
-    if "boom" in code:
-        assert (
-            record.messages[-1]["role"] == "program"
-            and "boom: the config is missing" in record.messages[-1]["content"]
-        )
+    if "boom" in code:  # its standard error is its log, apart from what was said
+        assert "boom: the config is missing" in record.log
+        assert all("boom" not in str(m.content) for m in record.messages)
 
 
 def start(tmp_path: Path, *argv: str) -> RunRecord:
@@ -249,5 +250,7 @@ def test_the_trial_token_is_masked_in_the_standard_error_kept(tmp_path: Path) ->
         print("ok", flush=True)
     """
     record = run(tmp_path, code)
-    [program] = [m for m in record.messages if m["role"] == "program"]
-    assert "using key ***" in program["content"]
+    assert "using key ***" in record.log
+    # What was said last is the program's answer, not its log (a path assertion reads the same as for
+    # the model agent).
+    assert select(record.as_path_root(), "messages[-1].content") == ["ok"]

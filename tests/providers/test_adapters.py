@@ -12,6 +12,7 @@ import pytest
 
 from gate.providers import make_provider
 from gate.providers.base import ModelRequest, ProviderError
+from gate.results.messages import AssistantMessage, ToolCall, ToolResult, UserMessage
 from gate.suite.model import ModelParams
 from tests.builders import WEATHER_TOOLS
 
@@ -71,9 +72,7 @@ def _complete(provider_name: str, request: ModelRequest):
 def test_tool_call_then_final_answer_with_the_tool_result_fed_back(provider, model_server, monkeypatch):
     server = model_server("weather.yaml")
     _point(monkeypatch, server)
-    first = _complete(
-        provider, _request(provider, [{"role": "user", "content": "What's the weather in Paris?"}])
-    )
+    first = _complete(provider, _request(provider, [UserMessage("What's the weather in Paris?")]))
     assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [
         ("get_weather", {"city": "Paris"})
     ]
@@ -85,19 +84,9 @@ def test_tool_call_then_final_answer_with_the_tool_result_fed_back(provider, mod
         _request(
             provider,
             [
-                {"role": "user", "content": "What's the weather in Paris?"},
-                {
-                    "role": "assistant",
-                    "content": first.text,
-                    "tool_calls": [{"id": call.id, "name": call.name, "arguments": call.arguments}],
-                },
-                {
-                    "role": "tool",
-                    "call_id": call.id,
-                    "name": call.name,
-                    "content": {"temp_c": 18, "sky": "cloudy"},
-                    "is_error": False,
-                },
+                UserMessage("What's the weather in Paris?"),
+                AssistantMessage(first.text, tool_calls=(ToolCall(call.id, call.name, call.arguments),)),
+                ToolResult(call.id, call.name, {"temp_c": 18, "sky": "cloudy"}),
             ],
         ),
     )
@@ -113,7 +102,7 @@ def test_openai_request_carries_tools_choice_and_params(model_server, monkeypatc
         "openai",
         _request(
             "openai",
-            [{"role": "user", "content": "both please"}],
+            [UserMessage("both please")],
             temperature=0.2,
             max_tokens=99,
             tool_choice="get_weather",
@@ -138,7 +127,7 @@ def test_openai_request_carries_tools_choice_and_params(model_server, monkeypatc
 def test_openai_tool_choice_keywords_pass_through(choice, expected, model_server, monkeypatch):
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
-    _complete("openai", _request("openai", [{"role": "user", "content": "hi"}], tool_choice=choice))
+    _complete("openai", _request("openai", [UserMessage("hi")], tool_choice=choice))
     assert server.requests[-1]["body"]["tool_choice"] == expected
 
 
@@ -160,7 +149,7 @@ def test_anthropic_tool_choice_mapping(choice, parallel, expected, model_server,
         "anthropic",
         _request(
             "anthropic",
-            [{"role": "user", "content": "hi"}],
+            [UserMessage("hi")],
             tool_choice=choice,
             parallel_tool_calls=parallel,
             temperature=0.3,
@@ -186,29 +175,16 @@ def test_anthropic_tool_results_are_one_user_turn_with_is_error(model_server, mo
         _request(
             "anthropic",
             [
-                {"role": "user", "content": "both please"},
-                {
-                    "role": "assistant",
-                    "content": "",
-                    "tool_calls": [
-                        {"id": "t1", "name": "get_weather", "arguments": '{"city": "Paris"}'},
-                        {"id": "t2", "name": "get_forecast", "arguments": "not json"},
-                    ],
-                },
-                {
-                    "role": "tool",
-                    "call_id": "t1",
-                    "name": "get_weather",
-                    "content": {"temp_c": 18},
-                    "is_error": False,
-                },
-                {
-                    "role": "tool",
-                    "call_id": "t2",
-                    "name": "get_forecast",
-                    "content": "service down",
-                    "is_error": True,
-                },
+                UserMessage("both please"),
+                AssistantMessage(
+                    "",
+                    tool_calls=(
+                        ToolCall("t1", "get_weather", '{"city": "Paris"}'),
+                        ToolCall("t2", "get_forecast", "not json"),
+                    ),
+                ),
+                ToolResult("t1", "get_weather", {"temp_c": 18}),
+                ToolResult("t2", "get_forecast", "service down", is_error=True),
             ],
         ),
     )
@@ -232,20 +208,20 @@ def test_anthropic_tool_results_are_one_user_turn_with_is_error(model_server, mo
 def test_parallel_calls_and_invalid_argument_text_are_kept(provider, model_server, monkeypatch):
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
-    both = _complete(provider, _request(provider, [{"role": "user", "content": "both please"}]))
+    both = _complete(provider, _request(provider, [UserMessage("both please")]))
     assert [json.loads(c.arguments) for c in both.tool_calls] == [
         {"city": "Paris"},
         {"city": "Rome", "days": 3},
     ]
     if provider == "openai":  # only OpenAI-style APIs can send argument text that is not JSON
-        broken = _complete(provider, _request(provider, [{"role": "user", "content": "broken"}]))
+        broken = _complete(provider, _request(provider, [UserMessage("broken")]))
         assert broken.tool_calls[0].arguments == '{"city": "Par'
 
 
 def test_openai_invalid_arguments_fault_never_crashes(model_server, monkeypatch):
     server = model_server(PARALLEL, faults=[{"fault": {"kind": "invalid_arguments"}, "every": 1}])
     _point(monkeypatch, server)
-    reply = _complete("openai", _request("openai", [{"role": "user", "content": "both please"}]))
+    reply = _complete("openai", _request("openai", [UserMessage("both please")]))
     assert reply.tool_calls
     with pytest.raises(ValueError):
         json.loads(reply.tool_calls[0].arguments)
@@ -270,9 +246,7 @@ def test_http_failures_become_provider_errors(
     server = model_server(PARALLEL, faults=[{"fault": fault, "every": 1}])
     _point(monkeypatch, server)
     name, _, api = provider.partition("-")
-    request = dataclasses.replace(
-        _request(name, [{"role": "user", "content": "hi"}]), api="responses" if api else "chat"
-    )
+    request = dataclasses.replace(_request(name, [UserMessage("hi")]), api="responses" if api else "chat")
     with pytest.raises(ProviderError) as info:
         _complete(name, request)
     assert server.requests[0]["path"] == ("/v1/responses" if api else server.requests[0]["path"])
@@ -290,7 +264,7 @@ def test_timeout_is_a_retryable_timeout_error(model_server, monkeypatch):
     async def go():
         provider = make_provider("openai", timeout=0.2)
         try:
-            await provider.complete(_request("openai", [{"role": "user", "content": "hi"}]))
+            await provider.complete(_request("openai", [UserMessage("hi")]))
         finally:
             await provider.aclose()
 
@@ -309,7 +283,7 @@ def test_missing_api_key_is_a_fatal_auth_error(provider, variable, model_server,
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path))  # no profile on disk either
     with pytest.raises(ProviderError) as info:
-        _complete(provider, _request(provider, [{"role": "user", "content": "hi"}]))
+        _complete(provider, _request(provider, [UserMessage("hi")]))
     assert (info.value.kind, info.value.fatal) == ("auth", True)
     assert server.request_count == 0
 
@@ -334,9 +308,7 @@ def test_creating_a_provider_imports_no_sdk_until_a_request():
 def test_openai_token_limit_field_follows_the_model(model, field, model_server, monkeypatch):
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
-    request = dataclasses.replace(
-        _request("openai", [{"role": "user", "content": "hi"}], max_tokens=64), model=model
-    )
+    request = dataclasses.replace(_request("openai", [UserMessage("hi")], max_tokens=64), model=model)
     _complete("openai", request)
     body = server.requests[-1]["body"]
     assert body[field] == 64 and len({"max_tokens", "max_completion_tokens"} & set(body)) == 1
@@ -346,7 +318,7 @@ def test_responses_api_parallel_calls_and_results_round_trip(model_server, monke
     server = model_server(PARALLEL)
     _point(monkeypatch, server)
     ask = dataclasses.replace(
-        _request("openai", [{"role": "user", "content": "both please"}], max_tokens=50), api="responses"
+        _request("openai", [UserMessage("both please")], max_tokens=50), api="responses"
     )
     first = _complete("openai", ask)
     assert [(c.name, json.loads(c.arguments)) for c in first.tool_calls] == [
@@ -354,14 +326,14 @@ def test_responses_api_parallel_calls_and_results_round_trip(model_server, monke
         ("get_forecast", {"city": "Rome", "days": 3}),
     ]
     assert first.usage.input_tokens > 0 and first.stop_reason == "tool_calls"
-    calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in first.tool_calls]
+    calls = first.tool_calls
     follow = dataclasses.replace(
         ask,
         messages=(
             *ask.messages,
-            {"role": "assistant", "content": "", "tool_calls": calls},
-            {"role": "tool", "call_id": calls[0]["id"], "name": "get_weather", "content": {"temp": 20}},
-            {"role": "tool", "call_id": calls[1]["id"], "name": "get_forecast", "content": "sunny"},
+            AssistantMessage("", tool_calls=calls),
+            ToolResult(calls[0].id, "get_weather", {"temp": 20}),
+            ToolResult(calls[1].id, "get_forecast", "sunny"),
         ),
     )
     second = _complete("openai", follow)

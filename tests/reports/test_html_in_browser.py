@@ -215,3 +215,24 @@ def test_a_model_agent_s_trials_show_its_suite_s_tools_folded_when_both_sides_ag
     assert offered.locator("summary").inner_text() == "tools offered to the model: 2"
     folded = head.locator(".tool pre.description").all_text_contents()
     assert folded == ["Current weather.", "Forecast."]
+
+
+def test_a_program_s_log_is_shown_apart_after_what_was_said(browser, tmp_path):
+    conclusion = pr_check()
+    weather = conclusion.results.suites[0]
+    odd = next(c for c in weather.cases if c.case_id == "odd-answer")
+    log = "Traceback (most recent call last):\nKeyError: 'city'"
+    record = dataclasses.replace(odd.trials[0].record, log=log)
+    odd = dataclasses.replace(odd, trials=(dataclasses.replace(odd.trials[0], record=record),))
+    cases = tuple(odd if c.case_id == "odd-answer" else c for c in weather.cases)
+    results = dataclasses.replace(
+        conclusion.results, suites=(dataclasses.replace(weather, cases=cases), *conclusion.results.suites[1:])
+    )
+    page = open_report(browser, tmp_path / "report.html", dataclasses.replace(conclusion, results=results))
+    trial = open_case(page, "weather/odd-answer").locator(".side").first.locator(".trial").first
+    texts = trial.locator(":scope > *").all_inner_texts()
+    at = texts.index("program log (standard error)")
+    assert texts[at + 1] == log
+    messages = trial.locator(".msg").all_inner_texts()
+    assert messages and all(log not in text for text in messages)  # not a message
+    assert texts.index(messages[-1]) < at  # after what was said

@@ -64,7 +64,7 @@ def test_json_roundtrips_losslessly_and_is_stable():
     text = to_json(results)
     assert results_from_dict(json.loads(text)) == results
     assert to_json(results_from_dict(json.loads(text))) == text
-    assert text.endswith("\n") and json.loads(text)["version"] == RESULTS_VERSION == 2
+    assert text.endswith("\n") and json.loads(text)["version"] == RESULTS_VERSION == 3
 
 
 def program_results() -> RunResults:

@@ -18,7 +18,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
 def _message(m: dict, prompts: dict[str, int]) -> dict:
-    if m.get("role") == "system" and isinstance(m.get("content"), str) and len(m) == 2:
+    if m["role"] == "system":
         return {"prompt": prompts.setdefault(m["content"], len(prompts)), "role": "system"}
     return m
 

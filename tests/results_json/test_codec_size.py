@@ -12,6 +12,7 @@ import pytest
 from gate.cli import main as cli_main
 from gate.errors import InputError
 from gate.files.results_file import load_results
+from gate.results.messages import SystemMessage
 from gate.results.outcomes import RunResults
 from gate.results_json.codec import parse_results, to_json
 from gate.verdict.conclusion import conclude
@@ -22,7 +23,7 @@ PROMPT = ("Answer precisely; always call lookup first and never guess the value.
 
 
 def with_system(rec, prompt: str):
-    return replace(rec, messages=({"role": "system", "content": prompt}, *rec.messages))
+    return replace(rec, messages=(SystemMessage(prompt), *rec.messages))
 
 
 def big_run(cases: int = 1000) -> RunResults:
@@ -48,8 +49,8 @@ def test_a_100_kb_prompt_over_1000_cases_stays_under_5_mb():
     # It reads back to the very same results, and the text is stored once in memory too.
     loaded = parse_results(data)
     assert loaded == results
-    first = loaded.suites[0].cases[0].trials[0].record.messages[0]["content"]
-    assert all(c.trials[0].record.messages[0]["content"] is first for c in loaded.suites[0].cases)
+    first = loaded.suites[0].cases[0].trials[0].record.messages[0].content
+    assert all(c.trials[0].record.messages[0].content is first for c in loaded.suites[0].cases)
     assert to_json(loaded) == text
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from gate.providers import make_provider
 from gate.providers.base import ProviderError
+from gate.results.messages import AssistantMessage, ToolCall, ToolResult
 from gate.results.run_record import parse_arguments
 from gate.run.agent_loop import run_trial
 from gate.scoring.trial import score_trial
@@ -118,9 +119,10 @@ def test_tool_call_mock_result_and_final_answer(provider, model_server, monkeypa
     )
     assert json.loads(call.raw_arguments) == {"city": "Paris"}
     assert (call.mock, call.result, call.is_error) == ("matched", {"temp_c": 18, "sky": "cloudy"}, False)
-    assert [m["role"] for m in record.messages] == ["system", "user", "assistant", "tool", "assistant"]
-    assert record.messages[2]["calls"] == [call.id]
-    assert record.messages[3]["call_id"] == call.id and record.messages[-1]["content"] == record.output
+    assert [m.role for m in record.messages] == ["system", "user", "assistant", "tool", "assistant"]
+    assert record.messages[2] == AssistantMessage("", (ToolCall(call.id, "get_weather", call.raw_arguments),))
+    assert record.messages[3] == ToolResult(call.id, "get_weather", {"temp_c": 18, "sky": "cloudy"})
+    assert record.messages[-1] == AssistantMessage(record.output)
     assert record.input == "What's the weather in Paris?"
     assert record.usage.input_tokens > 0 and record.usage.output_tokens > 0
     assert record.latency_ms > 0
@@ -297,7 +299,7 @@ def test_a_hallucinated_tool_is_answered_unknown_tool_not_the_unmocked_default(
     assert call.result.startswith(
         "Error: unknown tool 'list_forecasts': the available tools are get_forecast"
     )
-    tool_message = next(m for m in record.messages if m["role"] == "tool")
-    assert tool_message["is_error"] and "unknown tool 'list_forecasts'" in tool_message["content"]
+    tool_message = next(m for m in record.messages if isinstance(m, ToolResult))
+    assert tool_message.is_error and "unknown tool 'list_forecasts'" in tool_message.text
     assert "unknown tool 'list_forecasts'" in record.output  # what the model was sent back
     assert "queued" not in record.output

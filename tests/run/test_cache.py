@@ -11,7 +11,8 @@ import os
 
 import pytest
 
-from gate.providers.base import ModelReply, ModelRequest, ProviderError, ToolCall
+from gate.providers.base import ModelReply, ModelRequest, ProviderError
+from gate.results.messages import AssistantMessage, ToolCall, ToolResult, UserMessage
 from gate.results.run_record import Usage
 from gate.run.cache import ResponseCache, cache_key
 from gate.suite.model import ModelParams, Source
@@ -21,7 +22,7 @@ BASE = ModelRequest(
     provider="openai",
     model="gpt-4o-mini",
     system="You are a weather assistant.",
-    messages=({"role": "user", "content": "Weather in Paris?"},),
+    messages=(UserMessage("Weather in Paris?"),),
     tools=WEATHER_TOOLS,
     params=ModelParams(temperature=0, max_tokens=200),
 )
@@ -39,11 +40,7 @@ def test_key_ignores_mapping_order():
     reordered_tool = dataclasses.replace(
         WEATHER_TOOLS[0], parameters=dict(reversed(list(WEATHER_TOOLS[0].parameters.items())))
     )
-    reordered = dataclasses.replace(
-        BASE,
-        messages=({"content": "Weather in Paris?", "role": "user"},),
-        tools=(reordered_tool, *WEATHER_TOOLS[1:]),
-    )
+    reordered = dataclasses.replace(BASE, tools=(reordered_tool, *WEATHER_TOOLS[1:]))
     assert cache_key(reordered, 0) == cache_key(BASE, 0)
 
 
@@ -67,7 +64,7 @@ def test_key_ignores_where_a_tool_was_written_and_never_holds_credentials(monkey
         {"params": ModelParams(temperature=0.7, max_tokens=200)},
         {"params": ModelParams(temperature=0, max_tokens=200, seed=1)},
         {"params": ModelParams(temperature=0, max_tokens=200, tool_choice="required")},
-        {"messages": ({"role": "user", "content": "Weather in Rome?"},)},
+        {"messages": (UserMessage("Weather in Rome?"),)},
         {"tools": WEATHER_TOOLS[:2]},
         {"tools": (dataclasses.replace(WEATHER_TOOLS[0], description="Weather now."), *WEATHER_TOOLS[1:])},
         {"forced_tool": "get_weather"},
@@ -363,3 +360,27 @@ def test_the_base_side_shares_what_the_run_may_read_and_its_answers(tmp_path):
     head.store(key, BASE, 0, REPLY)
     base = head.counted_apart()
     assert base.load(key) == REPLY and (base.hits, base.misses) == (0, 0)
+
+
+def test_keys_of_typed_messages_are_the_keys_answers_were_recorded_under():
+    """Each key below was computed before messages were typed (from the neutral dicts the agent loop
+    sent): answers recorded then (committed cassettes, a CI cache) keep answering."""
+    conversation = (
+        UserMessage("Weather in Paris?"),
+        AssistantMessage("", (ToolCall("call_1", "get_weather", '{"city": "Paris"}'),), given=True),
+        ToolResult("call_1", "get_weather", '{"temp_c": 18}', given=True),
+        UserMessage("And Rome?"),
+        AssistantMessage(
+            "Let me look \ud800",  # a lone surrogate the model wrote: sent as U+FFFD
+            (ToolCall("c2", "get_weather", '{"city": "Rome"}'),),
+            thinking="hm",
+            reasoning=({"type": "thinking", "thinking": "hm", "signature": "sig"},),
+        ),
+        ToolResult("c2", "get_weather", {"temp_c": 25, "sky": "clear"}, is_error=True, state="{}"),
+        AssistantMessage("It is 25 °C in Rome."),
+        UserMessage("Thanks!", simulated=True),
+    )
+    request = dataclasses.replace(BASE, messages=conversation)
+    assert cache_key(request, 0) == "7d0c90892b181642ab2860f7404c9ee4a714d3ddf002cd7d600315436c997472"
+    assert cache_key(BASE, 0) == "06341ae4e08ac99232dc677cca4a38b24129efd897cb260e5c54f3731972c325"
+    assert request.messages[4].content == "Let me look \ufffd"  # what goes out is encodable

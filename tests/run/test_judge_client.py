@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from gate.providers.base import ModelReply, ModelRequest, ProviderError, ToolCall
+from gate.providers.base import ModelReply, ModelRequest, ProviderError
+from gate.results.messages import ToolCall
 from gate.run.judge_client import JudgeClient
 from gate.suite.judging import criteria_request
 from tests import builders

@@ -342,7 +342,7 @@ def test_judge_verdicts_are_fetched_once_and_failures_carry_the_reason(model_ser
         expect=builders.expectation(
             builders.ecall("get_weather", {"city": "Paris"}), output=OutputChecks(criteria=("Says hello.",))
         ),
-        conversation=(builders.Message("user", "What's the weather in Paris? (other)"),),
+        conversation=(builders.UserMessage("What's the weather in Paris? (other)"),),
     )
     suite = make_suite(judged, unparseable)
     results = run(server, monkeypatch, [suite], concurrency=4, trials=3)

@@ -11,6 +11,7 @@ import pytest
 
 from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
+from gate.results.messages import AssistantMessage, ToolCall, ToolResult, UserMessage
 from gate.run.runner import RunOptions, run_suites
 from gate.scoring.trajectory import goal_text, trajectory_text
 from gate.suite.judging import prompt_for, trajectory_request
@@ -113,10 +114,10 @@ def test_the_judge_reads_goal_tools_with_descriptions_and_every_call_with_its_re
         **{
             **rec.__dict__,
             "messages": (
-                {"role": "user", "content": "Book UA100 for me"},
-                {"role": "assistant", "content": "", "calls": [booked.id]},
-                {"role": "tool", "call_id": booked.id, "name": "book_flight", "content": "{}"},
-                {"role": "assistant", "content": "Booked BK-1."},
+                UserMessage("Book UA100 for me"),
+                AssistantMessage("", tool_calls=(ToolCall(booked.id, "book_flight", booked.raw_arguments),)),
+                ToolResult(booked.id, "book_flight", "{}"),
+                AssistantMessage("Booked BK-1."),
             ),
         }
     )

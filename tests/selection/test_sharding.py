@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.errors import InputError
+from gate.results.messages import UserMessage
 from gate.selection.sharding import parse_shard, shard_suites
 from gate.suite.model import (
     Agent,
     Case,
     Defaults,
     Expectation,
-    Message,
     Mocks,
     ModelParams,
     Scoring,
@@ -28,7 +28,7 @@ from gate.suite.model import (
 def make_case(case_id: str, trials: int = 1, skip: str | None = None) -> Case:
     return Case(
         id=case_id,
-        conversation=(Message("user", "q"),),
+        conversation=(UserMessage("q"),),
         vars={},
         tags=(),
         expect=Expectation(),

@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 
 from gate.errors import InputError
+from gate.results.messages import AssistantMessage, ToolCall, ToolResult, UserMessage
 from gate.suite.conversation import build, letter
-from gate.suite.model import Choice, Expectation, Message, OutputChecks
+from gate.suite.model import Choice, Expectation, OutputChecks
 from tests.builders import case, suite
 
 OPTIONS = ("Paris", "London", "Rome", "Madrid")
@@ -23,9 +24,9 @@ def choice_case(**kw):
 def test_renders_system_prompt_and_messages_from_case_vars():
     c = case(
         conversation=(
-            Message("user", "Hi, I am {{ name }}."),
-            Message("assistant", "Hello {{name}}!"),
-            Message("user", "Weather in {{ city }}?"),
+            UserMessage("Hi, I am {{ name }}."),
+            AssistantMessage("Hello {{name}}!"),
+            UserMessage("Weather in {{ city }}?"),
         ),
         vars={"name": "Ada", "city": "Paris", "unit_system": "metric"},
     )
@@ -33,9 +34,9 @@ def test_renders_system_prompt_and_messages_from_case_vars():
     prepared = build(s, c, 0)
     assert prepared.system == "Use metric units."
     assert prepared.messages == (
-        {"role": "user", "content": "Hi, I am Ada."},
-        {"role": "assistant", "content": "Hello Ada!"},
-        {"role": "user", "content": "Weather in Paris?"},
+        UserMessage("Hi, I am Ada."),
+        AssistantMessage("Hello Ada!", given=True),
+        UserMessage("Weather in Paris?"),
     )
     assert prepared.extra == {}
 
@@ -57,7 +58,7 @@ def test_choice_options_are_lettered_and_appended_to_the_last_user_message():
     letters = prepared.extra["choice_letters"]
     assert list(letters) == ["A", "B", "C", "D"]
     assert sorted(letters.values()) == sorted(OPTIONS)
-    content = prepared.messages[-1]["content"]
+    content = prepared.messages[-1].content
     assert content.startswith("Which city is the capital of France?")
     for key, text in letters.items():
         assert f"\n{key}) {text}" in content
@@ -76,39 +77,29 @@ def test_choice_shuffle_is_deterministic_per_trial_and_varies_across_trials():
 
 
 def test_choice_goes_to_last_user_message_even_after_an_assistant_turn():
-    c = choice_case(conversation=(Message("user", "Quiz time."), Message("assistant", "Ready.")))
+    c = choice_case(conversation=(UserMessage("Quiz time."), AssistantMessage("Ready.")))
     prepared = build(suite(c), c, 1)
-    assert prepared.messages[1] == {"role": "assistant", "content": "Ready."}
-    assert "Options:" in prepared.messages[0]["content"]
+    assert prepared.messages[1] == AssistantMessage("Ready.", given=True)
+    assert "Options:" in prepared.messages[0].content
 
 
 def test_letters_beyond_z():
     assert [letter(i) for i in (0, 1, 25, 26, 27)] == ["A", "B", "Z", "AA", "AB"]
 
 
-def test_earlier_calls_and_results_are_sent_as_the_providers_take_them():
-    from gate.suite.model import GivenCall
-
+def test_earlier_calls_and_results_are_given_history_with_their_text_rendered():
     c = case(
         conversation=(
-            Message("user", "Weather in {{ city }}?"),
-            Message("assistant", "", tool_calls=(GivenCall("call_1", "get_weather", '{"city": "Paris"}'),)),
-            Message("tool", '{"temp_c": 18}', call_id="call_1", name="get_weather", is_error=False),
+            UserMessage("Weather in {{ city }}?"),
+            AssistantMessage("", tool_calls=(ToolCall("call_1", "get_weather", '{"city": "Paris"}'),)),
+            ToolResult("call_1", "get_weather", '{"temp_c": 18}'),
         ),
         vars={"city": "Paris"},
     )
     assert build(suite(c), c, 0).messages == (
-        {"role": "user", "content": "Weather in Paris?"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [{"id": "call_1", "name": "get_weather", "arguments": '{"city": "Paris"}'}],
-        },
-        {
-            "role": "tool",
-            "call_id": "call_1",
-            "name": "get_weather",
-            "content": '{"temp_c": 18}',
-            "is_error": False,
-        },
+        UserMessage("Weather in Paris?"),
+        AssistantMessage(
+            "", tool_calls=(ToolCall("call_1", "get_weather", '{"city": "Paris"}'),), given=True
+        ),
+        ToolResult("call_1", "get_weather", '{"temp_c": 18}', given=True),
     )

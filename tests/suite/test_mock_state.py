@@ -10,6 +10,7 @@ import pytest
 
 from gate.files.suite_loader import load_suites
 from gate.providers import make_provider
+from gate.results.messages import ToolResult
 from gate.run.runner import RunOptions, run_suites
 from gate.suite import mock_state
 from gate.suite.matcher_tree import parse_matchers
@@ -106,7 +107,7 @@ def test_booking_twice_fails_the_final_state_naming_key_expected_and_actual(
     assert [len(c.state["bookings"]) for c in record.calls] == [1, 2, 2]
     assert record.calls[1].result == {"booked": "BK-2", "bookings": failure.actual}
     assert record.calls[2].result == failure.actual
-    assert [m["state"] for m in record.messages if m["role"] == "tool"][0].startswith('{"bookings": [{')
+    assert [m.state for m in record.messages if isinstance(m, ToolResult)][0].startswith('{"bookings": [{')
     assert record.state == record.calls[-1].state
 
 
