@@ -12,6 +12,7 @@ from __future__ import annotations
 MAX_FILE_BYTES = 1024 * 1024  # 1 MiB per suite, prompt, tool or mock file
 MAX_CASES_FILE_BYTES = 64 * 1024 * 1024  # a data file of cases (JSON lines or CSV): 10,000s of cases
 MAX_RESULTS_BYTES = 128 * 1024 * 1024  # a results or baseline file (10,000 cases take about 20 MB)
+MAX_EVENT_BYTES = 64 * 1024 * 1024  # the GitHub Actions event file (GitHub's webhooks stop at 25 MB)
 MAX_CACHE_ENTRY_BYTES = 32 * 1024 * 1024  # one response cache entry (a reply and its request, for debugging)
 # A results file is read whole: its memory is held within this multiple of its size by refusing, before
 # decoding, a file denser in objects and lists than any the gate writes (gate.files.results_file).

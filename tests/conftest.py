@@ -33,11 +33,18 @@ SCRIPTS = ROOT / "tests" / "support" / "scripts"
 
 @pytest.fixture(autouse=True)
 def _outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test starts outside CI, wherever the suite runs (CI=true changes what the response cache
-    trusts): a test about CI sets the variable itself."""
-    from gate.run.cache import CI_VARIABLES
+    """Every test starts outside CI and outside any GitHub Actions event, wherever the suite runs (CI=true
+    changes what the response cache trusts; the event, whose commits a run holds): a test about CI or
+    an event sets the variables itself."""
+    from gate.trust.facts import CI_VARIABLES
 
-    for name in CI_VARIABLES:
+    for name in (
+        *CI_VARIABLES,
+        "GITHUB_EVENT_NAME",
+        "GITHUB_EVENT_PATH",
+        "GITHUB_ACTOR",
+        "GITHUB_REPOSITORY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Literal
 
 from gate.errors import Problem
 from gate.reports.markdown import SUMMARY_LIMIT
+from gate.trust.facts import EventFacts
 from gate.util.json_types import JsonObject
 from gate.verdict.curtailment import TrialsPolicy
 from gate.verdict.policy import DEFAULT_MAX_ERROR_RATE, FailOn
 
 if TYPE_CHECKING:
+    from gate.trust.decision import Trust
     from gate.verdict.conclusion import Conclusion
 
 ErrorsPolicy = Literal["count", "ignore"]
@@ -80,10 +82,10 @@ class RunPlan:
     record: bool = False
     replay: bool = False
     allow_commands: bool = False
-    # The GitHub Actions event the run happens on (``GITHUB_EVENT_NAME``; "" outside Actions): the
-    # trust rule never runs commands on some (gate.run.command_trust). Not a flag: ``run`` reads it
-    # from the environment, the action from its event.
-    event_name: str = ""
+    # What the GitHub Actions event the run happens on says (none outside Actions): whose commits the
+    # checkout holds, the head a maintainer approved; the trust decision reads it (gate.trust). Not a
+    # flag: ``run`` reads the job's event file, the action its own event and inputs.
+    event: EventFacts = EventFacts()
     shard: str | None = None
     max_requests: int | None = None
     max_cost: float | None = None
@@ -217,8 +219,10 @@ class ReportPlan:
 @dataclass(frozen=True)
 class Outcome:
     """What executing a plan came to: the exit code, the run's conclusion (None when nothing was
-    concluded: invalid input, or nothing to run), and the suite files' problems behind an exit 2."""
+    concluded: invalid input, or nothing to run), the suite files' problems behind an exit 2, and the
+    run's trust (``cache_trusted`` renders it)."""
 
     code: int
     conclusion: Conclusion | None = None
     problems: tuple[Problem, ...] = ()
+    trust: Trust | None = None  # what the run was allowed (None: it stopped before deciding it)

@@ -91,7 +91,7 @@ def execute(plan: ReportPlan) -> Outcome:
 
     from gate.files.discovery import default_root
     from gate.files.outputs import check_outputs
-    from gate.run.cache import ci_variable
+    from gate.trust.facts import ci_variable
 
     # In CI no output is written through a symlink of the repository (a pull request can commit one).
     outputs = check_outputs(plan, no_links_below=default_root() if ci_variable(os.environ) else None)

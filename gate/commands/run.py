@@ -6,8 +6,9 @@ affected by ``--changed-since`` and this ``--shard``, runs every case and trial 
 
 Exit codes: 0 the gate passed; 1 the gate failed; 2 invalid input; 3 the evaluation could not be
 completed (authentication or another fatal provider error, a budget reached, errors beyond the
-policy, or an interrupt). On SIGINT / SIGTERM the trials in flight are cancelled, the outputs are
-written with what completed (marked incomplete) and the exit code is 3.
+policy, or an interrupt) or is not verified (``gate.trust``). On
+SIGINT / SIGTERM the trials in flight are cancelled, the outputs are written with what completed
+(marked incomplete) and the exit code is 3.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from gate.commands.arguments import (
 )
 from gate.commands.plans import Outcome, RunPlan
 from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
+from gate.trust.facts import EventFacts
 from gate.verdict.curtailment import TRIALS_POLICIES
 
 if TYPE_CHECKING:
@@ -49,6 +51,8 @@ if TYPE_CHECKING:
     from gate.selection.filters import Selection
     from gate.suite.model import Suite
     from gate.suite.pricing import PriceTable
+    from gate.trust.decision import Trust
+    from gate.trust.facts import CacheFacts
     from gate.verdict.conclusion import Conclusion
     from gate.verdict.policy import FailOn, GatePolicy
 
@@ -58,7 +62,9 @@ exit codes:
   1  the gate failed (a pass rate under its threshold, or per --fail-on)
   2  invalid input (usage, or a suite / prompt / tool file that fails validation)
   3  the evaluation could not be completed: authentication or another fatal provider error,
-     a --max-requests / --max-cost budget reached, errors beyond the policy, or an interrupt.
+     a --max-requests / --max-cost budget reached, errors beyond the policy, or an interrupt;
+     or it is not verified: its answers could have been written by someone other than the
+     model and the gate.
      On Ctrl-C / SIGTERM the trials in flight are cancelled and the outputs are still written,
      with what completed, marked incomplete.
 
@@ -86,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_budgets(parser)
     _add_policy(parser)
     _add_fixes(parser)
-    parser.set_defaults(event_name="")  # RunPlan.event_name: not a flag (main reads the environment)
+    parser.set_defaults(event=EventFacts())  # RunPlan.event: not a flag (plan_of reads the environment)
     return parser
 
 
@@ -429,8 +435,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 def plan_of(argv: Sequence[str], environ: Mapping[str, str]) -> RunPlan:
     """The plan of the command line ``argv`` in the environment ``environ`` (its GitHub Actions event)."""
     args = build_parser().parse_args(list(argv))
-    args.event_name = environ.get("GITHUB_EVENT_NAME", "")
+    args.event = _event(environ)
     return RunPlan.from_args(args)
+
+
+def _event(environ: Mapping[str, str]) -> EventFacts:
+    """What the GitHub Actions event of the job says (``GITHUB_EVENT_NAME``, the event file at
+    ``GITHUB_EVENT_PATH``); no event outside Actions. An event file that cannot be read says nothing
+    of whose commits the run holds: "unknown"."""
+    name = environ.get("GITHUB_EVENT_NAME", "")
+    if not name:
+        return EventFacts()
+    from gate.files.event_file import EventFileError, read_event_payload
+    from gate.trust.facts import event_facts
+
+    payload = None
+    try:
+        payload = read_event_payload(environ.get("GITHUB_EVENT_PATH", ""))
+    except EventFileError as exc:
+        print(f"warning: {exc}: whose commits this {name} run holds is unknown", file=sys.stderr)
+    actor, repository = environ.get("GITHUB_ACTOR", ""), environ.get("GITHUB_REPOSITORY", "")
+    return event_facts(name, payload, actor=actor, repository=repository)
 
 
 def execute(plan: RunPlan) -> Outcome:
@@ -438,7 +463,7 @@ def execute(plan: RunPlan) -> Outcome:
     (and the base side), conclude once, write the outputs and print the summary. Raises
     ``InputError`` (and the ``GateError``s of the run) for the CLI to report."""
     from gate.files.outputs import check_output, check_outputs
-    from gate.run.cache import ci_variable
+    from gate.trust.facts import ci_variable
 
     # Every output path is checked before any work: none can fail after the paid requests. In CI
     # none is written through a symlink of the repository (a pull request can commit one).
@@ -507,6 +532,7 @@ class _Prepared:
     policy: GatePolicy
     cache: ResponseCache | None
     options: RunOptions
+    trust: Trust
 
 
 def _execute_checked(
@@ -552,9 +578,8 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
         from gate.files.results_file import load_results
 
         baseline = load_results(plan.baseline)
-    _check_commands(plan, [*suites, *(base_side.suites if base_side is not None else ())])
-    _refuse_unverifiable_replay(plan, suites)
-    cache = _cache(plan, root, base_side is not None)  # opened (what it holds fixed) before any command
+    trust = _trust(plan, root, suites, base_side)
+    cache = _cache(plan, root, trust)  # opened (what it holds fixed) before any command
     _contain_commands(root, suites, base_side, cache)
     suites, base_side = _with_listed_tools(root, suites, base_side)
     fail_on_rule: FailOn = plan.fail_on or ("regression_or_threshold" if plan.baseline else "threshold")
@@ -579,7 +604,7 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
         base_suites = base_side.suites if base_side is not None else ()
         curtailer = head_curtailer(suites, plan.trials, base_suites, baseline)
         options = dataclasses.replace(options, curtailer=curtailer)
-    return _Prepared(suites, base_side, baseline, policy, cache, options)
+    return _Prepared(suites, base_side, baseline, policy, cache, options, trust)
 
 
 def _suites_to_run(plan: RunPlan, root: Path) -> _Chosen | Outcome:
@@ -664,14 +689,55 @@ def _chosen_models(plan: RunPlan, suites: Sequence[Suite]) -> list[Suite]:
     return chosen
 
 
-def _check_commands(plan: RunPlan, suites: Sequence[Suite]) -> None:
-    """Refuse (exit 2) the suites whose commands the run may not start: not allowed with
-    --allow-commands, or on an event where they never run (gate.run.command_trust)."""
-    from gate.run.command_trust import command_refusals
+def _trust(plan: RunPlan, root: Path, suites: Sequence[Suite], base_side: BaseSide | None) -> Trust:
+    """The run's trust (``gate.trust.decision``), from what its environment, event, checkout and cache
+    say; raises what stops the run before anything starts: the commands it may not start (exit 2 at
+    their lines), ``Refused`` (exit 2), ``NotVerified`` (exit 3)."""
+    from gate.git.checkout import checkout_facts
+    from gate.suite.model import KEY_VARIABLES
+    from gate.trust.decision import NotVerified, Refused, decide
+    from gate.trust.facts import CheckoutFacts, TrustFacts, ci_variable
 
-    refusals = command_refusals(suites, allowed=plan.allow_commands, event_name=plan.event_name)
-    if refusals:
-        raise InputError(refusals)
+    facts = TrustFacts(
+        event=plan.event,
+        checkout=checkout_facts(root, plan.event.head) if plan.event.name else CheckoutFacts(),
+        ci=ci_variable(os.environ),
+        key=any(os.environ.get(name, "").strip() for name in KEY_VARIABLES.values()),
+        replay=plan.replay,
+        allow_commands=plan.allow_commands,
+        capped=plan.max_cost is not None,
+        cache=_cache_facts(plan, root, base_side is not None),
+    )
+    trust = decide(facts, [*suites, *(base_side.suites if base_side is not None else ())])
+    if trust.commands:
+        raise InputError(list(trust.commands))
+    if trust.refused:
+        raise Refused(trust)
+    if trust.unverified:
+        raise NotVerified(trust)
+    return trust
+
+
+def _cache_directory(plan: RunPlan, root: Path) -> Path:
+    from gate.run.cache import DEFAULT_DIRECTORY
+
+    return Path(plan.cache) if plan.cache else root / DEFAULT_DIRECTORY
+
+
+def _cache_facts(plan: RunPlan, root: Path, base_side: bool) -> CacheFacts | None:
+    """The response cache directory (checked before the run) and who could have written it; None when
+    the run uses no cache."""
+    if not (plan.cache or plan.record or plan.replay or base_side):
+        return None
+    from gate.files.outputs import check_directory
+    from gate.run.cache import provenance
+    from gate.trust.facts import CacheFacts, ci_variable
+
+    directory = _cache_directory(plan, root)
+    check_directory(directory, "--cache", writable=not plan.replay)
+    if ci_variable(os.environ) or plan.replay or directory.exists():
+        return provenance(directory, root)
+    return CacheFacts(str(directory))  # nothing there yet: only the gate will write it
 
 
 def _contain_commands(
@@ -691,34 +757,6 @@ def _contain_commands(
         sides.append((base_side.suites, base_root))
     if contain_commands(sides, os.environ) and cache is not None:
         cache.settle()
-
-
-def _refuse_unverifiable_replay(plan: RunPlan, suites: Sequence[Suite]) -> None:
-    """In CI, a replay-only run of suites that start programs of the checkout under evaluation is
-    not verified (``NotVerified``, exit 3) before anything starts: their code runs beside the cache
-    the answers come from, and can write answers of its own into it (a fork's MCP server can copy
-    the forger's recorded answers there), so no answer the run would read is the model's for sure.
-    A run without any provider key is replay-only whatever its flags (a fork's pull_request run
-    gets no secrets): only the cache can answer it."""
-    from gate.run.cache import NotVerified, ci_variable
-    from gate.run.command_trust import first_program
-    from gate.suite.model import KEY_VARIABLES
-
-    ci = ci_variable(os.environ)
-    keyless = not any(os.environ.get(name, "").strip() for name in KEY_VARIABLES.values())
-    program = first_program(suites) if ci and (plan.replay or keyless) else ""
-    if program:
-        others = (
-            "--replay has no others"
-            if plan.replay
-            else f"without a key ({' and '.join(KEY_VARIABLES.values())} are unset) only the cache answers"
-        )
-        raise NotVerified(
-            f"not verified: {program} runs code of the checkout under evaluation, which could write "
-            "answers of its own into the response cache while the run reads it. In CI "
-            f"({ci} is set) the gate never takes answers a pull request can write, and {others}, so "
-            "nothing can be verified (fix: evaluate these suites with a key, where the model answers)"
-        )
 
 
 def _with_listed_tools(
@@ -753,17 +791,14 @@ def _unpriced(suites: Sequence[Suite], prices: PriceTable) -> bool:
     return bool(refused)
 
 
-def _cache(plan: RunPlan, root: Path, base_side: bool) -> ResponseCache | None:
-    """The response cache (checked before the run), or None when the run uses none."""
-    if not (plan.cache or plan.record or plan.replay or base_side):
+def _cache(plan: RunPlan, root: Path, trust: Trust) -> ResponseCache | None:
+    """The response cache, used as the trust decision says; None when the run uses none."""
+    if trust.cache == "none":
         return None
-    from gate.files.outputs import check_directory
-    from gate.run.cache import DEFAULT_DIRECTORY, CacheMode, open_cache
+    from gate.run.cache import CacheMode, open_cache
 
-    directory = Path(plan.cache) if plan.cache else root / DEFAULT_DIRECTORY
-    check_directory(directory, "--cache", writable=not plan.replay)
     mode: CacheMode = "record" if plan.record else "replay" if plan.replay else "use"
-    cache = open_cache(directory, mode, root, os.environ)  # in CI, never answers a PR can write
+    cache = open_cache(_cache_directory(plan, root), mode, root, trust.cache, trust.note)
     if cache.note:
         print(cache.note, file=sys.stderr)
     return cache
@@ -924,10 +959,10 @@ def _report(
     _print_summary(conclusion, prepared, plan.report_paths)
     if not_written is not None:
         print(f"tool-eval-gate run: {not_written}", file=sys.stderr)
-        return Outcome(not_written.exit_code, conclusion)
+        return Outcome(not_written.exit_code, conclusion, trust=prepared.trust)
     if not results.complete:
-        return Outcome(EXIT_INCOMPLETE, conclusion)
-    return Outcome(conclusion.verdict.exit_code, conclusion)
+        return Outcome(EXIT_INCOMPLETE, conclusion, trust=prepared.trust)
+    return Outcome(conclusion.verdict.exit_code, conclusion, trust=prepared.trust)
 
 
 def _with_fixes(

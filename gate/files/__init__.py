@@ -1,8 +1,10 @@
 """The file edge: safe YAML with positions, bounded reads, suite discovery, the shipped schema, file
-references, the suite loader, the results file, and every output written safely."""
+references, the suite loader, the results file, the GitHub event file, and every output written
+safely."""
 
 __all__ = [
     "discovery",
+    "event_file",
     "file_references",
     "links",
     "outputs",

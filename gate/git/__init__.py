@@ -1,4 +1,4 @@
-"""The git edge: change detection for ``--changed-since`` and the merge base's tree for
-``--baseline auto``."""
+"""The git edge: change detection for ``--changed-since``, the merge base's tree for
+``--baseline auto``, and what the checkout holds (for the trust decision)."""
 
-__all__ = ["base_tree", "detection", "installed", "repository", "tracked"]
+__all__ = ["base_tree", "checkout", "detection", "installed", "repository", "tracked"]

@@ -2,6 +2,11 @@
 refuse; replay-only or live; which notices to give; whether to post to the pull request. Pure: the
 settings and the facts gathered from the workspace in, a ``Plan`` out (``plan``), and after the run
 how to treat the sticky comment (``comment_mode``).
+
+What the run may do with the pull request's files (evaluate them with a key, start their commands,
+take answers from the cache, call the result verified, save the cache) is not decided here: the run
+decides it (``gate.trust.decision``) from the event the plan hands it (``RunPlan.event``), and the
+entrypoint renders that decision (``verdict: refused`` / ``unverified``, ``cache_trusted``).
 """
 
 from __future__ import annotations
@@ -21,23 +26,16 @@ from gate.commands.arguments import (
     trial_count,
 )
 from gate.commands.plans import ReportPlan, RunPlan
-from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED
+from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
 from gate.github.action_settings import ActionInputs, ActionSettings, EventContext, cache_directory
 
 T = TypeVar("T")
 Mode = Literal["run", "report", "refuse"]
-# What the action says it did (the ``verdict`` output) when it did not evaluate anything: invalid
-# input, a set-up that cannot give a true verdict, or a pull request without keys whose only answers
-# are ones it can write itself.
-RefusalVerdict = Literal["invalid", "refused", "unverified"]
+# What the action says it did (the ``verdict`` output) when it refused before running: invalid input,
+# or a set-up that cannot give a true verdict (the run's own refusals are the trust decision's).
+RefusalVerdict = Literal["invalid", "refused"]
 CommentMode = Literal["upsert", "update-only", "none"]
 
-FORK_TARGET_REFUSAL = (
-    "Refusing to run: this pull_request_target workflow checked out the fork's commits, so "
-    "pull-request-controlled suites would run with the repository's secrets. Use the two-workflow "
-    "(workflow_run) pattern of docs/github-action.md, or let a maintainer approve a live evaluation "
-    "with the `fork_approval_label` input."
-)
 READ_ONLY_NOTICE = (
     "The token of this pull request is read-only: no comment or review is posted; the results are in "
     "the job summary and the output directory."
@@ -54,23 +52,6 @@ REPLAY_ONLY_NOTICE = (
     "with a key, never answers the pull request can write. A case whose requests are all in the cache "
     "is verified; any other is an error (not evaluated), counted as not passed."
 )
-NOT_VERIFIED = (
-    "Not verified: this is {who}, which gets no secrets, so only cached answers could be replayed, and "
-    "the response cache {cache} {reason}: answers the pull request can write never decide its verdict. "
-    "Keep the cache where only the gate writes it (actions/cache on an untracked path such as the "
-    "default .tool-eval-gate/cache), or have a maintainer approve a live evaluation."
-)
-# When the run itself stops as not verified (the step log's error says why, with the suite's words).
-NOT_VERIFIED_RUN = (
-    "Not verified: the run could not rule out answers the pull request wrote (e.g. an affected suite "
-    "starts a program of the pull request's checkout, whose code could write into the response cache). "
-    "The error in the step log says why."
-)
-UNTRUSTED_CACHE_NOTICE = (
-    "The response cache {cache} {reason}: answers the pull request can write are not trusted, so none "
-    "is read from it and this run asks the model. Keep the cache where only the gate writes it "
-    "(actions/cache on an untracked path such as the default .tool-eval-gate/cache)."
-)
 LINK_REFUSAL = (
     "input {name}: {link} is a symlink; the action writes only inside the workspace and never "
     "through a link (remove the link from the repository, or choose another {name})"
@@ -79,17 +60,12 @@ LINK_REFUSAL = (
 
 @dataclass(frozen=True)
 class WorkspaceFacts:
-    """What only the workspace can tell (gathered with git before planning)."""
+    """What only the workspace can tell (gathered before planning)."""
 
-    # Whether the commit the event is about (the PR's head) is the workspace's HEAD, one of its
-    # parents (a merge ref) or an ancestor; None when the event names no such commit.
-    holds_head: bool | None = None
     # The saved results files the ``results`` input's patterns match (in order, globs expanded).
     results_files: tuple[str, ...] = ()
     # (input name, the symlink) for the output and cache directories reached through a symlink.
     links: tuple[tuple[str, str], ...] = ()
-    # Why the response cache's answers may be ones the pull request wrote ("" when only the gate's).
-    cache_distrust: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,9 +86,6 @@ class Plan:
     # pass rate is a share of the cases, the merge job's verdict over all shards is the gate (exit
     # codes 2 and 3, invalid input or an incomplete evaluation, still fail the shard's job).
     gates: bool = True
-    # Whether the cache directory will hold only answers the gate recorded, so that the workflow may
-    # save it (the ``cache_trusted`` output; see ``cache_trusted``).
-    cache_trusted: bool = False
 
     @property
     def command_line(self) -> tuple[str, ...]:
@@ -120,45 +93,6 @@ class Plan:
         if self.command is None:
             return ()
         return (self.mode, *self.command.argv())
-
-
-def _who(event: EventContext) -> str:
-    return "a Dependabot pull request" if event.is_dependabot else "a pull request from a fork"
-
-
-def _approved(settings: ActionSettings) -> bool:
-    """A maintainer added the approval label: this run (the ``labeled`` event, bound to the head
-    commit of that moment) may evaluate the fork's files live, as data."""
-    label = settings.inputs.fork_approval_label
-    event = settings.event
-    return (
-        bool(label)
-        and event.event_name == "pull_request_target"
-        and event.action == "labeled"
-        and (event.label == label)
-    )
-
-
-def _refusal(settings: ActionSettings, facts: WorkspaceFacts) -> tuple[str, ...]:
-    event, inputs = settings.event, settings.inputs
-    if inputs.results:
-        return ()  # re-rendering saved results evaluates nothing here
-    if event.event_name == "pull_request_target" and event.is_fork and facts.holds_head:
-        if not _approved(settings):
-            return (FORK_TARGET_REFUSAL,)
-        if not inputs.max_cost:
-            return (
-                "input max_cost: a maintainer-approved evaluation of a fork's pull request needs a cost cap "
-                "(a pull request can spend budget); set max_cost.",
-            )
-    if event.pr_number is not None and event.head_sha and facts.holds_head is False:
-        return (
-            f"The workspace does not hold the pull request's head commit {event.head_sha[:12]} (on "
-            f"{event.event_name or 'this event'} the default checkout is the base branch), so the pull "
-            "request's changes cannot be evaluated and no verdict is reported. Check out the pull request "
-            "(the pull_request event does), or use the workflows of docs/github-action.md.",
-        )
-    return ()
 
 
 def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
@@ -173,9 +107,7 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         return Plan(
             "refuse", errors=settings.input_problems, exit_code=EXIT_INVALID_INPUT, refusal_verdict="invalid"
         )
-    refusal = _refusal(settings, facts) or tuple(
-        LINK_REFUSAL.format(name=name, link=link) for name, link in facts.links
-    )
+    refusal = tuple(LINK_REFUSAL.format(name=name, link=link) for name, link in facts.links)
     if refusal:
         return Plan("refuse", errors=refusal, exit_code=EXIT_INVALID_INPUT, refusal_verdict="refused")
     restricted = (event.is_fork and event.event_name == "pull_request") or event.is_dependabot
@@ -186,21 +118,9 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         return Plan("report", command=report, publish=publish)
     notices: tuple[str, ...] = ()
     replay = inputs.replay
-    cache = cache_directory(inputs, settings.workspace).relative_to(settings.workspace).as_posix()
     if restricted and not settings.has_key:
-        if facts.cache_distrust:
-            text = NOT_VERIFIED.format(who=_who(event), cache=cache, reason=facts.cache_distrust)
-            return Plan(
-                "refuse",
-                errors=(text,),
-                exit_code=EXIT_INCOMPLETE,
-                refusal_verdict="unverified",
-                read_only_notice=read_only,
-            )
         replay = True
-        notices = (REPLAY_ONLY_NOTICE.format(who=_who(event)),)
-    elif facts.cache_distrust and not replay:
-        notices = (UNTRUSTED_CACHE_NOTICE.format(cache=cache, reason=facts.cache_distrust),)
+        notices = (REPLAY_ONLY_NOTICE.format(who=event.facts.who),)
     run = run_plan(inputs, event, settings.workspace, settings.output_dir, replay=replay)
     if inputs.shard:
         notices += (SHARD_NOTICE.format(shard=inputs.shard),)
@@ -212,19 +132,7 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         publish=publish,
         read_only_notice=read_only,
         gates=not inputs.shard,
-        cache_trusted=cache_trusted(settings, facts),
     )
-
-
-def cache_trusted(settings: ActionSettings, facts: WorkspaceFacts) -> bool:
-    """Whether, after a run, the cache directory holds only answers the gate recorded, so that the
-    workflow may save it: not when the pull request can have put files there (tracked ones, a
-    link), nor when a pull request's run starts programs of its checkout (``commands: allow``),
-    whose code could write answers into it. A cache saved from a pull request's run is restored by
-    its next run as untracked files, which the gate trusts: committed answers would come back
-    after the pull request removed them from git. Pure."""
-    pull_request_code = settings.event.pr_number is not None and settings.inputs.commands == "allow"
-    return not facts.cache_distrust and not facts.links and not pull_request_code
 
 
 def comment_mode(plan: Plan, evaluated_cases: int, problems: int) -> CommentMode:
@@ -276,7 +184,7 @@ def run_plan(
         cache=str(cache_directory(inputs, workspace)),
         replay=replay or inputs.replay,
         allow_commands=inputs.commands == "allow",
-        event_name=event.event_name,
+        event=event.facts,
         errors="ignore" if inputs.errors == "ignore" else "count",
         max_error_rate=(  # "0" is a budget (no error allowed), not "empty"
             error_rate(inputs.max_error_rate) if inputs.max_error_rate else RunPlan.max_error_rate

@@ -24,6 +24,7 @@ from gate.commands.arguments import (
     trial_count,
 )
 from gate.suite.model import KEY_VARIABLES
+from gate.trust.facts import EventFacts, event_facts
 from gate.verdict.curtailment import TRIALS_POLICIES
 
 TRUE = ("true", "yes", "1", "on")
@@ -82,8 +83,8 @@ class EventContext:
     pr_number: int | None = None
     base_sha: str = ""
     head_sha: str = ""
-    is_fork: bool = False
-    is_dependabot: bool = False
+    # What the event says for the trust decision (gate.trust): whose commits, the approved head.
+    facts: EventFacts = EventFacts()
     # For push events: the commit before the push (change detection base), "" when unknown; for
     # merge_group events: the base of the queued group.
     before_sha: str = ""
@@ -94,6 +95,14 @@ class EventContext:
     # The event's activity type (``labeled``, ``synchronize``...) and, for ``labeled``, the label.
     action: str = ""
     label: str = ""
+
+    @property
+    def is_fork(self) -> bool:
+        return self.facts.origin == "fork"
+
+    @property
+    def is_dependabot(self) -> bool:
+        return self.facts.origin == "dependabot"
 
 
 @dataclass(frozen=True)
@@ -234,9 +243,19 @@ def read_inputs(env: Mapping[str, str]) -> tuple[ActionInputs, tuple[str, ...]]:
 
 
 def read_event(
-    event_name: str, payload: Mapping[str, Any], actor: str = "", repository: str = ""
+    event_name: str,
+    payload: Mapping[str, Any] | None,
+    actor: str = "",
+    repository: str = "",
+    approval_label: str = "",
 ) -> EventContext:
-    """The pull request (if any) of the triggering event. Pure."""
+    """The pull request (if any) of the triggering event, and what it says for the trust decision
+    (``approval_label``: the ``fork_approval_label`` input; a ``payload`` of None is an event file that
+    could not be read). Pure."""
+    facts = event_facts(
+        event_name, payload, actor=actor, repository=repository, approval_label=approval_label
+    )
+    payload = payload or {}
     pull = payload.get("pull_request")
     repo_name = repository or str((payload.get("repository") or {}).get("full_name", ""))
     action = str(payload.get("action") or "")
@@ -244,8 +263,6 @@ def read_event(
         base = pull.get("base") or {}
         head = pull.get("head") or {}
         base_repo = (base.get("repo") or {}).get("full_name", "")
-        head_repo = (head.get("repo") or {}).get("full_name", "")  # None when the fork was deleted
-        user = ((pull.get("user") or {}).get("login")) or ""
         label = payload.get("label")
         return EventContext(
             event_name=event_name,
@@ -253,8 +270,7 @@ def read_event(
             pr_number=int(pull["number"]) if pull.get("number") is not None else None,
             base_sha=str(base.get("sha") or ""),
             head_sha=str(head.get("sha") or ""),
-            is_fork=bool(base_repo) and head_repo != base_repo,
-            is_dependabot=actor == "dependabot[bot]" or user == "dependabot[bot]",
+            facts=facts,
             action=action,
             label=str(label.get("name") or "") if isinstance(label, Mapping) else "",
         )
@@ -269,7 +285,7 @@ def read_event(
             head_sha=str(run.get("head_sha") or ""),
             workflow_run_head_sha=str(run.get("head_sha") or ""),
             workflow_run_head_repo=str((run.get("head_repository") or {}).get("full_name") or ""),
-            is_dependabot=actor == "dependabot[bot]",
+            facts=facts,
             action=action,
         )
     queued = payload.get("merge_group")
@@ -279,7 +295,7 @@ def read_event(
             repository=repo_name,
             head_sha=str(queued.get("head_sha") or ""),
             before_sha=str(queued.get("base_sha") or ""),
-            is_dependabot=actor == "dependabot[bot]",
+            facts=facts,
             action=action,
         )
     before = str(payload.get("before") or "")
@@ -290,12 +306,12 @@ def read_event(
         repository=repo_name,
         head_sha=str(payload.get("after") or ""),
         before_sha=before,
-        is_dependabot=actor == "dependabot[bot]",
+        facts=facts,
         action=action,
     )
 
 
-def read_settings(env: Mapping[str, str], payload: Mapping[str, Any], cwd: Path) -> ActionSettings:
+def read_settings(env: Mapping[str, str], payload: Mapping[str, Any] | None, cwd: Path) -> ActionSettings:
     """The settings of one action run from the runner's variables and the event payload. Pure."""
     inputs, problems = read_inputs(env)
     event = read_event(
@@ -303,6 +319,7 @@ def read_settings(env: Mapping[str, str], payload: Mapping[str, Any], cwd: Path)
         payload,
         env.get("GITHUB_ACTOR", ""),
         env.get("GITHUB_REPOSITORY", ""),
+        inputs.fork_approval_label,
     )
     if inputs.pr_number and not any(p.startswith("input pr_number:") for p in problems):
         event = replace(event, pr_number=int(inputs.pr_number))

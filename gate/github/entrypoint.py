@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +40,6 @@ from gate.github.action_plan import (
     FIX_PATCH,
     HTML_FILE,
     JUNIT_FILE,
-    NOT_VERIFIED_RUN,
     NOTHING_AFFECTED,
     OUTPUT_FILES,
     READ_ONLY_NOTICE,
@@ -121,45 +119,13 @@ def _run_environment(inputs: ActionInputs, workspace: Path) -> Iterator[None]:
                 os.environ[name] = old
 
 
-def _git(workspace: Path, *args: str) -> str | None:
-    """A read-only git command in the workspace (trusted for this call only); None when it fails."""
-    command = ["git", "-c", f"safe.directory={workspace}", "-C", str(workspace), *args]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def _holds_commit(workspace: Path, commit: str) -> bool:
-    """Whether ``commit`` is the workspace's HEAD, a parent of it (the merge ref of a pull_request
-    checkout, shallow or not) or an ancestor of it."""
-    head = _git(workspace, "cat-file", "-p", "HEAD")
-    if head is None:
-        return False
-    if (_git(workspace, "rev-parse", "HEAD") or "").strip() == commit:
-        return True
-    parents = {line.split()[1] for line in head.splitlines() if line.startswith("parent ")}
-    if commit in parents:
-        return True
-    return _git(workspace, "merge-base", "--is-ancestor", commit, "HEAD") is not None
-
-
 def _facts(settings: ActionSettings) -> WorkspaceFacts:
-    event = settings.event
     links = _links(settings)
     if settings.inputs.results:
         return WorkspaceFacts(
             results_files=tuple(_resolve_results(settings.inputs.results, settings.workspace)), links=links
         )
-    from gate.run.cache import distrust
-
-    with _run_environment(settings.inputs, settings.workspace):  # git trusts the workspace
-        cache_distrust = "" if links else distrust(settings.cache_dir, settings.workspace)
-    facts = WorkspaceFacts(links=links, cache_distrust=cache_distrust)
-    if not event.head_sha or event.workflow_run_head_sha or event.pr_number is None:
-        return facts
-    return replace(facts, holds_head=_holds_commit(settings.workspace, event.head_sha))
+    return WorkspaceFacts(links=links)
 
 
 def _links(settings: ActionSettings) -> tuple[tuple[str, str], ...]:
@@ -254,7 +220,7 @@ def _resolve_results(patterns: Sequence[str], workspace: Path) -> list[str]:
 def _call(command: RunPlan | ReportPlan | None) -> CommandOutcome:
     """Execute the planned command in-process; expected errors become exit codes, as on the CLI."""
     from gate.commands import report, run
-    from gate.run.cache import NotVerified
+    from gate.trust.decision import NotVerified, Refused
 
     try:
         if isinstance(command, RunPlan):
@@ -265,8 +231,8 @@ def _call(command: RunPlan | ReportPlan | None) -> CommandOutcome:
     except InputError as exc:
         print(f"tool-eval-gate: {exc}", file=sys.stderr)
         return CommandOutcome(exc.exit_code, problems=tuple(exc.problems))
-    except NotVerified:
-        raise  # the caller says so: verdict unverified
+    except (NotVerified, Refused):
+        raise  # the trust decision stopped the run: the caller says so (verdict unverified / refused)
     except GateError as exc:
         print(f"tool-eval-gate: {exc}", file=sys.stderr)
         return CommandOutcome(exc.exit_code)
@@ -363,7 +329,10 @@ class Outcome:
     problems: tuple[Problem, ...] = ()
     conclusion: Conclusion | None = None
     notices: tuple[str, ...] = ()
-    unverified: bool = False  # the run stopped as not verified (its reason is in ``notices``)
+    # The trust decision stopped the run before anything started: "refused" or "unverified" (its
+    # reason is in ``notices``); "" when it ran.
+    stopped: str = ""
+    cache_trusted: bool = False  # the run's trust says the cache holds only the gate's answers
 
     @property
     def evaluated(self) -> int:
@@ -432,16 +401,18 @@ def _run_action(env: Mapping[str, str]) -> int:
     return code
 
 
-def _read_payload(env: Mapping[str, str]) -> JsonObject:
+def _read_payload(env: Mapping[str, str]) -> JsonObject | None:
+    """The event's payload ({} without an event file; None when it cannot be read)."""
+    from gate.files.event_file import EventFileError, read_event_payload
+
     event_path = env.get("GITHUB_EVENT_PATH")
-    if not event_path or not Path(event_path).is_file():
+    if not event_path:
         return {}
     try:
-        payload = json.loads(Path(event_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        _say(actions_env.annotation("warning", f"could not read the event file: {exc}"))
-        return {}
-    return payload if isinstance(payload, dict) else {}
+        return read_event_payload(event_path)
+    except EventFileError as exc:
+        _say(actions_env.annotation("warning", f"{exc}: whose commits this run holds is unknown"))
+        return None
 
 
 def _mask_secrets(settings: ActionSettings, env: Mapping[str, str]) -> None:
@@ -461,7 +432,7 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
         settings.output_dir.mkdir(parents=True, exist_ok=True)
     _trust_workspace_for_later_steps(settings.workspace, env)
     the_plan = plan(settings, facts)
-    outputs["cache_trusted"] = "true" if the_plan.cache_trusted else "false"
+    outputs["cache_trusted"] = "false"  # until the run says otherwise
     for notice in the_plan.notices:
         _say(actions_env.annotation("notice", notice, title="tool-eval-gate"))
     if the_plan.read_only_notice:
@@ -473,6 +444,7 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
         outputs["verdict"] = the_plan.refusal_verdict
         return the_plan.exit_code
     outcome = _evaluate(settings, the_plan)
+    outputs["cache_trusted"] = "true" if outcome.cache_trusted else "false"
     conclusion = outcome.conclusion
     actions_env.write_commands(
         actions_env.annotations_for(
@@ -503,24 +475,30 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
 def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
     """Run (or re-render) as planned, in-process; its conclusion is what every output renders."""
     inputs, event, workspace = settings.inputs, settings.event, settings.workspace
-    from gate.run.cache import NotVerified
+    from gate.trust.decision import NotVerified, Refused
 
     _say(f"::group::{actions_env.escape_data(_command_line(the_plan, workspace))}")
     try:
         with _run_environment(inputs, workspace):
             done = _call(the_plan.command)
-    except NotVerified as exc:  # a replay of suites that run the checkout's code, say
+    except (NotVerified, Refused) as exc:  # evaluating here cannot give a true verdict: say why
         _say("::endgroup::", actions_env.annotation("error", str(exc), title="tool-eval-gate"))
-        return Outcome(EXIT_INCOMPLETE, notices=(*the_plan.notices, NOT_VERIFIED_RUN), unverified=True)
+        stopped = "refused" if isinstance(exc, Refused) else "unverified"
+        return Outcome(exc.exit_code, notices=(*the_plan.notices, str(exc)), stopped=stopped)
     _say("::endgroup::")
+    trust = done.trust
     notices = the_plan.notices
+    if trust is not None and trust.note:  # e.g. a cache the pull request could write: not read
+        notices += (trust.note,)
+        _say(actions_env.annotation("warning", trust.note, title="tool-eval-gate"))
+    cached = trust is not None and trust.savable
     conclusion = done.conclusion
     if conclusion is None:
-        return Outcome(done.code, done.problems, notices=notices)
+        return Outcome(done.code, done.problems, notices=notices, cache_trusted=cached)
     if not conclusion.results.suites and (event.base_sha or event.before_sha) and inputs.changed_only:
         notices += (NOTHING_AFFECTED,)
         _say(actions_env.annotation("notice", NOTHING_AFFECTED, title="tool-eval-gate"))
-    return Outcome(done.code, done.problems, conclusion, notices)
+    return Outcome(done.code, done.problems, conclusion, notices, cache_trusted=cached)
 
 
 def _summarise(settings: ActionSettings, outcome: Outcome, marker: str = "default") -> None:
@@ -555,7 +533,7 @@ def _outcome_outputs(settings: ActionSettings, outcome: Outcome) -> dict[str, ob
         "passed": verdict.passed_count if verdict is not None else 0,
         "failed": verdict.failed_count if verdict is not None else 0,
         "errors": verdict.error_count if verdict is not None else 0,
-        "verdict": "unverified" if outcome.unverified else _verdict_word(outcome.code, verdict),
+        "verdict": outcome.stopped or _verdict_word(outcome.code, verdict),
         # Why it failed or is incomplete (the error budget's word on each suite beyond it among them).
         "reasons": "\n".join(verdict.reasons) if verdict is not None else "",
         "junit_path": path_if_written(JUNIT_FILE),

@@ -6,7 +6,6 @@ through ``gate.programs``."""
 __all__ = [
     "base_side",
     "cache",
-    "command_trust",
     "curtailing",
     "fix_search",
     "program_tools",

@@ -24,12 +24,9 @@ stamped later. An entry is read only if its ctime is not later, it lies in a sub
 there then (the same inode: a directory renamed into place carries old entries, not old
 subdirectories), through the directory opened then, and its ``key`` is its name.
 
-Answers a pull request can write never decide a verdict in CI (``open_cache``): there, a cache
-directory reached through a symlink below the repository root, or holding files git tracks, is not
-read. A replay-only run then has no answers at all and is *not verified* (``NotVerified``, exit 3);
-a run that can call the model asks it and keeps the answers in a temporary cache of its own. Outside
-CI such a directory is used (committed cassettes serve demos and offline runs), and the run says
-that its answers are recorded ones.
+Who could have written a cache directory (``provenance``: a symlink below the repository root on the
+way to it, files git tracks in it) is a fact of the trust decision (``gate.trust.decision``), which
+says how a run uses the directory: itself, or a temporary cache of the run's own (``open_cache``).
 """
 
 from __future__ import annotations
@@ -45,16 +42,17 @@ import stat
 import tempfile
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from gate import CACHE_DIRECTORY, limits
-from gate.errors import GateError
 from gate.files.links import first_link
 from gate.git.tracked import GitUnavailable, tracked_under
 from gate.providers.base import REPLAY_MISS_MESSAGE, ModelReply, ModelRequest, ProviderError
+from gate.trust.decision import CacheUse
+from gate.trust.facts import CacheFacts
 from gate.util.redact import Redactor
 
 CacheMode = Literal["use", "record", "replay"]
@@ -249,39 +247,21 @@ class ResponseCache:
             del self._pending[key]
 
 
-# The variables by which CI systems say a run is theirs: GitHub Actions, GitLab, CircleCI, Travis,
-# Buildkite and most others set CI; Azure Pipelines sets TF_BUILD and Jenkins JENKINS_URL.
-CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "TF_BUILD", "JENKINS_URL")
-_NOT_SET = ("", "0", "false", "no", "off")
-
-
-def ci_variable(environ: Mapping[str, str]) -> str:
-    """The variable that says this run is in CI; "" outside CI."""
-    return next((n for n in CI_VARIABLES if environ.get(n, "").strip().lower() not in _NOT_SET), "")
-
-
-class NotVerified(GateError):
-    """A replay-only run in CI whose only answers are ones a pull request can write (exit 3)."""
-
-
-WHERE_ONLY_THE_GATE_WRITES = (
-    "keep the cache where only the gate writes it: restored by actions/cache into an untracked path "
-    "(the default .tool-eval-gate/cache), or outside the checkout"
-)
-
-
-def distrust(directory: Path, root: Path) -> str:
-    """Why the answers in ``directory`` may not all be the gate's own: it is reached through a
-    symlink below the repository root, or it holds files git tracks (a pull request can have written
-    either); "" when only the gate can have written them."""
+def provenance(directory: Path, root: Path) -> CacheFacts:
+    """Who could have written the answers in ``directory``: only the gate, unless it is reached
+    through a symlink below the repository root, or holds files git tracks (a pull request can have
+    written either), or git cannot tell."""
+    where = str(directory)
     link = _linked_component(directory, root)
     if link:
-        return f"is reached through the symlink {link}"
+        return CacheFacts(where, f"is reached through the symlink {link}")
     try:
         tracked = tracked_under(directory)
     except GitUnavailable as exc:
-        return f"cannot be checked for files tracked by git ({exc})"
-    return f"holds files tracked by git (e.g. {tracked[0]})" if tracked else ""
+        return CacheFacts(where, f"cannot be checked for files tracked by git ({exc})")
+    if tracked:
+        return CacheFacts(where, f"holds files tracked by git (e.g. {tracked[0]})", committed=True)
+    return CacheFacts(where)
 
 
 def _linked_component(directory: Path, root: Path) -> str:
@@ -316,34 +296,18 @@ def _make_own_directory(directory: Path, root: Path) -> None:
         pass
 
 
-def open_cache(directory: Path, mode: CacheMode, root: Path, environ: Mapping[str, str]) -> ResponseCache:
-    """The response cache of one run over ``root`` (see the module doc). Raises ``NotVerified``."""
-    ci = ci_variable(environ)
-    reason = distrust(directory, root) if ci or mode == "replay" or directory.exists() else ""
-    if not reason:
-        if mode != "replay":
-            _make_own_directory(directory, root)
-        return ResponseCache(directory, mode)
-    if not ci:
-        recorded = reason.startswith("holds files tracked")
-        note = f"note: the answers taken from {directory} are recorded ones ({directory} {reason})"
-        return ResponseCache(directory, mode, note if recorded else "")
-    if mode == "replay":
-        raise NotVerified(
-            f"not verified: the response cache {directory} {reason}. In CI ({ci} is set) the gate never "
-            "takes answers a pull request can write, and --replay has no others, so nothing can be "
-            f"verified (fix: {WHERE_ONLY_THE_GATE_WRITES}; or run with a key)"
-        )
-    private = tempfile.mkdtemp(prefix="tool-eval-gate-cache-")
-    cache = ResponseCache(
-        private,
-        mode,
-        f"warning: the response cache {directory} {reason}: in CI ({ci} is set) answers a pull request "
-        "can write are not trusted, so none is read from it; this run asks the model and keeps its "
-        f"answers in a temporary cache (fix: {WHERE_ONLY_THE_GATE_WRITES})",
-    )
-    weakref.finalize(cache, shutil.rmtree, private, True)
-    return cache
+def open_cache(directory: Path, mode: CacheMode, root: Path, use: CacheUse, note: str = "") -> ResponseCache:
+    """The response cache of one run over ``root``, used as the trust decision says (``use``): the
+    directory itself, or a temporary cache of the run's own, deleted with it (``private``: the
+    directory is neither read nor written). ``note`` is what the run says of its answers."""
+    if use == "private":
+        private = tempfile.mkdtemp(prefix="tool-eval-gate-cache-")
+        cache = ResponseCache(private, mode, note)
+        weakref.finalize(cache, shutil.rmtree, private, True)
+        return cache
+    if mode != "replay":
+        _make_own_directory(directory, root)
+    return ResponseCache(directory, mode, note)
 
 
 def _encode(entry: dict[str, Any]) -> bytes:

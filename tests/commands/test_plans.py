@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from gate.commands import report, run
@@ -48,7 +49,7 @@ def test_the_command_line_of_a_run_plan_is_that_plan_again() -> None:
         assert RunPlan.from_args(run.build_parser().parse_args(list(plan.argv()))) == plan
 
 
-def test_the_action_runs_what_its_logged_command_line_says() -> None:
+def test_the_action_runs_what_its_logged_command_line_says(tmp_path: Path) -> None:
     inputs, problems = read_inputs(
         {
             "INPUT_SUITES": "evals/a.suite.yaml",
@@ -60,11 +61,15 @@ def test_the_action_runs_what_its_logged_command_line_says() -> None:
         }
     )
     assert problems == ()
-    event = read_event("pull_request", {"pull_request": {"number": 1, "base": {"sha": "a" * 40}}})
+    payload = {"pull_request": {"number": 1, "base": {"sha": "a" * 40}, "head": {"sha": "b" * 40}}}
+    event = read_event("pull_request", payload)
     plan = run_plan(inputs, event, Path("/ws"), Path("/ws/out"))
     assert plan.threshold == 0.85 and plan.baseline == "auto" and plan.fail_on == "any_failure"
-    assert plan.event_name == "pull_request"  # the trust rule's event: from the job, not a flag
-    assert run.plan_of(plan.argv(), {"GITHUB_EVENT_NAME": "pull_request"}) == plan
+    # The trust decision's event: from the job's event file, not a flag.
+    assert (plan.event.name, plan.event.head, plan.event.pull_request) == ("pull_request", "b" * 40, True)
+    (tmp_path / "event.json").write_text(json.dumps(payload))
+    job = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(tmp_path / "event.json")}
+    assert run.plan_of(plan.argv(), job) == plan
     merged = report_plan(inputs, Path("/ws"), Path("/ws/out"), ("/ws/s1.json", "/ws/s2.json"))
     again = ReportPlan.from_args(report.build_parser().parse_args(list(merged.argv())))
     assert again == merged and merged.errors == "count" and merged.results == ("/ws/s1.json", "/ws/s2.json")

@@ -5,6 +5,7 @@ letter case)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -107,25 +108,10 @@ if _os.path.isdir(_os.path.join(_here, "assets")):
 """
 
 
-@pytest.mark.parametrize(
-    "how",
-    [
-        ["--replay"],
-        # no --replay, but no key either (a fork's pull_request run gets no secrets): only the cache
-        # can answer, and the server planted every answer there before the run asked for it
-        ["--cache", ".tool-eval-gate/cache"],
-    ],
-    ids=["replay", "no-key"],
-)
-def test_a_replay_of_suites_that_run_the_checkouts_code_is_not_verified_in_ci(
-    how: list[str],
-    tmp_path: Path,
-    model_server: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """A fork PR (no key: replay only) whose suite lists its tools from the PR's own MCP server, run
-    with commands allowed: the server's code runs beside the cache the answers come from."""
+def planting_pull_request(tmp_path: Path, model_server: Any, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The PR: a suite that lists its tools from the PR's own MCP server, which plants the answers the
+    forger recorded (from a model that calls the tool as the case expects) into the response cache when
+    it starts. Returns the repository, its commit made, the forger's environment gone."""
     from tests.end_to_end.test_mcp_tool_servers import SCRIPT, SERVER, suite_text
 
     repo = tmp_path / "repo"
@@ -147,9 +133,77 @@ def test_a_replay_of_suites_that_run_the_checkouts_code_is_not_verified_in_ci(
     git(repo, "commit", "-qm", "the PR")
     monkeypatch.delenv("OPENAI_API_KEY")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    return repo
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        ["--replay"],
+        # no --replay, but no key either (a fork's pull_request run gets no secrets): only the cache
+        # can answer, and the server planted every answer there before the run asked for it
+        ["--cache", ".tool-eval-gate/cache"],
+    ],
+    ids=["replay", "no-key"],
+)
+def test_a_replay_of_suites_that_run_the_checkouts_code_is_not_verified_in_ci(
+    how: list[str],
+    tmp_path: Path,
+    model_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A replay-only CI run (no GitHub event says whose commits these are) of the PR's suite, run with
+    commands allowed: the server's code runs beside the cache the answers come from."""
+    repo = planting_pull_request(tmp_path, model_server, monkeypatch)
     monkeypatch.setenv("CI", "true")
     capsys.readouterr()
     assert cli_main(["run", "--root", str(repo), "--allow-commands", *how]) == EXIT_INCOMPLETE
     out = capsys.readouterr()
     assert "not verified: the MCP server" in out.err and "suites/shopping.suite.yaml:7" in out.err
     assert not (repo / ".tool-eval-gate" / "cache").exists()  # stopped before the server started
+
+
+def test_a_forks_run_that_executes_its_code_is_not_verified_whatever_key_it_has(
+    tmp_path: Path,
+    model_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A fork's pull_request run with a key that is no secret (a local OpenAI-compatible server the
+    workflow starts, `local` as its key), commands allowed: the fork's server plants the forger's
+    answers in the cache and the run took them (passed, 0 requests to a model that never calls the
+    tool). Who could have written the answers decides, not whether a key is set."""
+    repo = planting_pull_request(tmp_path, model_server, monkeypatch)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    honest = model_server({"default": {"text": "I do not know."}})  # never calls the tool: fails the case
+    payload = {
+        "pull_request": {
+            "number": 7,
+            "base": {"sha": head, "repo": {"full_name": "acme/shop"}},
+            "head": {"sha": head, "repo": {"full_name": "forker/shop"}},
+        }
+    }
+    (tmp_path / "event.json").write_text(json.dumps(payload))
+    for name, value in {
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "GITHUB_REPOSITORY": "acme/shop",
+        "OPENAI_API_KEY": "local",
+        "OPENAI_BASE_URL": honest.openai_base_url,
+    }.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    command = ["run", "--root", str(repo), "--allow-commands", "--cache", ".tool-eval-gate/cache"]
+    assert cli_main([*command, "--json", str(tmp_path / "r.json")]) == EXIT_INCOMPLETE
+    err = capsys.readouterr().err
+    assert "not verified: this is a pull request from a fork, and commands are allowed" in err
+    assert not (repo / ".tool-eval-gate" / "cache").exists()  # stopped before the server started
+    assert honest.request_count == 0 and not (tmp_path / "r.json").exists()
+    # The same run of the repository's own branch is evaluated: the model answers, and the case fails.
+    payload["pull_request"]["head"]["repo"] = {"full_name": "acme/shop"}
+    (tmp_path / "event.json").write_text(json.dumps(payload))
+    assert cli_main([*command, "--record", "--json", str(tmp_path / "r.json")]) == 1
+    assert honest.request_count > 0

@@ -43,68 +43,17 @@ def settings(event: str = "pull_request", payload: dict[str, Any] | None = None,
     return read_settings(env, pull_payload() if payload is None else payload, Path("/elsewhere"))
 
 
-HELD = WorkspaceFacts(holds_head=True)
-NOT_HELD = WorkspaceFacts(holds_head=False)
+HELD = WorkspaceFacts()
 
 # (name, settings, facts, mode, replay, publish, read-only notice, verdict when refused, text in a message)
+# Whether the pull request's files may be evaluated here at all (pull_request_target, approvals, a
+# checkout of another commit, a cache the pull request wrote) is the run's trust decision
+# (tests/trust/test_decision.py): the plan hands it the event.
 TABLE = [
     ("pull request, head checked out", settings(), HELD, "run", False, True, False, None, None),
     (
-        "workspace without the PR head",
-        settings(),
-        NOT_HELD,
-        "refuse",
-        False,
-        False,
-        False,
-        "refused",
-        "head commit",
-    ),
-    (
-        "pull_request_target on the base checkout",
+        "pull_request_target with a fork: run, the run's trust decides",
         settings("pull_request_target", pull_payload(fork=True)),
-        NOT_HELD,
-        "refuse",
-        False,
-        False,
-        False,
-        "refused",
-        "does not hold",
-    ),
-    (
-        "pull_request_target with the fork checked out",
-        settings("pull_request_target", pull_payload(fork=True)),
-        HELD,
-        "refuse",
-        False,
-        False,
-        False,
-        "refused",
-        "fork's commits",
-    ),
-    (
-        "fork approved by label, without a cost cap",
-        settings(
-            "pull_request_target",
-            pull_payload(fork=True, action="labeled", label="eval-approved"),
-            fork_approval_label="eval-approved",
-        ),
-        HELD,
-        "refuse",
-        False,
-        False,
-        False,
-        "refused",
-        "input max_cost",
-    ),
-    (
-        "fork approved by label, with a cost cap",
-        settings(
-            "pull_request_target",
-            pull_payload(fork=True, action="labeled", label="eval-approved"),
-            fork_approval_label="eval-approved",
-            max_cost="2",
-        ),
         HELD,
         "run",
         False,
@@ -112,38 +61,6 @@ TABLE = [
         False,
         None,
         None,
-    ),
-    (
-        "another label is no approval",
-        settings(
-            "pull_request_target",
-            pull_payload(fork=True, action="labeled", label="bug"),
-            fork_approval_label="eval-approved",
-            max_cost="2",
-        ),
-        HELD,
-        "refuse",
-        False,
-        False,
-        False,
-        "refused",
-        "fork's commits",
-    ),
-    (
-        "a push after the approval (synchronize) is no approval",
-        settings(
-            "pull_request_target",
-            pull_payload(fork=True, action="synchronize", label="eval-approved"),
-            fork_approval_label="eval-approved",
-            max_cost="2",
-        ),
-        HELD,
-        "refuse",
-        False,
-        False,
-        False,
-        "refused",
-        "fork's commits",
     ),
     (
         "fork PR without keys: replay-only from the gate's own cache",
@@ -170,31 +87,9 @@ TABLE = [
         "no secrets",
     ),
     (
-        "fork PR without keys whose cache holds committed answers: not verified",
-        settings(payload=pull_payload(fork=True), openai_api_key=""),
-        WorkspaceFacts(holds_head=True, cache_distrust="holds files tracked by git (e.g. c/ab/x.json)"),
-        "refuse",
-        False,
-        False,
-        True,
-        "unverified",
-        "Not verified: this is a pull request from a fork",
-    ),
-    (
-        "PR with a key whose cache holds committed answers: asks the model",
-        settings(),
-        WorkspaceFacts(holds_head=True, cache_distrust="holds files tracked by git (e.g. c/ab/x.json)"),
-        "run",
-        False,
-        True,
-        False,
-        None,
-        "none is read from it and this run asks the model",
-    ),
-    (
         "an output directory reached through a symlink",
         settings(output_dir="out/gate"),
-        WorkspaceFacts(holds_head=True, links=(("output_dir", "out"),)),
+        WorkspaceFacts(links=(("output_dir", "out"),)),
         "refuse",
         False,
         False,
@@ -309,8 +204,7 @@ def test_plan(
         read_only,
     )
     if verdict is not None:
-        assert result.refusal_verdict == verdict
-        assert result.exit_code == (3 if verdict == "unverified" else 2)
+        assert result.refusal_verdict == verdict and result.exit_code == 2
     if text is not None:
         assert text in " ".join(result.errors + result.notices)
     if mode == "run":
@@ -521,3 +415,37 @@ def test_the_fix_inputs_reach_the_run_and_bad_ones_are_named() -> None:
         "input fix_candidates: must be at least 1, got '0'",
         "input fix_budget: a number of requests (200) or of US dollars ($0.50, 0.5usd), got 'lots'",
     )
+
+
+def test_the_event_and_the_approval_reach_the_run_for_its_trust_decision() -> None:
+    """The run decides what may be evaluated (gate.trust): the plan hands it whose commits the event is
+    about and the head a maintainer approved, only on the `labeled` event of the configured label."""
+    approved = settings(
+        "pull_request_target",
+        pull_payload(fork=True, action="labeled", label="eval-approved"),
+        fork_approval_label="eval-approved",
+        max_cost="2",
+    )
+    event = plan(approved, HELD).command.event  # type: ignore[union-attr]
+    assert (event.name, event.origin, event.head, event.base, event.approved) == (
+        "pull_request_target",
+        "fork",
+        HEAD,
+        BASE,
+        HEAD,
+    )
+    for other in (
+        settings(
+            "pull_request_target",
+            pull_payload(fork=True, action="labeled", label="bug"),
+            fork_approval_label="eval-approved",
+        ),
+        settings(
+            "pull_request_target",
+            pull_payload(fork=True, action="synchronize", label="eval-approved"),
+            fork_approval_label="eval-approved",
+        ),
+        settings("pull_request", pull_payload(fork=True, action="labeled", label="eval-approved")),
+    ):
+        assert plan(other, HELD).command.event.approved == ""  # type: ignore[union-attr]
+    assert plan(settings(), HELD).command.event.origin == "own"  # type: ignore[union-attr]

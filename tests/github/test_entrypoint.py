@@ -378,9 +378,13 @@ def test_a_forks_replay_of_a_suite_that_runs_the_checkouts_code_is_unverified(
 
     assert entrypoint([], env) == 3
     out = capsys.readouterr().out
-    assert "::error title=tool-eval-gate::not verified: the MCP server" in out
+    assert (
+        "::error title=tool-eval-gate::not verified: this is a pull request from a fork, and commands are "
+        "allowed" in out
+    )
     assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "unverified"
-    assert "Not verified: the run could not rule out" in (workspace["tmp"] / "summary.md").read_text()
+    summary = (workspace["tmp"] / "summary.md").read_text()
+    assert "not verified: this is a pull request from a fork" in summary
 
 
 def _commit_a_suite_with_an_mcp_server(workspace: dict[str, Any], starts: Path) -> None:
@@ -477,11 +481,11 @@ def test_a_fork_whose_only_answers_are_committed_ones_is_not_verified(
 
     assert fork_run(workspace, github, server) == 3
     out = capsys.readouterr().out
-    assert "::error title=tool-eval-gate::Not verified: this is a pull request from a fork" in out
+    assert "::error title=tool-eval-gate::not verified: the response cache" in out
     assert "holds files tracked by git" in out
     assert server.request_count == 0
     assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "unverified"
-    assert "Not verified" in (workspace["tmp"] / "summary.md").read_text()
+    assert "not verified" in (workspace["tmp"] / "summary.md").read_text()
 
 
 def test_committed_answers_are_not_read_when_the_model_can_be_asked(
@@ -496,7 +500,7 @@ def test_committed_answers_are_not_read_when_the_model_can_be_asked(
     server = model_server(SCRIPT)
     assert entrypoint([], actions_env(workspace, github, server, comment="false", baseline="off")) == 1
     assert server.request_count == 6  # every request of the 3 cases went to the real model
-    assert "none is read from it and this run asks the model" in capsys.readouterr().out
+    assert "none is read from it; this run asks the model" in capsys.readouterr().out
 
 
 def test_the_cache_is_said_to_be_worth_saving_only_when_it_holds_the_gates_own_answers(
@@ -703,6 +707,139 @@ def test_pull_request_target_on_the_base_checkout_never_reports_a_pass(
         assert outputs["verdict"] == "refused" and outputs["pass_rate"] == "" and outputs["exit_code"] == "2"
     assert server.request_count == 0
     assert github.comments_on(7) == []
+
+
+def _approval_event(workspace: dict[str, Any], label: str = "eval-approved") -> dict[str, Any]:
+    """pull_request_target `labeled` for fork PR 7 at the head the label was added on."""
+    repository = {"full_name": "acme/agents"}
+    pull = {
+        "number": 7,
+        "user": {"login": "someone"},
+        "base": {"sha": workspace["base"], "repo": repository},
+        "head": {"sha": workspace["head"], "repo": {"full_name": "someone/agents"}},
+    }
+    return {
+        "action": "labeled",
+        "label": {"name": label},
+        "number": 7,
+        "pull_request": pull,
+        "repository": repository,
+    }
+
+
+def _approved_run(workspace: dict[str, Any], github: FakeGitHub, server: Any) -> int:
+    env = actions_env(
+        workspace,
+        github,
+        server,
+        fork=True,
+        openai_api_key=SECRET,
+        fork_approval_label="eval-approved",
+        max_cost="2",
+        comment="false",
+        review_comments="false",
+    )
+    env["GITHUB_EVENT_NAME"] = "pull_request_target"
+    (workspace["tmp"] / "event.json").write_text(json.dumps(_approval_event(workspace)))
+    return entrypoint([], env)
+
+
+def test_an_approval_is_for_that_exact_commit_never_a_descendant(
+    workspace, github, model_server, capsys
+) -> None:
+    """A maintainer labels the fork's head; the fork pushes another commit before the job checks out
+    (refs/pull/7/head, or the merge ref): that commit was never approved, and nothing is evaluated with
+    the key. The approved commit itself, and its merge into the base, are evaluated."""
+    root, server = workspace["root"], model_server(SCRIPT)
+    approved = workspace["head"]
+    (root / "prompts/weather.md").write_text("You answer weather questions. Ignore the tools.\n")
+    git(root, "commit", "-q", "-am", "pushed after the approval")
+    capsys.readouterr()
+
+    assert _approved_run(workspace, github, server) == 2
+    out = capsys.readouterr().out
+    assert f"the maintainer's approval is for the head commit {approved[:12]}" in out
+    assert "never a commit pushed after it" in out
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "refused"
+    assert server.request_count == 0
+
+    git(root, "checkout", "-q", approved)  # the approved head itself (what the shipped workflow does)
+    assert _approved_run(workspace, github, server) == 1  # evaluated: the PR's regression is real
+    assert server.request_count > 0
+    git(root, "checkout", "-q", workspace["base"])  # its merge into the base (refs/pull/7/merge)
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge approved into base", approved)
+    assert _approved_run(workspace, github, server) == 1  # evaluated (its answers are in the cache now)
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "failed"
+
+
+@pytest.mark.parametrize("event_name", ["workflow_run", "issue_comment"])
+def test_no_suite_of_a_fork_is_evaluated_with_the_key_where_the_job_holds_the_secrets(
+    event_name, workspace, github, model_server, capsys
+) -> None:
+    """A `workflow_run` job (or `/eval` on `issue_comment`) that checks out the fork's head and runs the
+    action with the key evaluated the fork's suites: requests sent with the key, no approval, no
+    max_cost. Refused before anything is sent, as on pull_request_target."""
+    server = model_server(SCRIPT)
+    env = actions_env(
+        workspace, github, server, openai_api_key=SECRET, comment="false", review_comments="false"
+    )
+    env["GITHUB_EVENT_NAME"] = event_name
+    payload = _event_payload(event_name, workspace)
+    if event_name == "workflow_run":
+        payload["workflow_run"]["pull_requests"] = []  # GitHub names no pull request of a fork's run
+    (workspace["tmp"] / "event.json").write_text(json.dumps(payload))
+
+    assert entrypoint([], env) == 2
+    out = capsys.readouterr().out
+    assert f"this {event_name} job holds the repository's secrets" in out
+    assert server.request_count == 0
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "refused"
+
+
+def test_a_forks_run_with_a_key_that_is_no_secret_is_not_verified_when_its_code_runs(
+    workspace, github, model_server, capsys
+) -> None:
+    """`openai_api_key: local` (a local OpenAI-compatible server), `commands: allow`, a fork's pull
+    request: its MCP server planted the forger's answers in .tool-eval-gate/cache and the action said
+    `verdict=passed` with 0 model requests."""
+    import shutil
+
+    from tests.end_to_end.test_mcp_tool_servers import SCRIPT as SHOP_SCRIPT
+    from tests.end_to_end.test_mcp_tool_servers import SERVER, suite_text
+    from tests.end_to_end.test_untrusted_checkout import PLANT
+
+    root = workspace["root"]
+    server = SERVER.read_text().replace("from __future__ import annotations\n", "", 1)
+    (root / "server.py").write_text("from __future__ import annotations\n" + PLANT + server)
+    mcp = json.dumps({"command": ["python3", "server.py"]})
+    (root / "evals/shop.suite.yaml").write_text(suite_text(mcp).replace("holds 1 item", "holds 99 item"))
+    forger = model_server(SHOP_SCRIPT)  # calls the tool as the case expects
+    recorded = actions_env(
+        workspace, github, forger, commands="allow", suites="evals/shop.suite.yaml", baseline="off"
+    )
+    recorded.update(INPUT_CACHE="forged", INPUT_COMMENT="false", INPUT_REVIEW_COMMENTS="false")
+    assert entrypoint([], recorded) == 0
+    shutil.move(root / "forged", root / "assets")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a suite with an MCP server")
+    workspace["head"] = git(root, "rev-parse", "HEAD")
+    honest = model_server({"default": {"text": "I do not know."}})  # never calls the tool
+    env = actions_env(
+        workspace, github, honest, fork=True, commands="allow", suites="evals/shop.suite.yaml", baseline="off"
+    )
+    env.update(INPUT_OPENAI_API_KEY="local", INPUT_COMMENT="false", INPUT_REVIEW_COMMENTS="false")
+    (workspace["tmp"] / "event.json").write_text(json.dumps(_event_payload("pull_request", workspace)))
+    fork_event = json.loads((workspace["tmp"] / "event.json").read_text())
+    fork_event["pull_request"]["head"]["repo"] = {"full_name": "someone/agents"}
+    (workspace["tmp"] / "event.json").write_text(json.dumps(fork_event))
+    capsys.readouterr()
+
+    assert entrypoint([], env) == 3
+    out = capsys.readouterr().out
+    assert "not verified: this is a pull request from a fork, and commands are allowed" in out
+    outputs = read_outputs(workspace["tmp"] / "output.txt")
+    assert (outputs["verdict"], outputs["cache_trusted"]) == ("unverified", "false")
+    assert honest.request_count == 0 and not (root / ".tool-eval-gate" / "cache").exists()
 
 
 def test_a_foreign_bots_marked_comment_is_never_edited(workspace, github, model_server, capsys) -> None:
@@ -1012,9 +1149,8 @@ def test_the_action_s_notices_are_escaped_in_the_job_summary_and_the_comment(
     workspace, github, model_server, capsys
 ) -> None:
     """The notices quote a file name the pull request chose (a committed cache entry): in the job
-    summary it is text, whether the run went on (with a key) or was refused (a fork's), and so it is in
-    the sticky comment that says why nothing was run (a suite file, named by the pull request too, is
-    invalid)."""
+    summary it is text, whether the run went on (with a key) or was not verified (a fork's), and so is
+    the name of a suite file in the sticky comment that says why nothing was run (it is invalid)."""
     root = workspace["root"]
     forged = root / ".tool-eval-gate" / "cache" / f"{HOSTILE_NAME}.json"
     forged.parent.mkdir(parents=True)
@@ -1028,13 +1164,13 @@ def test_the_action_s_notices_are_escaped_in_the_job_summary_and_the_comment(
 
     entrypoint([], actions_env(workspace, github, server, comment="false", review_comments="false"))
     asked = summary.read_text()
-    assert "none is read from it and this run asks the model" in asked and shown in asked
+    assert "none is read from it; this run asks the model" in asked and shown in asked
     assert_inert(asked)
 
     summary.unlink()
     assert fork_run(workspace, github, server) == 3
     refused = summary.read_text()
-    assert "Not verified" in refused and shown in refused
+    assert "not verified" in refused and shown in refused
     assert_inert(refused)
 
     (root / "evals" / f"{HOSTILE_NAME}.suite.yaml").write_text("version: 1\nname: broken\ncases: [\n")
@@ -1045,7 +1181,7 @@ def test_the_action_s_notices_are_escaped_in_the_job_summary_and_the_comment(
     assert entrypoint([], actions_env(workspace, github, server)) == 2
     [comment] = github.comments_on(7)
     for text in [summary.read_text(), comment["body"]]:
-        assert "Invalid input" in text and shown in text and HOSTILE_NAME in text  # in a code span
+        assert "Invalid input" in text and HOSTILE_NAME in text  # in a code span
         assert_inert(text)
 
 

@@ -148,6 +148,20 @@ def test_the_agent_program_workflow_saves_the_cache_only_from_pushes_and_the_doc
     assert publish["with"]["results"] == "out/results.json" and "--json out/results.json" in command
     assert publish["if"].startswith("always()")
 
+    # A fork's or Dependabot's pull request stops, not verified, before anything of its checkout runs
+    # (installing its programs runs its code before the gate, which it could then make say anything).
+    (guard,) = [i for i, s in enumerate(steps) if "not verified" in s.get("run", "")]
+    first_install = min(
+        i for i, s in enumerate(steps) if "install" in s.get("run", "") or " ci " in s.get("run", "")
+    )
+    assert uses.index("actions/checkout") < guard < first_install < cli
+    condition = " ".join(steps[guard]["if"].split())
+    assert condition == (
+        "github.event_name == 'pull_request' && (github.event.pull_request.head.repo.full_name != "
+        "github.repository || github.event.pull_request.user.login == 'dependabot[bot]')"
+    )
+    assert steps[guard]["run"].rstrip().endswith("exit 3")
+
     text = path.read_text(encoding="utf-8")
     doc = (ROOT / "docs/agent-programs.md").read_text(encoding="utf-8")
     assert "```yaml\n" + text[text.index("name: ") :] + "```\n" in doc

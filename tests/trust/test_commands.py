@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from gate.run.command_trust import command_refusals
 from gate.suite.model import Command, Source, Suite
+from gate.trust.commands import command_refusals
 from tests.builders import suite as make_suite
 
 PROGRAM = Command(

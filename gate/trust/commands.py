@@ -1,4 +1,5 @@
-"""Whether the suites of a run may make the gate run their commands (DESIGN section 10, "Trust").
+"""Which of a run's commands may start (DESIGN section 10, "Trust"): the part of the trust decision
+(``gate.trust.decision``) that is about the programs a suite names.
 
 A suite can name programs to run: its agent program, an MCP server (``Suite.commands``). The gate
 runs them only when the person running it allowed it (``run --allow-commands``, the action's

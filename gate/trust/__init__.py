@@ -1,0 +1,5 @@
+"""Trust: which commands a run may start, which answers it may take, whether it can be verified, and
+why (DESIGN sections 6 and 10). The facts are gathered at the edges (``facts``); one pure function
+decides (``decision.decide``); every caller renders its value."""
+
+__all__ = ["decision", "facts"]
