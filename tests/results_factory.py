@@ -232,6 +232,7 @@ def run(
     *suites: SuiteResult,
     complete: bool = True,
     incomplete_reason: str = "",
+    unverified: str = "",
     shard: str = "",
     settings: dict[str, Any] | None = None,
 ) -> RunResults:
@@ -241,6 +242,7 @@ def run(
         finished_at="2026-01-02T03:05:06Z",
         complete=complete,
         incomplete_reason=incomplete_reason,
+        unverified=unverified,
         shard=shard,
         settings=RunSettings.from_dict(settings or {}),
     )
@@ -288,14 +290,16 @@ def plain_results(results: RunResults) -> dict[str, Any]:
     """``results`` as ``dataclasses.asdict`` builds them, less the fields the file leaves out when unset
     (``state`` of stateless records and calls, ``offered`` of the model agent's records, ``log`` of
     records without one, ``non_gating`` of gating cases, ``planned_trials`` of cases that ran every
-    trial, ``parameters`` of tools whose schema was not recorded), with the messages in their JSON
-    form (``message_json``), each case's
+    trial, ``parameters`` of tools whose schema was not recorded, ``unverified`` of a verified run),
+    with the messages in their JSON form (``message_json``), each case's
     ``failures`` (why it did not pass) in place of the reducer's ``reason`` they include, and the
     settings in their file form, the base side and the search for fixes only when there is one, and the
     metrics derived from
     the cases (each suite's ``metrics``, each case's ``check_scores``): the reference
     ``gate.results_json.codec.to_json`` is held to."""
     data = asdict(results)
+    if not results.unverified:
+        data.pop("unverified")
     data["settings"] = results.settings.to_dict()  # the keys the file always had (RunSettings.to_dict)
     data.pop("base")
     if results.base is not None:  # a --baseline auto run's base side: a results document of its own

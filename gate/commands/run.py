@@ -6,7 +6,7 @@ affected by ``--changed-since`` and this ``--shard``, runs every case and trial 
 
 Exit codes: 0 the gate passed; 1 the gate failed; 2 invalid input; 3 the evaluation could not be
 completed (authentication or another fatal provider error, a budget reached, errors beyond the
-policy, or an interrupt) or is not verified (``gate.trust``). On
+policy, or an interrupt) or is not verified (``gate.trust``, or a replay that could not answer). On
 SIGINT / SIGTERM the trials in flight are cancelled, the outputs are written with what completed
 (marked incomplete) and the exit code is 3.
 """
@@ -63,8 +63,8 @@ exit codes:
   2  invalid input (usage, or a suite / prompt / tool file that fails validation)
   3  the evaluation could not be completed: authentication or another fatal provider error,
      a --max-requests / --max-cost budget reached, errors beyond the policy, or an interrupt;
-     or it is not verified: its answers could have been written by someone other than the
-     model and the gate.
+     or it is not verified: a replay could not answer a request, or its answers could have
+     been written by someone other than the model and the gate.
      On Ctrl-C / SIGTERM the trials in flight are cancelled and the outputs are still written,
      with what completed, marked incomplete.
 
@@ -224,7 +224,7 @@ def _add_cache(parser: argparse.ArgumentParser) -> None:
         "--replay",
         action="store_true",
         help="answer only from the cache, never call a model (no API key needed); "
-        "a request not in the cache is an error for its case",
+        "a request not in the cache makes its case an error and the run not verified (exit 3)",
     )
 
 
@@ -994,6 +994,8 @@ def _with_fixes(
         finally:
             signals.loop = None
 
+    if not conclusion.verdict.verified:  # DESIGN section 11: never on a run that is not verified
+        return _fixes_skipped(conclusion, "the run is not verified: a replay could not answer every request")
     try:
         fixes = asyncio.run(search())
     except Exception as exc:  # noqa: BLE001 - a fault of the search never loses the run's outputs
@@ -1004,6 +1006,13 @@ def _with_fixes(
     results = Redactor.from_env(os.environ).redact_results(
         dataclasses.replace(conclusion.results, fixes=fixes)
     )
+    return dataclasses.replace(conclusion, results=results)
+
+
+def _fixes_skipped(conclusion: Conclusion, why: str) -> Conclusion:
+    from gate.results.fixes import FixSearch
+
+    results = dataclasses.replace(conclusion.results, fixes=FixSearch(skipped=why))
     return dataclasses.replace(conclusion, results=results)
 
 

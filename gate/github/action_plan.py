@@ -49,8 +49,9 @@ NOTHING_AFFECTED = "No suite is affected by the changes in this pull request: no
 REPLAY_ONLY_NOTICE = (
     "This is {who}: GitHub gives it no secrets and a read-only token, so no model can be called and the "
     "gate runs replay-only from the response cache, which holds answers recorded by runs of the gate "
-    "with a key, never answers the pull request can write. A case whose requests are all in the cache "
-    "is verified; any other is an error (not evaluated), counted as not passed."
+    "with a key, never answers the pull request can write. The verdict stands only where the cache "
+    "answers every request; a request it does not hold (the pull request changed what a case sends) "
+    "makes the run not verified."
 )
 LINK_REFUSAL = (
     "input {name}: {link} is a symlink; the action writes only inside the workspace and never "

@@ -588,6 +588,8 @@ def _comment_body(settings: ActionSettings, outcome: Outcome) -> tuple[str, Sequ
 def _verdict_word(code: int, verdict: Verdict | None) -> str:
     if code == EXIT_INVALID_INPUT:
         return "invalid"
+    if code == EXIT_INCOMPLETE and verdict is not None and not verdict.verified:
+        return "unverified"  # a replay could not answer some requests
     if code == EXIT_INCOMPLETE or verdict is None:
         return "incomplete"
     return "passed" if code == EXIT_PASSED else "failed"

@@ -79,6 +79,8 @@ def failure_lines(results: RunResults, report_paths: Sequence[str]) -> list[str]
     lines: list[str] = []
     if results.incomplete_reason:
         lines.append(f"run incomplete: {_one_line(results.incomplete_reason)}")
+    if results.unverified:
+        lines.append(_one_line(results.unverified))
     cases = _worst_first(results, non_gating=False)
     if cases:
         lines.append(f"failed cases ({len(cases)}, worst first):")

@@ -18,7 +18,7 @@ body { margin: 0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", sans-seri
 main, header { max-width: 1200px; margin: 0 auto; padding: 0 16px; }
 header.verdict { border-bottom: 4px solid var(--muted); padding-bottom: 8px; margin-bottom: 16px; }
 header.passed { border-color: var(--green); } header.failed { border-color: var(--red); }
-header.incomplete { border-color: var(--amber); }
+header.incomplete, header.unverified { border-color: var(--amber); }
 h1 { font-size: 24px; margin: 16px 0 8px; } h2 { font-size: 18px; margin: 24px 0 8px; }
 h3, h4, h5 { margin: 12px 0 4px; } h5 { font-size: 13px; }
 table { border-collapse: collapse; margin: 8px 0; }

@@ -65,7 +65,7 @@ def _where(file: str, line: int) -> str:
 
 # --- the verdict ----------------------------------------------------------------------------------
 
-_ICONS = {"passed": "✅", "failed": "❌", "incomplete": "⚠️"}
+_ICONS = {"passed": "✅", "failed": "❌", "incomplete": "⚠️", "unverified": "⚠️"}
 
 
 def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:

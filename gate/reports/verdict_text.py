@@ -9,8 +9,11 @@ from gate.verdict.policy import Mood, Verdict, verdict_mood
 def verdict_title(verdict: Verdict) -> tuple[str, Mood]:
     """``("tool-eval-gate failed", "failed")``: the title and what it is."""
     mood = verdict_mood(verdict)
-    title = "tool-eval-gate: evaluation incomplete" if mood == "incomplete" else f"tool-eval-gate {mood}"
-    return title, mood
+    titles = {
+        "incomplete": "tool-eval-gate: evaluation incomplete",
+        "unverified": "tool-eval-gate: not verified",
+    }
+    return titles.get(mood, f"tool-eval-gate {mood}"), mood
 
 
 def counts_text(verdict: Verdict) -> str:
@@ -26,6 +29,9 @@ def counts_text(verdict: Verdict) -> str:
 
 def reasons_label(verdict: Verdict) -> str:
     """What a verdict's ``reasons`` are, as the reports title them."""
-    return {"passed": "Notes", "failed": "Why it failed", "incomplete": "Why it is incomplete"}[
-        verdict_mood(verdict)
-    ]
+    return {
+        "passed": "Notes",
+        "failed": "Why it failed",
+        "incomplete": "Why it is incomplete",
+        "unverified": "Why it is not verified",
+    }[verdict_mood(verdict)]

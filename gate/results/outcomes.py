@@ -289,6 +289,9 @@ class RunResults:
     finished_at: str
     complete: bool = True  # False when interrupted or a budget stopped the run
     incomplete_reason: str = ""
+    # Why the run is not verified ("" when it is): a replay could not answer some requests (they are
+    # not in the response cache), so the model never answered those cases (DESIGN section 6).
+    unverified: str = ""
     shard: str = ""  # "INDEX/COUNT" when this is a shard
     settings: RunSettings = field(default_factory=RunSettings)  # the policy asked for, what it spent
     version: int = RESULTS_VERSION

@@ -269,6 +269,7 @@ def _document(results: RunResults) -> JsonObject:
         "complete": results.complete,
         "finished_at": results.finished_at,
         "incomplete_reason": results.incomplete_reason,
+        **({"unverified": results.unverified} if results.unverified else {}),
         "settings": results.settings.to_dict(),
         "shard": results.shard,
         "started_at": results.started_at,

@@ -97,6 +97,7 @@ def results_from_dict(data: JsonObject) -> RunResults:
         finished_at=data.get("finished_at", ""),
         complete=data.get("complete", True),
         incomplete_reason=data.get("incomplete_reason", ""),
+        unverified=data.get("unverified", ""),
         shard=data.get("shard", ""),
         settings=RunSettings.from_dict(data.get("settings", {})),
         version=RESULTS_VERSION,  # read from any version it supports, written as the current one

@@ -143,6 +143,10 @@ def _incomplete(parts: Sequence[Named]) -> list[str]:
     return reasons
 
 
+def _labelled(shard: str, text: str) -> str:
+    return f"shard {shard}: {text}" if shard else text
+
+
 def _asked(settings: RunSettings) -> tuple[tuple[str, object], ...]:
     """What a part was asked to do: the shards of one run agree on all of it."""
     base = settings.baseline
@@ -235,6 +239,9 @@ def merge(parts: Sequence[RunResults], names: Sequence[str] = ()) -> RunResults:
         finished_at=finished[-1] if finished else "",
         complete=not reasons,
         incomplete_reason="; ".join(reasons),
+        unverified="; ".join(
+            dict.fromkeys(_labelled(p.shard, p.unverified) for _, p in named if p.unverified)
+        ),
         shard="",
         settings=settings,
         version=RESULTS_VERSION,

@@ -164,8 +164,8 @@ def budget_refused(head: RunResults) -> frozenset[tuple[str, str]]:
 
 
 def record(side: BaseSide, head: RunResults, base: RunResults) -> RunResults:
-    """``head`` with what the base side did in its settings (``baseline``), and incomplete when the
-    base side is (the comparison would be wrong)."""
+    """``head`` with what the base side did in its settings (``baseline``), incomplete when the base
+    side is and not verified when it is not (the comparison would be wrong)."""
     settings = dataclasses.replace(
         head.settings,
         baseline=BaseSideRecord(
@@ -178,6 +178,9 @@ def record(side: BaseSide, head: RunResults, base: RunResults) -> RunResults:
             cache=base.settings.cache,
         ),
     )
+    if base.unverified:
+        why = f"base side: {base.unverified}"
+        head = dataclasses.replace(head, unverified=f"{head.unverified}; {why}" if head.unverified else why)
     if base.complete:
         return dataclasses.replace(head, settings=settings)
     reason = f"base side: {base.incomplete_reason}"

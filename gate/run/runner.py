@@ -74,6 +74,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
 # The suite (its path) a request is for, whose request counts it adds to (set like ``_ACCOUNT``).
 _SUITE: ContextVar[str] = ContextVar("suite_path", default="")
+# The case a request is for, as reports name it (``suite/case``): what a replay could not answer.
+_CASE: ContextVar[str] = ContextVar("case_name", default="")
 
 
 class RunControl:
@@ -197,6 +199,7 @@ class _Run:
         self.requests_of: dict[str, RequestStats] = {}  # suite path -> its model requests so far
         self.host: ProgramHost | None = None  # the agent programs' loopback server, from the first one
         self.sdk_missing: dict[str, bool] = {}  # provider -> its SDK is not installed (asked once a run)
+        self.unanswered: dict[str, int] = {}  # case -> its requests a replay could not answer
 
     # ---- model calls ----
 
@@ -302,7 +305,13 @@ class _Run:
         cache = self.options.cache
         if cache is None:
             return await self._live(request)
-        return await cache.fetch(request, trial, self._live)
+        try:
+            return await cache.fetch(request, trial, self._live)
+        except ProviderError as exc:
+            if exc.kind == "replay_miss":  # the run cannot be verified (``_unverified``)
+                case = _CASE.get()
+                self.unanswered[case] = self.unanswered.get(case, 0) + 1
+            raise
 
     async def _judge_call(self, request: ModelRequest) -> ModelReply:
         return await self.call_model(request, 0)  # a judge's answer does not depend on the trial
@@ -324,6 +333,7 @@ class _Run:
                 return None
             _ACCOUNT.set(account)  # this task's requests (and its judge's) draw on its case's account
             _SUITE.set(suite.path)
+            _CASE.set(f"{suite.name}/{case.id}")
             result = await self._trial(suite, case, index)
             if curtailer is not None:
                 curtailer.finished(suite, case, result)
@@ -343,11 +353,12 @@ class _Run:
             from gate.util.redact import Redactor
 
             self.host = ProgramHost(Redactor.from_env(os.environ))
-        account = _ACCOUNT.get()
+        account, name = _ACCOUNT.get(), _CASE.get()
 
         async def call(request: ModelRequest) -> ModelReply:
             _ACCOUNT.set(account)  # the proxy serves it in its connection's task: same case account,
-            _SUITE.set(suite.path)  # same suite's request counts
+            _SUITE.set(suite.path)  # same suite's request counts, same case
+            _CASE.set(name)
             self._check_program_request(request)
             if self.options.program_requests is not None:
                 request = self.options.program_requests(request)
@@ -574,8 +585,24 @@ class _Run:
             finished_at=_now(),
             complete=not reasons,
             incomplete_reason="; ".join(reasons),
+            unverified=self._unverified(),
             shard=self.options.shard,
             settings=settings,
+        )
+
+    def _unverified(self) -> str:
+        """Why the run is not verified: the requests a replay could not answer ("" when it answered
+        every one). They are not in the cache, so the model never answered those cases: an error the
+        error budget would absorb would let a pull request that changed a case pass (DESIGN §6)."""
+        if not self.unanswered:
+            return ""
+        requests = sum(self.unanswered.values())
+        cases = sorted(self.unanswered)
+        named = ", ".join(cases[:10]) + (f" and {len(cases) - 10} more" if len(cases) > 10 else "")
+        return (
+            f"not verified: a replay could not answer {requests} request(s) of {len(cases)} case(s) "
+            f"({named}): they are not in the response cache (a change to what a case sends changes its "
+            "requests), and a replay has no other answers"
         )
 
     def _outcome(

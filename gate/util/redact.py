@@ -238,7 +238,7 @@ class Redactor:
         changes: JsonObject = {}
         if any(new is not old for new, old in zip(suites, results.suites, strict=True)):  # type: ignore[attr-defined]
             changes["suites"] = tuple(suites)
-        for name in ("incomplete_reason", "settings", "fixes"):  # fixes: what --suggest-fixes found
+        for name in ("incomplete_reason", "unverified", "settings", "fixes"):  # fixes: --suggest-fixes's
             value = getattr(results, name, None)
             new_value = self._walk(value)
             if new_value is not value:

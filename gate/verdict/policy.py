@@ -30,6 +30,11 @@ Rules (DESIGN.md sections 3 and 4):
   regression, a failed case under ``any_failure``, or a suite within its budget that fails): then it
   fails (exit 1) and says that the errors were beyond the budget. A pass needs the evidence; a failure
   needs only one that stands. Errors within the budget follow ``errors_count``.
+* **Not verified** (``results.unverified``: a replay could not answer some requests, DESIGN section 6):
+  never a pass, whatever the error budget says. The run exits 3 (``verified`` False, mood
+  ``unverified``) unless the gate fails on what was answered: a regression, a failed case under
+  ``any_failure``, a suite under its threshold even with every error counted as a pass (exit 1, the
+  reason said beside the failure). An error that the replay caused cannot make a suite fail either.
 * Exit code 1 when the gate failed, 0 when it passed.
 """
 
@@ -145,16 +150,17 @@ class Verdict:
     complete: bool = True
     fail_on: FailOn = GatePolicy.fail_on
     errors_count: bool = GatePolicy.errors_count
+    verified: bool = True  # False: a replay could not answer some requests (``RunResults.unverified``)
 
 
-Mood = Literal["passed", "failed", "incomplete"]
+Mood = Literal["passed", "failed", "incomplete", "unverified"]
 
 
 def verdict_mood(verdict: Verdict) -> Mood:
-    """What the verdict is, by its exit code: incomplete (stopped early, or errors beyond the error
-    budget), passed or failed."""
+    """What the verdict is, by its exit code: not verified (a replay could not answer some requests),
+    incomplete (stopped early, or errors beyond the error budget), passed or failed."""
     if verdict.exit_code == EXIT_INCOMPLETE:
-        return "incomplete"
+        return "incomplete" if verdict.verified else "unverified"
     return "passed" if verdict.passed else "failed"
 
 
@@ -297,6 +303,16 @@ def _failing(
     return reasons
 
 
+def _stands_unanswered(suite: SuiteVerdict, rule: FailOn) -> bool:
+    """In a run a replay could not wholly answer, whether ``suite``'s part of the verdict is decided
+    whatever its errors (the cases it could not answer among them) would have given."""
+    if not suite.error_count:
+        return True
+    if rule in _THRESHOLD_RULES:
+        return suite.fails_anyway
+    return rule == "any_failure" and suite.failed_count > 0
+
+
 def _stands(suite: SuiteVerdict, rule: FailOn) -> bool:
     """Whether ``suite``'s part of the verdict is decided whatever its errors would have given: within
     the error budget; or beyond it but failing anyway (under its threshold with every error a pass;
@@ -375,12 +391,16 @@ def decide(
     evaluated = totals.passed + totals.failed > 0
     budget, undecided = _beyond_budget(rule, comparison, suites, policy) if evaluated else ([], False)
     # A failure stands only on suites whose verdict does not depend on what could not be evaluated.
-    decided = [s for s in suites if not s.undecided]
+    unverified = [results.unverified] if results.unverified else []
+    decided = [s for s in suites if not s.undecided and (not unverified or _stands_unanswered(s, rule))]
     failing = _failing(rule, comparison, decided, _totals(decided), policy)
-    if incomplete:
+    if unverified and (incomplete or not failing):
+        exit_code, word = EXIT_INCOMPLETE, "NOT VERIFIED"
+        reasons = notes + failing + budget + unverified + incomplete
+    elif incomplete:
         exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + failing + budget + incomplete
     elif failing:
-        exit_code, word, reasons = EXIT_GATE_FAILED, "FAILED", notes + failing + budget
+        exit_code, word, reasons = EXIT_GATE_FAILED, "FAILED", notes + failing + budget + unverified
     elif undecided:
         exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + budget
     else:
@@ -403,4 +423,5 @@ def decide(
         complete=not incomplete,
         fail_on=policy.fail_on,
         errors_count=policy.errors_count,
+        verified=not unverified,
     )

@@ -254,9 +254,14 @@ def test_no_search_without_a_key_and_cases_no_wording_fixes_are_left_alone(
     assert fixes["skipped_cases"][0]["reason"].startswith("it could not be evaluated: ")
     assert [c["status"] for c in fixes["definitions"][0]["candidates"]] == ["refused", "broke", "verified"]
 
-    # A fork's run: no key, answers replayed from the cache. The verdict stands; no search is made.
+    # A fork's run: no key, answers replayed from the cache. The verdict stands; no search is made: not
+    # on a run that is not verified (the broken case's requests were never answered: no replay can)...
     server.reset_stats()
     assert run(repo, server, monkeypatch, *extra, "--replay", key="") == 1
+    assert server.request_count == 0
+    assert fixes_of(repo)["skipped"].startswith("the run is not verified")
+    # ... nor without a key, where the replay answers every request.
+    assert run(repo, server, monkeypatch, *extra, "--replay", "--case", "tomorrow", key="") == 1
     assert server.request_count == 0
     fixes = fixes_of(repo)
     assert fixes["skipped"].startswith("no key to ask the models with (OPENAI_API_KEY unset")

@@ -325,7 +325,7 @@ def test_a_fork_without_secrets_replays_only_and_is_never_passed_unverified(
     assert "never answers the pull request can write" in out
     assert server.request_count == 0
     assert github.issue_comments == [] and not any(m == "POST" for m, _ in github.requests)
-    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "incomplete"
+    assert read_outputs(workspace["tmp"] / "output.txt")["verdict"] == "unverified"
 
 
 def test_a_fork_replaying_the_gates_own_answers_gets_the_same_verdict(

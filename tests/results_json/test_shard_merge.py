@@ -40,6 +40,17 @@ def test_merge_shards_case_by_case_in_file_order():
     assert complete.complete
 
 
+def test_a_shard_a_replay_could_not_wholly_answer_leaves_the_merge_not_verified_and_it_reads_back():
+    from gate.results_json.codec import to_json
+    from gate.results_json.read_back import results_document, results_from_dict
+
+    a, b = shards()
+    merged = merge([a, replace(b, unverified="not verified: a replay could not answer 1 request(s)")])
+    assert merged.unverified == "shard 2/2: not verified: a replay could not answer 1 request(s)"
+    assert merge([a, b]).unverified == ""
+    assert results_from_dict(results_document(to_json(merged), "merged.json")).unverified == merged.unverified
+
+
 def test_merge_rejects_duplicates_and_notices_missing_shards():
     a, b = shards()
     with pytest.raises(InputError, match="c1"):

@@ -4,7 +4,7 @@ import pytest
 
 from gate.results.settings import RunSettings
 from gate.verdict.baseline import compare
-from gate.verdict.policy import GatePolicy, decide
+from gate.verdict.policy import GatePolicy, decide, verdict_mood
 from tests.results_factory import run, simple, suite, trials_case
 
 
@@ -189,6 +189,33 @@ def test_regressions_stand_beside_errors_and_a_base_side_beyond_the_budget_decid
     regressed = run(suite("s", [trials_case("a", "f"), trials_case("b", "e", status="error")]))
     failing = decide(regressed, GatePolicy(fail_on="regression"), compare(regressed, base))
     assert failing.exit_code == 1 and "s/a" in failing.reasons[0]
+
+
+# --- a replay that could not answer every request: never a pass ----------------------------------
+
+MISSED = "not verified: a replay could not answer 5 request(s) of 1 case(s) (suite/error-0)"
+
+
+def test_a_replay_that_could_not_answer_a_case_is_not_verified_whatever_the_error_budget():
+    results = run(simple(11, 0, errors=1, threshold=0.9), unverified=MISSED)  # 1 of 12: within 10%
+    assert decide(run(simple(11, 0, errors=1, threshold=0.9))).passed  # the error budget absorbed it
+    for policy in (GatePolicy(), GatePolicy(errors_count=False), GatePolicy(max_error_rate=1)):
+        verdict = decide(results, policy)
+        assert (verdict.exit_code, verdict.passed, verdict.verified) == (3, False, False)
+        assert verdict_mood(verdict) == "unverified" and MISSED in verdict.reasons
+        assert "NOT VERIFIED" in verdict.summary_line
+
+
+def test_a_failure_that_stands_on_the_answered_cases_fails_a_run_that_is_not_verified():
+    fails = decide(run(simple(5, 6, errors=1, threshold=0.9), unverified=MISSED))  # 6/12 with the miss a pass
+    assert (fails.exit_code, verdict_mood(fails)) == (1, "failed") and not fails.verified
+    assert fails.reasons[0].startswith("suite suite: pass rate") and fails.reasons[-1] == MISSED
+    # Under its threshold only because of the case the replay could not answer: not a failure.
+    only_the_miss = decide(run(simple(11, 0, errors=1, threshold=1.0), unverified=MISSED))
+    assert (only_the_miss.exit_code, verdict_mood(only_the_miss)) == (3, "unverified")
+    any_failure = GatePolicy(fail_on="any_failure")
+    assert decide(run(simple(10, 1, errors=1), unverified=MISSED), any_failure).exit_code == 1
+    assert decide(run(simple(11, 0, errors=1), unverified=MISSED), any_failure).exit_code == 3
 
 
 def test_the_error_budget_is_recorded_and_the_report_flag_overrides_it():
