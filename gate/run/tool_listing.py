@@ -2,7 +2,7 @@
 
 ``run`` loads every suite offline first (as ``validate`` does), decides which suites and cases it
 evaluates (``--changed-since``, ``--case``, ``--tag``, ``--shard``) and whether it may start their
-commands (:mod:`gate.run.command_trust`); only then are the servers of the suites it runs started, and
+commands (:mod:`gate.trust.decision`); only then are the servers of the suites it runs started, and
 those suites read again with their tools, so that every check of a tool file (the expectations and
 mocks against the tools' schemas, unknown tools) holds for the listed tools too. The base side of
 ``--baseline auto`` starts the merge base's own servers, from the merge base's tree; a base suite
