@@ -872,9 +872,10 @@ async def _run(
 def _shown_to_the_model(
     prepared: _Prepared, results: RunResults, base_results: RunResults | None
 ) -> RunResults:
-    """``results``, not verified (incomplete, exit 3) when an agent program showed its model tool
-    definitions its code does not hold, or the same definition on both sides of a change to the code's
-    (``gate.run.program_tools.unshown``): the verdict would be about a text the change does not ship."""
+    """``results``, not verified (``unverified``: exit 3, never a pass) when an agent program showed its
+    model tool definitions its code does not hold, or the same definition on both sides of a change to
+    the code's (``gate.run.program_tools.unshown``): the verdict would be about a text the change does
+    not ship."""
     if not any(s.agent.program is not None for s in prepared.suites):
         return results
     from gate.run.program_tools import not_shown_reason
@@ -890,8 +891,8 @@ def _shown_to_the_model(
     )
     if not why:
         return results
-    joined = f"{results.incomplete_reason}; {why}" if results.incomplete_reason else why
-    return dataclasses.replace(results, complete=False, incomplete_reason=joined)
+    joined = f"{results.unverified}; {why}" if results.unverified else why
+    return dataclasses.replace(results, unverified=joined)
 
 
 def _with_baseline(
