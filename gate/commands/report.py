@@ -132,7 +132,7 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
         markdown_limit=plan.markdown_limit,
         full_report_hint=md_text(plan.full_report_hint),
     )
-    for line in [*suite_lines(conclusion.verdict), *verdict_lines(conclusion.verdict)]:
+    for line in [*suite_lines(conclusion), *verdict_lines(conclusion)]:
         print(line)
     sys.stdout.flush()
     return Outcome(conclusion.verdict.exit_code, conclusion)

@@ -14,7 +14,8 @@ from typing import Literal, TextIO
 
 from gate.errors import Problem
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
-from gate.verdict.policy import Verdict, verdict_mood
+from gate.verdict.conclusion import Conclusion
+from gate.verdict.policy import pct
 
 Level = Literal["error", "warning", "notice"]
 
@@ -182,16 +183,11 @@ def _case_entries(results: RunResults) -> list[tuple[Level, float, str, str, int
     return entries
 
 
-def annotations_for(
-    results: RunResults | None,
-    verdict: Verdict | None = None,
-    problems: Sequence[Problem] = (),
-) -> list[str]:
+def annotations_for(conclusion: Conclusion | None, problems: Sequence[Problem] = ()) -> list[str]:
     """Workflow commands for invalid suite files (errors) and failed cases (errors, lowest score
     first), evaluation errors and flaky cases (warnings), at most ``MAX_ANNOTATIONS_PER_LEVEL`` of
     each level, known-flaky (non-gating) cases that did not pass (notices, at most
-    ``MAX_CASE_NOTICES``), then one notice that says how many were left out. ``verdict`` adds the verdict
-    to that notice."""
+    ``MAX_CASE_NOTICES``), then one notice with the verdict that says how many were left out."""
     errors: list[str] = []
     warnings: list[str] = []
     notices: list[str] = []
@@ -206,7 +202,7 @@ def annotations_for(
                 title="invalid suite file" if problem.path else "invalid input",
             )
         )
-    entries = _case_entries(results) if results is not None else []
+    entries = _case_entries(conclusion.results) if conclusion is not None else []
     entries.sort(key=lambda e: (e[0] != "error", e[1], e[3], e[4], e[2]))
     by_level = {"error": errors, "warning": warnings, "notice": notices}
     for level, _score, title, file, line, message in entries:
@@ -228,8 +224,9 @@ def annotations_for(
             f"{hidden_errors} more error(s) and {hidden_warnings} more warning(s){more} are not shown as "
             "annotations (GitHub shows 10 of each per step); the job summary lists every case."
         )
-    if verdict is not None:
-        notes.insert(0, f"tool-eval-gate: {verdict_mood(verdict)} (pass rate {verdict.pass_rate:.1%})")
+    if conclusion is not None:
+        rate = pct(conclusion.verdict.pass_rate)
+        notes.insert(0, f"{conclusion.view.verdict.title} (pass rate {rate})")
     if notes:
         shown.append(annotation("notice", "\n".join(notes), title="tool-eval-gate"))
     return shown

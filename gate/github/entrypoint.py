@@ -446,13 +446,7 @@ def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str
     outcome = _evaluate(settings, the_plan)
     outputs["cache_trusted"] = "true" if outcome.cache_trusted else "false"
     conclusion = outcome.conclusion
-    actions_env.write_commands(
-        actions_env.annotations_for(
-            conclusion.results if conclusion else None,
-            conclusion.verdict if conclusion else None,
-            outcome.problems,
-        )
-    )
+    actions_env.write_commands(actions_env.annotations_for(conclusion, outcome.problems))
     command = the_plan.command
     _summarise(settings, outcome, command.marker if isinstance(command, ReportPlan) else "default")
     outputs.update(_outcome_outputs(settings, outcome))

@@ -20,7 +20,8 @@ from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import json_text, truncate
 from gate.verdict.conclusion import Conclusion
-from gate.verdict.policy import Verdict, pct
+from gate.verdict.policy import pct
+from gate.verdict.view import NO_SUITE_VERDICT
 
 MAX_CASE_LINES = 20  # a console screen; the reports hold every case
 MAX_REASON_CHARS = 200  # one reason on one console line
@@ -97,24 +98,28 @@ def failure_lines(results: RunResults, report_paths: Sequence[str]) -> list[str]
     return lines
 
 
-def suite_lines(verdict: Verdict) -> list[str]:
-    """One line per suite of the verdict: mark, pass rate, threshold and counts."""
+_SUITE_MARKS = {"incomplete": "ERR ", "passed": "ok  ", "failed": "FAIL"}
+
+
+def suite_lines(conclusion: Conclusion) -> list[str]:
+    """One line per suite: mark, pass rate, threshold and counts."""
     lines = []
-    for suite in verdict.suites:
-        mark = "ERR " if suite.undecided else "ok  " if suite.passed else "FAIL"
+    for line in conclusion.view.suites:
+        suite = line.verdict
         shown = pct(suite.pass_rate) if suite.counted else "-"
         lines.append(
-            f"{mark} {suite.name}: {shown} ({suite.passed_count}/{suite.counted}), threshold "
-            f"{pct(suite.threshold)}; {suite.failed_count} failed, {suite.error_count} errors, "
+            f"{_SUITE_MARKS[line.mood]} {suite.name}: {shown} ({suite.passed_count}/{suite.counted}), "
+            f"threshold {pct(suite.threshold)}; {suite.failed_count} failed, {suite.error_count} errors, "
             f"{suite.skipped_count} skipped, {suite.flaky_count} flaky"
-            + ("; no verdict: errors beyond the budget" if suite.undecided else "")
+            + (f"; {NO_SUITE_VERDICT}" if line.undecided else "")
         )
     return lines
 
 
-def verdict_lines(verdict: Verdict) -> list[str]:
+def verdict_lines(conclusion: Conclusion) -> list[str]:
     """Why the gate failed (or the notes on how it was decided), then the verdict line."""
-    return [*(f"  - {reason}" for reason in verdict.reasons), verdict.summary_line]
+    words = conclusion.view.verdict
+    return [*(f"  - {reason}" for reason in words.reasons), words.summary]
 
 
 def _request_lines(results: RunResults) -> list[str]:
@@ -163,15 +168,14 @@ def closing_lines(
     """What ``run`` prints when it is over: the suites, the requests (then ``cache_lines``, what the
     response cache did), the trials curtailed, why the gate failed, the failed cases, what the search
     for verified fixes found and sent (apart from the run's requests) and the verdict line."""
-    verdict = conclusion.verdict
     return [
-        *suite_lines(verdict),
+        *suite_lines(conclusion),
         *_run_facts(conclusion),
         *_request_lines(conclusion.results),
         *cache_lines,
         *_curtailed(conclusion.results),
-        *verdict_lines(verdict)[:-1],
+        *verdict_lines(conclusion)[:-1],
         *failure_lines(conclusion.results, report_paths),
         *console_lines(conclusion.results.fixes),
-        verdict.summary_line,
+        conclusion.view.verdict.summary,
     ]

@@ -35,13 +35,12 @@ from gate.reports.requests_text import requests_by_side
 from gate.reports.run_facts import model_lines, model_name, trigger_lines
 from gate.reports.tools_shown import ShownTool, difference, side_descriptions, trial_tools
 from gate.reports.trial_counts import trials_text
-from gate.reports.verdict_text import counts_text, reasons_label, verdict_title
 from gate.results.messages import AssistantMessage, Message, SystemMessage, ToolResult, UserMessage
 from gate.results.outcomes import CaseResult, RunResults, ToolInfo, TrialResult
 from gate.util.escape import json_text
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline
 from gate.verdict.conclusion import Conclusion
-from gate.verdict.policy import Verdict, pct
+from gate.verdict.view import NO_CASES, OWN_THRESHOLDS, VerdictWords
 
 # The filters a case can match, in the order they are offered (a case may match several).
 KINDS = (
@@ -312,25 +311,23 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
 # --- the sections above the cases ------------------------------------------------------------------
 
 
-def _verdict(results: RunResults, verdict: Verdict) -> list[str]:
-    title, mood = verdict_title(verdict)
-    out = [f'<header class="verdict {mood}"><h1>{_e(title)}</h1>']
-    if verdict.counted:
-        low, high = verdict.interval
+def _verdict(results: RunResults, words: VerdictWords) -> list[str]:
+    out = [f'<header class="verdict {words.mood}"><h1>{_e(words.title)}</h1>']
+    rate = words.pass_rate
+    if rate is not None:
+        own = f" ({OWN_THRESHOLDS})" if rate.own_thresholds else ""
         out.append(
-            f"<p><strong>Pass rate {_e(pct(verdict.pass_rate))}</strong> ({verdict.passed_count}/"
-            f"{verdict.counted} cases, 95% CI {_e(pct(low))}–{_e(pct(high))}) · threshold "
-            f"<strong>{_e(pct(verdict.threshold))}</strong></p>"
+            f"<p><strong>Pass rate {_e(rate.rate)}</strong> ({_e(rate.cases)}) · threshold "
+            f"<strong>{_e(rate.threshold)}</strong>{own}</p>"
         )
     else:
-        out.append("<p><strong>No cases evaluated.</strong></p>")
-    out.append(f"<p>{_e(counts_text(verdict))}</p>")
-    if not results.complete:
-        reason = results.incomplete_reason or "the run stopped early"
-        out.append(f'<p class="warning">The evaluation is incomplete: {_e(reason)}.</p>')
-    if verdict.reasons:
-        out.append(f"<p>{_e(reasons_label(verdict))}:</p>")
-        out += _list(verdict.reasons)
+        out.append(f"<p><strong>{NO_CASES}</strong></p>")
+    out.append(f"<p>{_e(words.counts)}</p>")
+    if words.incomplete:
+        out.append(f'<p class="warning">{_e(words.incomplete)}</p>')
+    if words.reasons:
+        out.append(f"<p>{_e(words.reasons_label)}:</p>")
+        out += _list(words.reasons)
     out.append(f'<p class="when">Run {_e(results.started_at)} – {_e(results.finished_at)}</p></header>')
     return out
 
@@ -366,7 +363,7 @@ def _pr_section(results: RunResults, comparison: Comparison | None) -> list[str]
 
 
 def _suites_section(conclusion: Conclusion) -> list[str]:
-    results, verdict = conclusion.results, conclusion.verdict
+    results = conclusion.results
     if not results.suites:
         return []
     out = [
@@ -374,25 +371,14 @@ def _suites_section(conclusion: Conclusion) -> list[str]:
         "<th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>flaky</th>"
         "<th>pass rate / threshold</th></tr>"
     ]
-    verdicts = {(s.name, s.path): s for s in verdict.suites}
-    for suite in results.suites:
-        sv = verdicts.get((suite.name, suite.path))
-        rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
-        counts = (sv.passed_count, sv.failed_count, sv.error_count, sv.flaky_count) if sv else (0, 0, 0, 0)
-        mood = (
-            "incomplete"
-            if sv is not None and sv.undecided
-            else "passed"
-            if sv is None or sv.passed
-            else "failed"
-        )
-        if sv is not None and sv.undecided:
-            rate += " (no verdict: errors beyond the budget)"
+    for line in conclusion.view.suites:
+        suite, sv = line.result, line.verdict
+        counts = (sv.passed_count, sv.failed_count, sv.error_count, sv.flaky_count)
         out.append(
-            f'<tr class="{mood}"><td><code>{_e(suite.name)}</code></td><td><code>{_e(suite.path)}</code></td>'
-            f"<td>{_e(model_name(suite))}</td><td>{len(suite.cases)}</td>"
+            f'<tr class="{line.mood}"><td><code>{_e(suite.name)}</code></td>'
+            f"<td><code>{_e(suite.path)}</code></td><td>{_e(model_name(suite))}</td><td>{len(suite.cases)}</td>"
             + "".join(f"<td>{n}</td>" for n in counts)
-            + f"<td>{_e(rate)}</td></tr>"
+            + f"<td>{_e(line.rate)}</td></tr>"
         )
     out.append("</table>")
     facts = model_lines(results, conclusion.baseline)
@@ -472,7 +458,7 @@ def _cases_section(data: dict[str, Any]) -> list[str]:
 
 def render(conclusion: Conclusion) -> str:
     """The report's HTML text for ``conclusion``."""
-    results, verdict = conclusion.results, conclusion.verdict
+    results, words = conclusion.results, conclusion.view.verdict
     data = _page_data(conclusion)
     policy = (
         "default-src 'none'; "
@@ -480,9 +466,8 @@ def render(conclusion: Conclusion) -> str:
         "img-src 'none'; connect-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; "
         "frame-src 'none'; base-uri 'none'; form-action 'none'"
     )
-    _, mood = verdict_title(verdict)
     body = [
-        *_verdict(results, verdict),
+        *_verdict(results, words),
         "<main>",
         *_pr_section(results, conclusion.comparison),
         *html_section(results.fixes),
@@ -498,7 +483,7 @@ def render(conclusion: Conclusion) -> str:
             f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
             '<meta name="referrer" content="no-referrer">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>tool-eval-gate {mood}</title>",
+            f"<title>{_e(words.title)}</title>",
             f"<style>{STYLE}</style>",
             "</head><body>",
             *body,

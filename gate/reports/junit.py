@@ -28,7 +28,6 @@ from datetime import datetime
 from gate.reports.failure_details import describe_failure
 from gate.reports.requests_text import cost_text, request_lines, time_text, timeout_advice
 from gate.reports.transcript import transcript
-from gate.reports.verdict_text import reasons_label
 from gate.results.outcomes import (
     CaseResult,
     RequestStats,
@@ -344,9 +343,9 @@ def render(conclusion: Conclusion) -> str:
             ("time", _seconds(totals["time"])),
         ),
     )
-    verdict = conclusion.verdict
-    reasons = [f"{reasons_label(verdict)}: {reason}" for reason in verdict.reasons]
-    lines = [verdict.summary_line, *reasons, *request_lines(results.total_requests)]
+    words = conclusion.view.verdict
+    reasons = [f"{words.reasons_label}: {reason}" for reason in words.reasons]
+    lines = [words.summary, *reasons, *request_lines(results.total_requests)]
     comments = "".join("\n <!-- " + _x(line).replace("--", "- -").rstrip("-") + " -->" for line in lines)
     body = comments + "".join("\n " + suite for suite in suites)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}>{body}\n</testsuites>\n'

@@ -27,16 +27,15 @@ from gate.reports.requests_text import cost_text, request_lines, requests_by_sid
 from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.transcript import final_answer_text, transcript
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
-from gate.reports.verdict_text import counts_text, reasons_label, verdict_title
-from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, SuiteResult, TrialResult
+from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, TrialResult
 from gate.results.settings import PriceRecord
 from gate.scoring.pass_hat_k import suite_pass_hat_k
-from gate.scoring.suite_metrics import suite_metrics
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.util.json_types import JsonObject
 from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline
 from gate.verdict.conclusion import Conclusion
-from gate.verdict.policy import Verdict, pct
+from gate.verdict.policy import pct
+from gate.verdict.view import NO_CASES, OWN_THRESHOLDS, SuiteLine, VerdictWords
 
 COMMENT_LIMIT = 65536  # GitHub's limit of a PR comment, in characters
 SUMMARY_LIMIT = 1024 * 1024  # the job summary's (1 MiB): the Markdown file is written within it
@@ -68,31 +67,21 @@ def _where(file: str, line: int) -> str:
 _ICONS = {"passed": "✅", "failed": "❌", "incomplete": "⚠️", "unverified": "⚠️"}
 
 
-def _verdict_section(results: RunResults, verdict: Verdict) -> list[str]:
-    title, mood = verdict_title(verdict)
-    out = [f"## {_ICONS[mood]} {title}", ""]
-    if verdict.counted:
-        low, high = verdict.interval
-        rate = (
-            f"**Pass rate {pct(verdict.pass_rate)}** ({verdict.passed_count}/{verdict.counted} cases, "
-            f"95% CI {pct(low)}–{pct(high)}) · threshold **{pct(verdict.threshold)}**"
-        )
-        if verdict.threshold != min((s.threshold for s in verdict.suites), default=verdict.threshold):
-            rate += " (each suite against its own threshold)"
+def _verdict_section(results: RunResults, words: VerdictWords) -> list[str]:
+    out = [f"## {_ICONS[words.mood]} {words.title}", ""]
+    rate = words.pass_rate
+    if rate is not None:
+        line = f"**Pass rate {rate.rate}** ({rate.cases}) · threshold **{rate.threshold}**"
+        if rate.own_thresholds:
+            line += f" ({OWN_THRESHOLDS})"
     else:
-        rate = "**No cases evaluated.**"
-    out += [rate, "", counts_text(verdict), ""]
-    if not results.complete:
-        out += [
-            "> [!WARNING]",
-            "> The evaluation is incomplete: "
-            f"{md_text(results.incomplete_reason or 'the run stopped early')}. "
-            'Cases that did not run are errors marked "not run".',
-            "",
-        ]
-    if verdict.reasons:
-        out.append(f"**{reasons_label(verdict)}:**")
-        out += [f"- {md_text(r)}" for r in verdict.reasons]
+        line = f"**{NO_CASES}**"
+    out += [line, "", words.counts, ""]
+    if words.incomplete:
+        out += ["> [!WARNING]", f"> {md_text(words.incomplete)}", ""]
+    if words.reasons:
+        out.append(f"**{words.reasons_label}:**")
+        out += [f"- {md_text(r)}" for r in words.reasons]
         out.append("")
     if results.shard:
         out += [f"_Shard {md_text(results.shard)} of a split run._", ""]
@@ -228,18 +217,15 @@ def _trials_label(status: str | None, passed: int, n: int) -> str:
 # --- suites ---------------------------------------------------------------------------------------
 
 
-def _suite_row(suite: SuiteResult, verdict: Verdict) -> str:
-    sv = next((s for s in verdict.suites if s.path == suite.path and s.name == suite.name), None)
-    m = suite_metrics(suite.cases)
+_SUITE_MARKS = {"incomplete": "⚠️", "passed": "✅", "failed": "❌"}
+
+
+def _suite_row(line: SuiteLine) -> str:
+    suite, sv, m = line.result, line.verdict, line.metrics
     cost = md_cell(cost_text(suite.requests)) if suite.requests.attempts else "–"
-    mark = "⚠️" if sv is not None and sv.undecided else "✅" if sv is None or sv.passed else "❌"
-    rate = f"{pct(sv.pass_rate)} / {pct(sv.threshold)}" if sv is not None and sv.counted else "–"
-    if sv is not None and sv.undecided:
-        rate += " (no verdict: errors beyond the budget)"
     return (
-        f"| {mark} {_code(suite.name)} | {len(suite.cases)} | {sv.passed_count if sv else 0} | "
-        f"{sv.failed_count if sv else 0} | {sv.error_count if sv else 0} | {sv.flaky_count if sv else 0} | "
-        f"{rate} | "
+        f"| {_SUITE_MARKS[line.mood]} {_code(suite.name)} | {len(suite.cases)} | {sv.passed_count} | "
+        f"{sv.failed_count} | {sv.error_count} | {sv.flaky_count} | {line.rate} | "
         f"{m.precision:.2f} | {m.recall:.2f} | {m.argument_accuracy:.2f} | "
         f"{m.latency_ms:,.0f} ms | {m.input_tokens + m.output_tokens:,} | {cost} |"
     )
@@ -257,7 +243,8 @@ def _run_facts(results: RunResults, baseline: RunResults | None) -> list[str]:
     return [*out, ""] if out else []
 
 
-def _suites_section(results: RunResults, verdict: Verdict, baseline: RunResults | None = None) -> list[str]:
+def _suites_section(conclusion: Conclusion) -> list[str]:
+    results, lines = conclusion.results, conclusion.view.suites
     if not results.suites:
         return []
     out = [
@@ -267,15 +254,15 @@ def _suites_section(results: RunResults, verdict: Verdict, baseline: RunResults 
         "argument accuracy | mean latency | tokens | cost |",
         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
-    out += [_suite_row(s, verdict) for s in results.suites]
+    out += [_suite_row(line) for line in lines]
     out.append("")
     out += _requests_section(results)
     curtailed = curtailed_line([c for s in results.suites for c in s.cases])
     if curtailed:
         out += [curtailed[0].upper() + curtailed[1:] + ".", ""]
-    out += _scores_section(results)
+    out += _scores_section(lines)
     out += _pass_hat_k_section(results)
-    out += _run_facts(results, baseline)
+    out += _run_facts(results, conclusion.baseline)
     prices = _prices_line(results.settings.prices)
     if prices:
         out += [prices, ""]
@@ -314,17 +301,17 @@ def _requests_section(results: RunResults) -> list[str]:
     return [*out, ""]
 
 
-def _scores_section(results: RunResults) -> list[str]:
+def _scores_section(lines: Sequence[SuiteLine]) -> list[str]:
     """Per suite, the metrics the table has no room for: F1, the output-check score, the mean case
     score and the mean score of each kind of check (DESIGN section 3), over the evaluated cases."""
     rows = []
-    for suite in results.suites:
-        m = suite_metrics(suite.cases)
+    for line in lines:
+        m = line.metrics
         if not m.cases:
             continue
         kinds = ", ".join(f"{kind} {score:.2f}" for kind, score in m.check_scores.items())
         rows.append(
-            f"- {md_text(suite.name)}: F1 {m.f1:.2f} · output checks {m.output_score:.2f} · "
+            f"- {md_text(line.result.name)}: F1 {m.f1:.2f} · output checks {m.output_score:.2f} · "
             f"mean case score {m.score:.2f}" + (f" · by kind of check: {md_text(kinds)}" if kinds else "")
         )
     if not rows:
@@ -690,20 +677,18 @@ def render(
     ``html_report``: where the HTML report is (Markdown the caller wrote, e.g. a link to the run's
     artifacts), said under the verdict and never cut. ``full_report_hint``: where the whole report is,
     said when it was shortened (Markdown the caller wrote too: untrusted text is escaped by it)."""
-    results, verdict, comparison = conclusion.results, conclusion.verdict, conclusion.comparison
+    results, comparison = conclusion.results, conclusion.comparison
     html_line = (
         [f"📄 Every case, filterable, with its transcripts: {html_report}.", ""] if html_report else []
     )
     head = _join(
         [marker_line(marker)]
         + _pr_section(results, comparison)
-        + _verdict_section(results, verdict)
+        + _verdict_section(results, conclusion.view.verdict)
         + html_line
         + markdown_section(results.fixes)
     )
-    head += _join(_baseline_section(comparison)) + _join(
-        _suites_section(results, verdict, conclusion.baseline)
-    )
+    head += _join(_baseline_section(comparison)) + _join(_suites_section(conclusion))
     hint = f" The full report: {full_report_hint}." if full_report_hint else ""
     layout = _Layout(head, conclusion.analysis, _CaseBlocks(results), limit, hint)
     body = layout.body(None)

@@ -39,6 +39,7 @@ from gate.util import schema_check
 from gate.util.json_types import JsonObject
 from gate.verdict.baseline import Comparison, headline
 from gate.verdict.policy import Verdict, verdict_mood
+from gate.verdict.view import summary_line
 
 SCHEMA_FILE = "results.schema.json"
 
@@ -298,7 +299,7 @@ def verdict_to_dict(verdict: Verdict) -> JsonObject:
     return {
         "outcome": verdict_mood(verdict),
         "exit_code": verdict.exit_code,
-        "summary": verdict.summary_line,
+        "summary": summary_line(verdict),
         "reasons": list(verdict.reasons),
         "suites_without_verdict": [s.name for s in verdict.suites if s.undecided],
     }

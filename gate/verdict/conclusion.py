@@ -10,11 +10,13 @@ decides or analyses again, and none reads back a file the gate itself just wrote
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from gate.analysis.analyse import Analysis, Recommendation, analyse
 from gate.results.outcomes import RunResults
 from gate.verdict.baseline import Comparison, compare, line_effects
 from gate.verdict.policy import GatePolicy, Verdict, decide
+from gate.verdict.view import ReportView, report_view
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,11 @@ class Conclusion:
         (what this change broke or fixed), then the analysis's recommendations."""
         effects = line_effects(self.comparison) if self.comparison is not None else ()
         return (*effects, *self.analysis.recommendations)
+
+    @cached_property
+    def view(self) -> ReportView:
+        """What every output shows of this conclusion (``gate.verdict.view``), drawn once."""
+        return report_view(self.results, self.verdict)
 
 
 def conclude(

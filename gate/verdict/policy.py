@@ -145,7 +145,6 @@ class Verdict:
     flaky_count: int
     suites: tuple[SuiteVerdict, ...]
     reasons: tuple[str, ...]
-    summary_line: str
     counted: int = 0
     complete: bool = True
     fail_on: FailOn = GatePolicy.fail_on
@@ -230,7 +229,6 @@ class _Totals:
     errors: int
     skipped: int
     flaky: int
-    non_gating: int
     counted: int
 
 
@@ -241,7 +239,6 @@ def _totals(suites: Sequence[SuiteVerdict]) -> _Totals:
         errors=sum(s.error_count for s in suites),
         skipped=sum(s.skipped_count for s in suites),
         flaky=sum(s.flaky_count for s in suites),
-        non_gating=sum(s.non_gating_count for s in suites),
         counted=sum(s.counted for s in suites),
     )
 
@@ -353,24 +350,6 @@ def _incomplete(results: RunResults, totals: _Totals) -> list[str]:
     return reasons
 
 
-def _summary(
-    word: str, totals: _Totals, interval: tuple[float, float], threshold: float, policy: GatePolicy
-) -> str:
-    if totals.counted:
-        rate = totals.passed / totals.counted
-        core = (
-            f"{totals.passed}/{totals.counted} passed ({pct(rate)}, "
-            f"95% CI {pct(interval[0])}-{pct(interval[1])}), threshold {pct(threshold)}"
-        )
-    else:
-        core = "no cases evaluated"
-    return (
-        f"tool-eval-gate {word}: {core}; {totals.failed} failed, {totals.errors} errors"
-        f"{'' if policy.errors_count else ' (not counted)'}, {totals.skipped} skipped, {totals.flaky} flaky"
-        + (f", {totals.non_gating} non-gating (not counted)" if totals.non_gating else "")
-    )
-
-
 def decide(
     results: RunResults, policy: GatePolicy | None = None, comparison: Comparison | None = None
 ) -> Verdict:
@@ -395,16 +374,15 @@ def decide(
     decided = [s for s in suites if not s.undecided and (not unverified or _stands_unanswered(s, rule))]
     failing = _failing(rule, comparison, decided, _totals(decided), policy)
     if unverified and (incomplete or not failing):
-        exit_code, word = EXIT_INCOMPLETE, "NOT VERIFIED"
-        reasons = notes + failing + budget + unverified + incomplete
+        exit_code, reasons = EXIT_INCOMPLETE, notes + failing + budget + unverified + incomplete
     elif incomplete:
-        exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + failing + budget + incomplete
+        exit_code, reasons = EXIT_INCOMPLETE, notes + failing + budget + incomplete
     elif failing:
-        exit_code, word, reasons = EXIT_GATE_FAILED, "FAILED", notes + failing + budget + unverified
+        exit_code, reasons = EXIT_GATE_FAILED, notes + failing + budget + unverified
     elif undecided:
-        exit_code, word, reasons = EXIT_INCOMPLETE, "INCOMPLETE", notes + budget
+        exit_code, reasons = EXIT_INCOMPLETE, notes + budget
     else:
-        exit_code, word, reasons = EXIT_PASSED, "PASSED", notes + budget
+        exit_code, reasons = EXIT_PASSED, notes + budget
     return Verdict(
         passed=exit_code == EXIT_PASSED,
         exit_code=exit_code,
@@ -418,7 +396,6 @@ def decide(
         flaky_count=totals.flaky,
         suites=suites,
         reasons=tuple(reasons),
-        summary_line=_summary(word, totals, interval, threshold, policy),
         counted=totals.counted,
         complete=not incomplete,
         fail_on=policy.fail_on,

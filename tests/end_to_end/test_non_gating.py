@@ -16,6 +16,7 @@ from gate.results_json.codec import to_json
 from gate.verdict.baseline import compare
 from gate.verdict.conclusion import conclude
 from gate.verdict.policy import GatePolicy, decide
+from gate.verdict.view import summary_line
 from tests.results_factory import case, failure, run, suite
 
 REASON = "known flaky: the model sometimes asks first"
@@ -34,7 +35,7 @@ def test_a_failing_non_gating_case_does_not_count_in_the_pass_rate_or_fail_the_g
     verdict = decide(_results(), GatePolicy(threshold=1.0))
     assert (verdict.passed, verdict.pass_rate, verdict.counted, verdict.failed_count) == (True, 1.0, 2, 0)
     assert verdict.suites[0].non_gating_count == 1
-    assert "1 non-gating (not counted)" in verdict.summary_line
+    assert "1 non-gating (not counted)" in summary_line(verdict)
     assert decide(_results(), GatePolicy(fail_on="any_failure")).passed
 
 

@@ -100,8 +100,9 @@ def test_annotations_worst_first_capped_with_one_summary_notice() -> None:
     results = run(suite("weather", cases))
     problems = [Problem("evals/bad.yaml", 3, 5, "unknown key 'expct'", hint="did you mean 'expect'?")]
 
-    verdict = conclude(results).verdict
-    commands = annotations_for(results, verdict, problems)
+    conclusion = conclude(results)
+    verdict = conclusion.verdict
+    commands = annotations_for(conclusion, problems)
     errors = [c for c in commands if c.startswith("::error")]
     warnings = [c for c in commands if c.startswith("::warning")]
     notices = [c for c in commands if c.startswith("::notice")]
@@ -116,9 +117,9 @@ def test_annotations_worst_first_capped_with_one_summary_notice() -> None:
     assert "provider failed: 503" in warnings[0]
     assert "wobbly is flaky" in warnings[1] and "2 of 3 trials" in warnings[1]
     assert "3 more error(s) and 0 more warning(s)" in notices[0]
-    assert f"tool-eval-gate: failed (pass rate {verdict.pass_rate:.1%})".replace("%", "%25") in notices[0]
-    incomplete = replace(verdict, exit_code=3, passed=False)  # errors beyond the budget, say
-    assert "tool-eval-gate: incomplete (pass rate" in annotations_for(results, incomplete)[-1]
+    assert f"tool-eval-gate failed (pass rate {verdict.pass_rate:.1%})".replace("%", "%25") in notices[0]
+    incomplete = replace(conclusion, verdict=replace(verdict, exit_code=3, passed=False))  # beyond the budget
+    assert "tool-eval-gate: evaluation incomplete (pass rate" in annotations_for(incomplete)[-1]
 
 
 def test_lowest_score_first() -> None:
@@ -135,11 +136,13 @@ def test_lowest_score_first() -> None:
     low = replace(s.cases[0], case_id="lower", score=0.1, line=50)
     high = replace(s.cases[0], case_id="higher", score=0.6, line=60)
     results = replace(results, suites=(replace(s, cases=(high, low)),))
-    commands = annotations_for(results)
+    commands = annotations_for(conclude(results))
     assert "lower failed" in commands[0] and "higher failed" in commands[1]
-    assert len(commands) == 2  # no notice when nothing is hidden and no verdict given
+    assert len(commands) == 3  # the verdict's notice, with no count of hidden annotations
+    assert commands[2] == "::notice title=tool-eval-gate::tool-eval-gate failed (pass rate 0.0%25)"
 
 
-def test_nothing_to_annotate() -> None:
-    assert annotations_for(run(suite("s", [case("ok")]))) == []
+def test_a_clean_run_says_only_its_verdict_and_no_run_nothing() -> None:
+    passed = annotations_for(conclude(run(suite("s", [case("ok")]))))
+    assert passed == ["::notice title=tool-eval-gate::tool-eval-gate passed (pass rate 100.0%25)"]
     assert annotations_for(None, problems=[]) == []

@@ -161,7 +161,7 @@ def test_a_name_taken_from_a_package_root_is_on_its_face() -> None:
 
 def test_a_module_made_public_without_its_contract_or_docs_fails() -> None:
     faces = {**declared_faces()}
-    faces["gate.reports"] = [*faces["gate.reports"], "verdict_text"]
+    faces["gate.reports"] = [*faces["gate.reports"], "transcript"]
     problems = face_problems(faces, contracts(), _doc())
     assert len(problems) == 2
     assert problems[0].startswith("gate.reports: its contract's ignore_imports is")

@@ -19,6 +19,7 @@ from gate.results.outcomes import CaseResult, RunResults
 from gate.util.escape import truncate, xml_text
 from gate.verdict.conclusion import conclude
 from gate.verdict.policy import Verdict
+from gate.verdict.view import summary_line
 from tests.reports.test_junit import GOLDEN
 from tests.results_factory import call, case, failure, record, run, suite, trial
 
@@ -164,7 +165,7 @@ def tree_render(results: RunResults, verdict: Verdict) -> str:
         else "Notes"
     )
     reasons = [f"{label}: {reason}" for reason in verdict.reasons]
-    for position, line in enumerate([verdict.summary_line, *reasons, *request_lines(results.requests)]):
+    for position, line in enumerate([summary_line(verdict), *reasons, *request_lines(results.requests)]):
         root.insert(position, ET.Comment(" " + xml_text(line).replace("--", "- -").rstrip("-") + " "))
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -9,6 +9,7 @@ import pytest
 from gate.files.results_file import load_results
 from gate.reports.markdown import render
 from gate.verdict.conclusion import conclude
+from gate.verdict.view import summary_line
 from tests.results_factory import call, case, failure, record, run, simple, suite
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -118,7 +119,7 @@ def test_long_reports_are_cut_to_the_limit_least_important_first(limit):
     assert "Passed and skipped cases" not in text
     assert "Transcript" not in text
     assert text.count("<details") == text.count("</details>")
-    assert "FAILED" in conclusion.verdict.summary_line and "Pass rate" in text
+    assert "FAILED" in summary_line(conclusion.verdict) and "Pass rate" in text
 
 
 def test_report_within_the_limit_is_not_cut():

@@ -5,6 +5,7 @@ import pytest
 from gate.results.settings import RunSettings
 from gate.verdict.baseline import compare
 from gate.verdict.policy import GatePolicy, decide, verdict_mood
+from gate.verdict.view import summary_line
 from tests.results_factory import run, simple, suite, trials_case
 
 
@@ -16,7 +17,7 @@ def test_each_suite_must_reach_its_own_threshold():
     assert verdict.pass_rate == pytest.approx(16 / 20)
     assert verdict.passed_count == 16 and verdict.failed_count == 4
     assert any("suite b" in r and "80.0%" in r for r in verdict.reasons)
-    assert "FAILED" in verdict.summary_line and "16/20" in verdict.summary_line
+    assert "FAILED" in summary_line(verdict) and "16/20" in summary_line(verdict)
 
 
 def test_threshold_override_applies_to_every_suite():
@@ -47,7 +48,7 @@ def test_incomplete_results_exit_3():
     verdict = decide(run(simple(10, 0), complete=False, incomplete_reason="interrupted"), GatePolicy())
     assert verdict.exit_code == 3 and not verdict.passed
     assert any("interrupted" in r for r in verdict.reasons)
-    assert "INCOMPLETE" in verdict.summary_line
+    assert "INCOMPLETE" in summary_line(verdict)
 
 
 def test_all_errors_means_the_evaluation_was_impossible():
@@ -58,7 +59,7 @@ def test_all_errors_means_the_evaluation_was_impossible():
 
 def test_nothing_to_evaluate_passes():
     verdict = decide(run(), GatePolicy())
-    assert verdict.passed and verdict.exit_code == 0 and "no cases evaluated" in verdict.summary_line
+    assert verdict.passed and verdict.exit_code == 0 and "no cases evaluated" in summary_line(verdict)
     assert decide(run(simple(skipped=3)), GatePolicy()).passed
 
 
@@ -122,7 +123,7 @@ def test_errors_just_over_the_budget_leave_the_suite_without_a_verdict():
             "suite suite: 2 of 19 cases could not be evaluated (10.5%), more than the error budget of 10.0% "
             "(--max-error-rate); it has no verdict",
         )
-        assert "INCOMPLETE" in verdict.summary_line
+        assert "INCOMPLETE" in summary_line(verdict)
     assert decide(results, GatePolicy(max_error_rate=0.2)).passed  # a wider budget decides it
 
 
@@ -203,7 +204,7 @@ def test_a_replay_that_could_not_answer_a_case_is_not_verified_whatever_the_erro
         verdict = decide(results, policy)
         assert (verdict.exit_code, verdict.passed, verdict.verified) == (3, False, False)
         assert verdict_mood(verdict) == "unverified" and MISSED in verdict.reasons
-        assert "NOT VERIFIED" in verdict.summary_line
+        assert "NOT VERIFIED" in summary_line(verdict)
 
 
 def test_a_failure_that_stands_on_the_answered_cases_fails_a_run_that_is_not_verified():
