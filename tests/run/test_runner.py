@@ -434,10 +434,10 @@ def test_stop_cancels_in_flight_trials_and_returns_partial_results(model_server,
             StopAfterFirst(enabled=False),
         )
 
-    started = time.monotonic()
     results = asyncio.run(go())
-    elapsed = time.monotonic() - started
-    assert elapsed < 2.0  # did not wait for the rest of the run (6 cases x 2 turns x 0.2 s / 2)
+    # The rest of the run was not waited for: the model saw the stopped trials' requests only (the
+    # whole run sends 6 cases x 2 turns).
+    assert server.request_count < 6
     got = statuses(results)
     assert len(got) == 6 and any(status == "passed" for _, status in got)
     assert any(status == "error" for _, status in got)
