@@ -31,8 +31,9 @@ QUOTED = 80  # characters of a description quoted in a finding
 
 @dataclass(frozen=True)
 class ProgramCode:
-    """The program's files (its command's and ``watch``'s, none of the suite's own) as texts, and
-    every text file of the repository (to say where a shown text is written)."""
+    """The program's files (its command's and ``watch``'s, none of the suite's own) and the texts of
+    ``sources``: the program's files, and the repository's others where a finding must say where the
+    text the model was shown is written."""
 
     files: tuple[str, ...]
     sources: Mapping[str, str]
@@ -68,7 +69,7 @@ class Unshown:
         where = f"{code.path}:{code.start}"
         shown = f'"{_quoted(self.shown.description)}"' if self.shown.description.strip() else "none"
         if self.shown_at is None:
-            origin = "written nowhere in the program's code"
+            origin = "written nowhere in the repository"
         elif self.suite_copy:
             at = f"{self.shown_at.path}:{self.shown_at.line}"
             origin = f"the suite's copy at {at}, which the mock MCP server lists"

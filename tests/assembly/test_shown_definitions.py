@@ -60,7 +60,7 @@ def test_the_suite_s_stale_copy_shown_instead_of_the_code_s_definition():
 
 def test_a_text_written_nowhere_or_no_text_at_all_is_a_finding_too():
     [nowhere] = not_the_code_s("support", [shown("Tracks parcels for the desk.")], code(GOOD, export="[]"))
-    assert nowhere.shown_at is None and "written nowhere in the program's code" in nowhere.sentence()
+    assert nowhere.shown_at is None and "written nowhere in the repository" in nowhere.sentence()
     [empty] = not_the_code_s("support", [shown("")], code(GOOD))
     assert "description of track_shipment (none, written nowhere" in empty.sentence()
 
