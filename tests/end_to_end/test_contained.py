@@ -495,7 +495,7 @@ def action_attack() -> Iterator[Attack]:
         keys = _record_honest_answers(server, top, own_user=True)
         repo = top / "repo"
         shutil.copytree(top / "recorded", repo / ".tool-eval-gate" / "cache")
-        subprocess.run(["chown", "-R", "1001:1001", str(repo)], check=True)
+        subprocess.run(as_root(["chown", "-R", "1001:1001", str(repo)], {}), check=True)
         before = server.request_count
         with FakeGitHub("acme/agents") as github:
             env = _action_environment(server, top, github)
