@@ -7,7 +7,10 @@ compared, the response cache, the push run that warms it), the pre-commit entry
 (``.pre-commit-config.yaml``) and the ``.gitignore`` lines for the cache and the reports. It never
 overwrites: when the suite, the tool file or the workflow exists, nothing is written (exit 2); an
 existing ``.gitignore`` gets the missing lines appended; an existing pre-commit configuration is left
-as it is and the entry to add is printed. The suite it writes is validated before it says so.
+as it is and the entry to add is printed. Before anything is written, every path is checked as
+DESIGN section 9 asks of every writer (:mod:`gate.files.repository_writes`: nothing outside the
+repository, through a dangling link, or into what is not a regular file) and the starter is validated
+in a scratch copy: init never writes a suite its own ``validate`` refuses.
 """
 
 from __future__ import annotations
@@ -16,16 +19,18 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gate import CACHE_DIRECTORY, __version__
 from gate.commands.arguments import Parser
-from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED, InputError, Problem
+from gate.errors import EXIT_PASSED, InputError, Problem
+from gate.files.yaml_source import parse
 
 if TYPE_CHECKING:
+    from gate.files.repository_writes import RepositoryWrite
     from gate.suite.model import Provider, ToolDef
 
 WORKFLOW_PATH = ".github/workflows/tool-eval-gate.yml"
@@ -75,97 +80,96 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@dataclass(frozen=True)
-class _File:
-    """A file init writes: ``created`` (refused when it exists) or appended to."""
-
-    path: Path
-    text: str
-    created: bool = True
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    from gate.files.repository_writes import check_writes, write_all
     from gate.files.suite_loader import default_root
 
     root = Path(args.root) if args.root else default_root()
     if not root.is_dir():
-        raise InputError(f"--root {args.root}: not a directory")
-    files, notes = _plan(args, root.resolve())
-    existing = [f.path for f in files if f.created and f.path.exists()]
-    if existing:
-        raise InputError(
-            [
-                Problem(
-                    _shown(path, root),
-                    0,
-                    0,
-                    "init never overwrites: the file exists",
-                    "move it aside or remove it",
-                )
-                for path in existing
-            ]
-        )
+        raise InputError([Problem("--root", 0, 0, f"{args.root}: not a directory")])
+    root = Path(os.path.abspath(root))
+    files, notes, reads = _plan(args, root)
+    check_writes(files, root)  # every path, before anything is written
+    problems = _starter_problems(files, reads, root)
+    if problems:  # a starter its own validate refuses is never written
+        raise InputError(problems)
+    write_all(files)
     for file in files:
-        _write(file)
         print(f"{'wrote' if file.created else 'added to'} {_shown(file.path, root)}")
     for note in notes:
         print(note)
-    return _check(files[0].path, root)
+    cases = len(parse(files[0].text, "suite").data["cases"])
+    print(f"{_shown(files[0].path, root)}: valid, {cases} cases to fill in")
+    return EXIT_PASSED
 
 
-def _plan(args: argparse.Namespace, root: Path) -> tuple[list[_File], list[str]]:
-    """Every file to write (the suite first) and what to tell the user."""
+def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], list[str], list[Path]]:
+    """Every file to write (the suite first), what to tell the user, and the files of the repository
+    the suite reads (its tool file and prompt, when they exist already)."""
     from gate.commands.starter import Starter, gitignore_lines, precommit_config, starter_suite, workflow
+    from gate.files.repository_writes import RepositoryWrite, read_checked
     from gate.git.repository import default_branch
 
-    suite_dir = (root / args.dir).resolve()
-    if not _inside(suite_dir, root):
-        raise InputError(f"--dir {args.dir}: outside the repository {root}")
-    files: list[_File] = []
+    suite_dir = Path(os.path.normpath(root / args.dir))
+    if not _inside(suite_dir, root) or not _inside(Path(os.path.realpath(suite_dir)), root.resolve()):
+        raise InputError([Problem("--dir", 0, 0, f"{args.dir}: outside the repository {root}")])
+    provider, model = _provider_model(args.model)
+    files: list[RepositoryWrite] = []
+    reads: list[Path] = []
     if args.tools:
         tools_path = _repository_file(args.tools, root, "--tools")
+        reads.append(tools_path)
+        tools = _read_tools(tools_path, root)
     else:
         tools_path = suite_dir / "tools.json"
-        files.append(_File(tools_path, json.dumps(EXAMPLE_TOOLS, indent=2) + "\n"))
-    tools = _read_tools(tools_path, root)
-    prompt = _relative(_repository_file(args.prompt, root, "--prompt"), suite_dir) if args.prompt else None
-    provider, model = _provider_model(args.model)
+        files.append(RepositoryWrite(tools_path, json.dumps(EXAMPLE_TOOLS, indent=2) + "\n"))
+        tools = _example_tools()
+    prompt = None
+    if args.prompt:
+        reads.append(_repository_file(args.prompt, root, "--prompt"))
+        prompt = _relative(reads[-1], Path(os.path.realpath(suite_dir)))
     name = args.name or (tools_path.stem if args.tools else "agent")
-    starter = Starter(_suite_name(name), provider, model, tools, _relative(tools_path, suite_dir), prompt)
-    files.insert(0, _File(suite_dir / f"{starter.name}.suite.yaml", starter_suite(starter)))
-    files.append(_File(root / WORKFLOW_PATH, workflow(default_branch(root), [provider])))
+    tools_file = _relative(tools_path, Path(os.path.realpath(suite_dir)) if args.tools else suite_dir)
+    starter = Starter(_suite_name(name), provider, model, tools, tools_file, prompt)
+    files.insert(0, RepositoryWrite(suite_dir / f"{starter.name}.suite.yaml", starter_suite(starter)))
+    files.append(RepositoryWrite(root / WORKFLOW_PATH, workflow(default_branch(root), [provider])))
     notes = [
         f"the workflow needs the {provider.upper()}_API_KEY secret "
         "(Settings > Secrets and variables > Actions)"
     ]
-    precommit = root / PRECOMMIT_PATH
     entry = precommit_config(__version__)
-    if not precommit.exists():
-        files.append(_File(precommit, entry))
-    elif "tool-eval-gate" not in precommit.read_text(encoding="utf-8", errors="replace"):
+    existing = read_checked(root / PRECOMMIT_PATH, root)
+    if existing is None:
+        files.append(RepositoryWrite(root / PRECOMMIT_PATH, entry))
+    elif "tool-eval-gate" not in existing:
         notes.append(f"{PRECOMMIT_PATH} exists and was left as it is; add to its repos:\n{_indented(entry)}")
-    ignore = _gitignore(root / ".gitignore", gitignore_lines(CACHE_DIRECTORY))
+    ignore = _gitignore(
+        root / ".gitignore", read_checked(root / ".gitignore", root), gitignore_lines(CACHE_DIRECTORY)
+    )
     if ignore is not None:
         files.append(ignore)
     notes.append(
         f"next: fill in the cases of {_shown(files[0].path, root)}, then: "
         f"tool-eval-gate run {args.dir} --html out/report.html"
     )
-    return files, notes
+    return files, notes, reads
+
+
+def _example_tools() -> tuple[ToolDef, ...]:
+    """The tools of the example tool file init writes."""
+    from gate.assembly.tool_formats import parse_tools
+
+    doc = parse(json.dumps(EXAMPLE_TOOLS), "tools.json", json_fallback=True)
+    tools, _ = parse_tools(list(doc.data), doc, ())
+    return tuple(tools)
 
 
 def _read_tools(path: Path, root: Path) -> tuple[ToolDef, ...]:
-    """The tools of a tool file (its problems: exit 2, nothing written); the example file's are known."""
-    from gate.assembly.tool_formats import parse_tools
+    """The tools of a tool file (its problems: exit 2, nothing written)."""
     from gate.files.file_references import Repository, read_tool_file
-    from gate.files.yaml_source import parse
 
-    if not path.exists():  # the example file init is about to write
-        doc = parse(json.dumps(EXAMPLE_TOOLS), "tools.json", json_fallback=True)
-        tools, _ = parse_tools(list(doc.data), doc, ())
-        return tuple(tools)
-    found = read_tool_file(Repository(root, root), path, _shown(path, root))
+    found = read_tool_file(Repository(root, root.resolve()), path, _shown(path, root))
     if found.problems or not found.tools:
         raise InputError(list(found.problems) or f"--tools {_shown(path, root)}: no tool in the file")
     return found.tools
@@ -173,10 +177,10 @@ def _read_tools(path: Path, root: Path) -> tuple[ToolDef, ...]:
 
 def _repository_file(given: str, root: Path, option: str) -> Path:
     path = Path(given).resolve()
-    if not _inside(path, root):
-        raise InputError(f"{option} {given}: outside the repository {root}")
+    if not _inside(path, root.resolve()):
+        raise InputError([Problem(option, 0, 0, f"{given}: outside the repository {root}")])
     if not path.is_file():
-        raise InputError(f"{option} {given}: no such file")
+        raise InputError([Problem(option, 0, 0, f"{given}: no such file")])
     return path
 
 
@@ -197,10 +201,12 @@ def _suite_name(name: str) -> str:
     return cleaned or "agent"
 
 
-def _gitignore(path: Path, lines: Sequence[str]) -> _File | None:
-    """The lines ``.gitignore`` lacks, to append (None: it has them all)."""
-    text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
-    have = {line.strip() for line in text.splitlines()}
+def _gitignore(path: Path, text: str | None, lines: Sequence[str]) -> RepositoryWrite | None:
+    """The lines ``.gitignore`` (its ``text``; None: there is none) lacks, to append (None: it has them
+    all)."""
+    from gate.files.repository_writes import RepositoryWrite
+
+    have = {line.strip() for line in (text or "").splitlines()}
     missing = [line for line in lines if line not in have and line.rstrip("/") not in have]
     if not missing:
         return None
@@ -208,31 +214,35 @@ def _gitignore(path: Path, lines: Sequence[str]) -> _File | None:
     block = (
         start + "# tool-eval-gate: the response cache and the reports\n" + "".join(f"{m}\n" for m in missing)
     )
-    return _File(path, block, created=not path.exists())
+    return RepositoryWrite(path, block, created=text is None)
 
 
-def _write(file: _File) -> None:
-    file.path.parent.mkdir(parents=True, exist_ok=True)
-    if file.created:
-        with open(file.path, "x", encoding="utf-8") as handle:  # never over a file that appeared meanwhile
-            handle.write(file.text)
-    else:
-        with open(file.path, "a", encoding="utf-8") as handle:
-            handle.write(file.text)
-
-
-def _check(suite: Path, root: Path) -> int:
-    """Validate the suite just written, as ``validate`` would."""
+def _starter_problems(files: Sequence[RepositoryWrite], reads: Sequence[Path], root: Path) -> list[Problem]:
+    """What ``validate`` refuses in the starter suite (``files[0]``), checked in a scratch copy of the
+    files it reads (the example tool file, or ``reads``: the tool file and prompt) before anything is
+    written in the repository."""
     from gate.files.suite_loader import load_suites
+    from gate.files.text_files import read_text
+    from gate.files.yaml_source import YamlError
 
-    loaded = load_suites([suite], root=root)
-    for problem in loaded.problems:
-        print(problem.render(), file=sys.stderr)
-    if loaded.problems:
-        return EXIT_INVALID_INPUT
-    cases = sum(len(s.cases) for s in loaded.suites)
-    print(f"{_shown(suite, root)}: valid, {cases} cases to fill in")
-    return EXIT_PASSED
+    real_root = root.resolve()
+    staged = [(files[0].path.relative_to(root), files[0].text.encode("utf-8"))]
+    staged += [
+        (f.path.relative_to(root), f.text.encode("utf-8")) for f in files[1:] if f.path.suffix == ".json"
+    ]
+    try:
+        staged += [
+            (path.relative_to(real_root), read_text(path, str(path)).encode("utf-8")) for path in reads
+        ]
+    except YamlError as exc:  # a prompt that is not text: the suite's own problem
+        return list(exc.problems)
+    with tempfile.TemporaryDirectory(prefix="tool-eval-gate-init-") as scratch:
+        copy = Path(scratch)
+        (copy / ".git").mkdir()
+        for relative, data in staged:
+            (copy / relative).parent.mkdir(parents=True, exist_ok=True)
+            (copy / relative).write_bytes(data)
+        return list(load_suites([copy / staged[0][0]], root=copy).problems)
 
 
 def _inside(path: Path, root: Path) -> bool:

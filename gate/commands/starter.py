@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.suite.model import Provider, ToolDef
+from gate.suite.templating import PLACEHOLDER
+from gate.util import schema_check
 from gate.util.escape import truncate
 
 ACTION = "tool-eval-gate/tool-eval-gate"  # the action's repository, as `uses:` names it
@@ -55,22 +57,46 @@ class Starter:
     prompt_file: str | None = None
 
 
-def _matcher(schema: Any) -> tuple[str, str]:
-    """A matcher for one required argument (``one_of`` its enum, else anything) and its comment."""
+def _placeholder_in(value: Any) -> bool:
+    """Whether a ``{{ name }}`` placeholder stands in any text of ``value`` (expectations are not
+    templated: validate refuses one in an expected argument)."""
+    if isinstance(value, str):
+        return PLACEHOLDER.search(value) is not None
+    if isinstance(value, dict):
+        return any(_placeholder_in(k) or _placeholder_in(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_placeholder_in(v) for v in value)
+    return False
+
+
+def _expectable(parameters: Any, name: str, values: list[Any]) -> list[Any]:
+    """The enum ``values`` of argument ``name`` that an expectation can name: those the tool's own
+    schema accepts at that argument (an enum may hold a value its ``type`` refuses) and that hold no
+    template placeholder."""
+    if not isinstance(parameters, dict):
+        return []
+    schema = {**parameters, "required": []}
+    return [v for v in values if not _placeholder_in(v) and schema_check.is_valid(schema, {name: v})]
+
+
+def _matcher(parameters: Any, name: str) -> tuple[str, str]:
+    """A matcher for one required argument (``one_of`` the enum values an expectation can name, else
+    anything) and its comment."""
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
+    schema = properties.get(name) if isinstance(properties, dict) else None
     schema = schema if isinstance(schema, dict) else {}
     kind = schema.get("type")
-    kind = "/".join(kind) if isinstance(kind, list) else str(kind or "any type")
+    kind = "/".join(map(str, kind)) if isinstance(kind, list) else str(kind or "any type")
     description = _comment(str(schema.get("description") or ""))
     what = f"{kind}: {description}" if description else kind
     enum = schema.get("enum")
-    if isinstance(enum, list) and enum:
-        return "{one_of: " + json.dumps(enum) + "}", f"{what} (keep the values you expect)"
+    values = _expectable(parameters, name, enum) if isinstance(enum, list) else []
+    if values:
+        return "{one_of: " + json.dumps(values) + "}", f"{what} (keep the values you expect)"
     return "{anything: true}", f"{what}; write the value you expect, or a matcher"
 
 
 def _case(tool: ToolDef) -> list[str]:
-    properties = tool.parameters.get("properties")
-    properties = properties if isinstance(properties, dict) else {}
     required = [r for r in tool.parameters.get("required", ()) if isinstance(r, str)]
     lines = [
         f"  - id: {_text('calls-' + tool.name)}",
@@ -83,7 +109,7 @@ def _case(tool: ToolDef) -> list[str]:
     if required:
         lines.append("          args:")
         for name in required:
-            matcher, comment = _matcher(properties.get(name))
+            matcher, comment = _matcher(tool.parameters, name)
             lines.append(f"            {_text(name)}: {matcher}   # {comment}")
         lines.append("          allow_extra_args: true   # its optional arguments may be sent too")
     return lines

@@ -8,6 +8,7 @@ __all__ = [
     "file_references",
     "links",
     "outputs",
+    "repository_writes",
     "results_file",
     "server_tools",
     "source_files",

@@ -4,10 +4,15 @@ default branch, the pre-commit entry and the .gitignore lines; nothing is ever o
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gate.cli import main as cli_main
 from gate.commands import starter
@@ -118,3 +123,174 @@ def test_a_tool_file_with_problems_is_reported_and_nothing_is_written(repo, caps
     assert cli_main(["init", "--tools", "agent/bad.json"]) == 2
     assert "agent/bad.json:1:" in capsys.readouterr().err
     assert not (repo / "evals").exists()
+
+
+# -- what init writes into: checked before anything is written (DESIGN section 9) ------------------
+
+
+def _init(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``init`` in its own process (a FIFO that blocked it would hang the test otherwise)."""
+    return subprocess.run(
+        [sys.executable, "-m", "gate", "init", "--tools", "agent/tools.json", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _written(repo: Path) -> list[str]:
+    """What init may have written (nothing, when it refused)."""
+    names = ("evals", ".github", ".pre-commit-config.yaml")
+    return [name for name in names if os.path.lexists(repo / name)]
+
+
+def _gitignore_out(repo: Path, outside: Path) -> None:
+    (outside / "x").write_text("kept\n")
+    (repo / ".gitignore").symlink_to(outside / "x")
+
+
+def _github_out(repo: Path, outside: Path) -> None:
+    (repo / ".github").symlink_to(outside)
+
+
+def _workflow_dangling(repo: Path, outside: Path) -> None:
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "tool-eval-gate.yml").symlink_to(repo / "nowhere.yml")
+
+
+def _workflows_dir_dangling(repo: Path, outside: Path) -> None:
+    (repo / ".github").mkdir()
+    (repo / ".github" / "workflows").symlink_to(repo / "gone")
+
+
+def _gitignore_fifo(repo: Path, outside: Path) -> None:
+    os.mkfifo(repo / ".gitignore")
+
+
+def _gitignore_zero(repo: Path, outside: Path) -> None:
+    (repo / ".gitignore").symlink_to("/dev/zero")
+
+
+def _precommit_fifo(repo: Path, outside: Path) -> None:
+    os.mkfifo(repo / ".pre-commit-config.yaml")
+
+
+def _precommit_directory(repo: Path, outside: Path) -> None:
+    (repo / ".pre-commit-config.yaml").mkdir()
+
+
+def _gitignore_loop(repo: Path, outside: Path) -> None:
+    (repo / ".gitignore").symlink_to(repo / ".gitignore")
+
+
+def _github_a_file(repo: Path, outside: Path) -> None:
+    (repo / ".github").write_text("not a directory\n")
+
+
+def _evals_out(repo: Path, outside: Path) -> None:
+    (repo / "evals").symlink_to(outside)
+
+
+@pytest.mark.parametrize(
+    ("make", "where", "problem"),
+    [
+        (_gitignore_out, ".gitignore", "leads outside the repository"),
+        (_github_out, ".github/workflows/tool-eval-gate.yml", "leads outside the repository"),
+        (_workflow_dangling, ".github/workflows/tool-eval-gate.yml", "is a symlink to nothing"),
+        (_workflows_dir_dangling, ".github/workflows/tool-eval-gate.yml", "is a symlink to nothing"),
+        (_gitignore_fifo, ".gitignore", "is not a regular file (a FIFO)"),
+        (_gitignore_zero, ".gitignore", "leads outside the repository"),
+        (_precommit_fifo, ".pre-commit-config.yaml", "is not a regular file (a FIFO)"),
+        (_precommit_directory, ".pre-commit-config.yaml", "is not a regular file (a directory)"),
+        (_gitignore_loop, ".gitignore", "is a symlink loop"),
+        (_github_a_file, ".github/workflows/tool-eval-gate.yml", ".github is not a directory"),
+        (_evals_out, "--dir: evals", "outside the repository"),
+    ],
+)
+def test_a_path_init_cannot_write_safely_refuses_it_before_anything_is_written(
+    repo, tmp_path_factory, make, where, problem
+):
+    """A cloned repository can commit ``.gitignore -> ../x`` or ``.github -> /elsewhere``: init
+    appended and wrote outside, crashed after writing the suite (a dangling link), blocked on a FIFO
+    and ran out of memory on /dev/zero. Now: exit 2 naming the path, nothing written, no traceback."""
+    outside = tmp_path_factory.mktemp("outside")
+    make(repo, outside)
+    before = _written(repo)
+    done = _init(repo)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert any(line.startswith(where) and problem in line for line in done.stderr.splitlines()), done.stderr
+    assert _written(repo) == before and list(outside.iterdir()) in ([], [outside / "x"])
+    if (outside / "x").exists():
+        assert (outside / "x").read_text() == "kept\n"
+
+
+def test_a_gitignore_linked_to_a_file_inside_the_repository_gets_its_lines(repo):
+    (repo / "config").mkdir()
+    (repo / "config" / "ignore").write_text("node_modules/\n")
+    (repo / ".gitignore").symlink_to("config/ignore")
+    done = _init(repo)
+    assert done.returncode == 0, done.stderr
+    assert (repo / ".gitignore").is_symlink()
+    assert (repo / "config" / "ignore").read_text().splitlines()[-2:] == [
+        ".tool-eval-gate/",
+        "tool-eval-gate-results/",
+    ]
+
+
+# -- the starter validates, whatever the tools define ----------------------------------------------
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.floats(-2, 2, allow_nan=False),
+    st.sampled_from(["Paris", "{{ city }}", "{{city}}", "a: b", "#c", "", "x\ny", "{{ 1 }}"]),
+    st.lists(st.sampled_from(["a", 1]), max_size=2),
+    st.dictionaries(st.sampled_from(["k"]), st.sampled_from(["v", 1]), max_size=1),
+)
+_TYPES = st.sampled_from(["string", "integer", "number", "boolean", "array", "object", "null"])
+_PARAMETER = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": _TYPES | st.lists(_TYPES, min_size=1, max_size=2, unique=True),
+        "enum": st.lists(_VALUES, min_size=1, max_size=4),
+        "description": st.sampled_from(["The city, e.g. {{ city }}.", "x" * 200, "line\nbreak"]),
+        "const": _VALUES,
+    },
+)
+_NAMES = st.text(st.sampled_from("abcxyz_"), min_size=1, max_size=6)
+
+
+@st.composite
+def _tools(draw: st.DrawFn) -> list[dict[str, object]]:
+    tools = []
+    for name in draw(st.lists(_NAMES, min_size=1, max_size=3, unique=True)):
+        properties = draw(st.dictionaries(_NAMES, _PARAMETER, max_size=3))
+        required = draw(st.lists(st.sampled_from([*properties, "ghost"]), max_size=3, unique=True))
+        parameters: dict[str, object] = {"type": "object", "properties": properties, "required": required}
+        if draw(st.booleans()):
+            parameters["additionalProperties"] = False
+        tools.append(
+            {"type": "function", "function": {"name": name, "description": "d", "parameters": parameters}}
+        )
+    return tools
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tools=_tools())
+def test_init_never_writes_a_starter_its_own_validate_refuses(tmp_path, tools):
+    """Whatever the tool file defines (enums holding ``{{ city }}``, values outside their own type,
+    required names without a property): a tool file validate accepts gets a starter validate accepts;
+    one it refuses gets nothing written."""
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    (root / ".git").mkdir()
+    (root / "tools.json").write_text(json.dumps(tools))
+    tools_valid = not load_suites([root / "tools.json"], root=root).problems
+    code = cli_main(["init", "--tools", str(root / "tools.json"), "--root", str(root)])
+    if tools_valid:
+        assert code == 0
+        assert load_suites([root / "evals"], root=root).problems == ()
+    else:
+        assert code == 2 and not (root / "evals").exists() and not (root / ".github").exists()
