@@ -57,6 +57,12 @@ def _located_first(err: str, location: str) -> str:
         (["run", "--max-error-rate", "-0.1"], "--max-error-rate", "from 0 to 1"),
         (["report", "r.json", "--max-error-rate", "nan"], "--max-error-rate", "from 0 to 1"),
         (["report", "r.json", "--max-error-rate", "tenth"], "--max-error-rate", "not a number: 'tenth'"),
+        (["run", "--model", ""], "--model", "the model name is empty"),  # was "no --model"
+        (["run", "--model", "anthropic:"], "--model", "names a provider and no model"),
+        (["run", "--judge-model", "openai:"], "--judge-model", "names a provider and no model"),
+        (["run", "--model", "gpt-4o\nx"], "--model", "control character"),
+        (["run", "--fix-model", "anthropic:"], "--fix-model", "names a provider and no model"),
+        (["init", "--model", "anthropic:"], "--model", "names a provider and no model"),
     ],
 )
 def test_option_errors_read_like_every_located_error(tmp_path, monkeypatch, capsys, argv, location, says):

@@ -54,6 +54,7 @@ from gate.suite.model import (
     ToolDef,
     ToolServer,
 )
+from gate.suite.model_choice import model_name_problem
 from gate.suite.model_family import provider_problems
 from gate.util.json_types import JsonObject, PathKey
 
@@ -237,6 +238,7 @@ class _SuiteBuilder:
         if key not in self.data:
             return None
         j = self.data[key]
+        self.check_model_name(j.get("model"), (key, "model"))
         model = Judge(
             provider=j["provider"],
             model=j["model"],
@@ -250,6 +252,12 @@ class _SuiteBuilder:
         return model
 
     # -- agent ----------------------------------------------------------------------------------
+
+    def check_model_name(self, name: Any, at: PathKey) -> None:
+        """A model name no provider can serve (a newline in it, white space around it), at its line."""
+        problem = model_name_problem(name) if isinstance(name, str) and name else None
+        if problem is not None and not self.damaged(at):
+            self.context.err(at, problem, "write the model's name as the provider knows it")
 
     def check_params(self, provider: str, api: Api, params: ModelParams, at: PathKey, given: Any) -> None:
         """Parameters the provider, the API or extended thinking refuse, each at its line (``given``
@@ -271,6 +279,7 @@ class _SuiteBuilder:
             return Agent(
                 "", "", ModelParams(), None, tools, program=program, tool_servers=tuple(self.servers)
             )
+        self.check_model_name(raw.get("model"), ("agent", "model"))
         params = model_params(raw.get("params", {}))
         api: Api = raw.get("api", Agent.api)
         if not any(self.damaged(("agent", key)) for key in ("provider", "api", "params")):

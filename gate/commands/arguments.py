@@ -125,3 +125,15 @@ def markdown_limit(text: str) -> int:
             f"at least {MIN_MARKDOWN_LIMIT:,} characters (the verdict must fit), got {text!r}"
         )
     return value
+
+
+def model_choice(text: str) -> str:
+    """``--model`` / ``--judge-model``: ``[PROVIDER:]NAME`` naming a model (not empty, not a provider
+    alone, no white space around it or control character in it)."""
+    from gate.suite.model_choice import ModelChoice, ModelChoiceError
+
+    try:
+        ModelChoice.parse(text)
+    except ModelChoiceError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gate import CACHE_DIRECTORY, __version__
-from gate.commands.arguments import Parser
+from gate.commands.arguments import Parser, model_choice
 from gate.errors import EXIT_PASSED, InputError, Problem
 from gate.files.yaml_source import parse
 
@@ -68,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--prompt", metavar="FILE", help="your agent's system prompt file")
     parser.add_argument(
         "--model",
+        type=model_choice,
         metavar="[PROVIDER:]NAME",
         default=DEFAULT_MODEL,
         help=f"the agent's model (default {DEFAULT_MODEL}; anthropic:NAME or a claude-* name: Anthropic)",

@@ -30,13 +30,14 @@ from gate.commands.arguments import (
     fail_on,
     fix_budget,
     fix_candidates,
+    model_choice,
     positive_float,
     positive_int,
     rate,
     trial_count,
 )
 from gate.commands.plans import Outcome, RunPlan
-from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError
+from gate.errors import EXIT_INCOMPLETE, EXIT_INVALID_INPUT, EXIT_PASSED, InputError, Problem
 from gate.trust.facts import EventFacts
 from gate.verdict.curtailment import TRIALS_POLICIES
 
@@ -164,12 +165,14 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--model",
+        type=model_choice,
         metavar="[PROVIDER:]NAME",
         help="run every suite with this model instead of its own (its provider, or openai: / anthropic: "
         "to switch); compare with the suites' own model's results through --baseline FILE",
     )
     parser.add_argument(
         "--judge-model",
+        type=model_choice,
         metavar="[PROVIDER:]NAME",
         help="grade the judged checks with this model instead of each suite's judge",
     )
@@ -301,6 +304,7 @@ def _add_fixes(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--fix-model",
+        type=model_choice,
         metavar="[PROVIDER:]NAME",
         help="the model that proposes rewordings (default: each suite's judge's model, else its agent's)",
     )
@@ -679,10 +683,16 @@ def _chosen_models(plan: RunPlan, suites: Sequence[Suite]) -> list[Suite]:
     parameters a new provider has no place for are refused (exit 2) before any request."""
     if plan.model is None and plan.judge_model is None:
         return list(suites)
-    from gate.suite.model_choice import ModelChoice, with_models
+    from gate.suite.model_choice import ModelChoice, ModelChoiceError, with_models
 
-    model = ModelChoice.parse(plan.model) if plan.model else None
-    judge = ModelChoice.parse(plan.judge_model) if plan.judge_model else None
+    try:  # the command line's are checked as options; the action's inputs come here as they are
+        model = ModelChoice.parse(plan.model) if plan.model is not None else None
+    except ModelChoiceError as exc:
+        raise InputError([Problem("--model", 0, 0, str(exc))]) from None
+    try:
+        judge = ModelChoice.parse(plan.judge_model) if plan.judge_model is not None else None
+    except ModelChoiceError as exc:
+        raise InputError([Problem("--judge-model", 0, 0, str(exc))]) from None
     chosen, problems = with_models(suites, model, judge)
     if problems:
         raise InputError("\n".join(problems))

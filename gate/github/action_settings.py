@@ -18,6 +18,7 @@ from gate.commands.arguments import (
     fail_on,
     fix_budget,
     fix_candidates,
+    model_choice,
     positive_float,
     positive_int,
     rate,
@@ -164,6 +165,9 @@ _CHECKS: tuple[tuple[str, Callable[[str], Any]], ...] = (
     ("pr_number", positive_int),
     ("fix_candidates", fix_candidates),
     ("fix_budget", fix_budget),
+    ("model", model_choice),
+    ("judge_model", model_choice),
+    ("fix_model", model_choice),
 )
 
 

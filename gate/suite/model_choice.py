@@ -11,11 +11,36 @@ suite, as ``validate`` would refuse them in the suite. Switching to Anthropic us
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from gate.suite.model import PROVIDERS, Agent, Api, Judge, ModelParams, Provider, Suite
 from gate.suite.model_family import provider_problems
+from gate.util.escape import show
+
+MAX_MODEL_NAME = 256  # characters (served names such as accounts/x/models/llama-v3p1-405b are ~50)
+
+
+def model_name_problem(name: str) -> str | None:
+    """Why ``name`` can never be a model a provider serves (None: it can be one): empty, white space
+    around it, a control or format character in it (a newline, NUL, a bidirectional override), or
+    longer than any served name. Such a name was sent as written, and failed at the provider or,
+    worse, ran a model literally named so on a server that takes any name."""
+    if not name:
+        return "the model name is empty"
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+            return f"the model name holds a control character ({char!r})"
+    if name != name.strip():
+        return f"the model name {show(name, 80)} has white space around it"
+    if len(name) > MAX_MODEL_NAME:
+        return f"the model name is {len(name):,} characters long (at most {MAX_MODEL_NAME})"
+    return None
+
+
+class ModelChoiceError(ValueError):
+    """A ``[PROVIDER:]NAME`` that names no model: the message says why."""
 
 
 @dataclass(frozen=True)
@@ -28,11 +53,17 @@ class ModelChoice:
 
     @classmethod
     def parse(cls, text: str) -> ModelChoice:
+        """The choice ``text`` makes; :class:`ModelChoiceError` when it names no model (``''``,
+        ``anthropic:`` alone, a name with a newline...)."""
         head, colon, rest = text.partition(":")
-        for provider in PROVIDERS:
-            if colon and head == provider and rest:
-                return cls(text, rest, provider)
-        return cls(text, text)
+        provider = next((p for p in PROVIDERS if colon and head == p), None)
+        name = rest if provider is not None else text
+        if provider is not None and not rest:
+            raise ModelChoiceError(f"{text!r} names a provider and no model: write {head}:MODEL")
+        problem = model_name_problem(name)
+        if problem is not None:
+            raise ModelChoiceError(problem)
+        return cls(text, name, provider)
 
     def applied(self, provider: Provider, api: Api) -> tuple[Provider, Api]:
         """The provider and API a suite's model runs with under this choice."""

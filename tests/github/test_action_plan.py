@@ -367,6 +367,19 @@ def test_the_model_inputs_reach_the_run() -> None:
     assert argv[argv.index("--judge-model") + 1] == "gpt-4.1"
 
 
+@pytest.mark.parametrize(
+    ("inputs", "problem"),
+    [
+        ({"INPUT_MODEL": "anthropic:"}, "input model: 'anthropic:' names a provider and no model"),
+        ({"INPUT_JUDGE_MODEL": "openai:"}, "input judge_model: 'openai:' names a provider and no model"),
+        ({"INPUT_MODEL": "gpt\x00x"}, "input model: the model name holds a control character ('\\x00')"),
+    ],
+)
+def test_a_model_input_that_names_no_model_is_named(inputs: dict[str, str], problem: str) -> None:
+    [said] = read_inputs(inputs)[1]
+    assert said.startswith(problem)
+
+
 def test_the_max_error_rate_input_reaches_both_commands_and_a_bad_one_is_named() -> None:
     push = read_event("push", {"before": "a" * 40, "after": "b" * 40})
     inputs, problems = read_inputs({"INPUT_MAX_ERROR_RATE": "0"})

@@ -114,6 +114,18 @@ CANNOT_WORK = [
     ("args: {city: Paris}", "args: {city: Paris, days: {regex: '^3'}}", "it matches only a string"),
     ("args: {city: Paris}", "args: {city: Paris, days: {optional: {equals: '3'}}}", 'value "3" can never'),
     ("args: {city: Paris}", "args: {city: {all_of: [{absent: true}, Paris]}}", "a value and for its absence"),
+    # model names no provider serves: they were sent as written
+    (
+        "openai\n  model: gpt-4o-mini",
+        'openai\n  model: "gpt-4o-mini\\n"',
+        "model name holds a control character",
+    ),
+    ("openai\n  model: gpt-4o-mini", 'openai\n  model: " gpt-4o-mini"', "has white space around it"),
+    (
+        "user_simulator: {provider: openai, model: gpt-4o-mini}",
+        'user_simulator: {provider: openai, model: "gpt\\u202e4o"}',
+        "model name holds a control character",
+    ),
 ]
 
 

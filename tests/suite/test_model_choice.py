@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.suite.model import Judge, ModelParams
-from gate.suite.model_choice import ModelChoice, with_models
+from gate.suite.model_choice import ModelChoice, ModelChoiceError, with_models
 from tests.builders import case, suite
 
 
@@ -19,11 +23,47 @@ from tests.builders import case, suite
         ("openai:gpt-4o", "gpt-4o", "openai"),
         ("llama3.1:8b", "llama3.1:8b", None),  # an Ollama tag is part of the name
         ("openai/gpt-4o", "openai/gpt-4o", None),  # a served name (vLLM, LiteLLM) stays a name
-        ("anthropic:", "anthropic:", None),
+        ("anthropic:claude:beta", "claude:beta", "anthropic"),
     ],
 )
 def test_a_provider_prefix_is_one_of_the_providers(text, name, provider):
     assert ModelChoice.parse(text) == ModelChoice(text, name, provider)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", "the model name is empty"),
+        ("anthropic:", "'anthropic:' names a provider and no model"),  # ran a model named 'anthropic:'
+        ("openai:", "'openai:' names a provider and no model"),
+        ("gpt-4o\n", "control character ('\\n')"),
+        ("gpt-4o\x00", "control character ('\\x00')"),
+        ("gpt\u202e4o", "control character ('\\u202e')"),
+        ("openai: gpt-4o", "white space around it"),
+        (" gpt-4o", "white space around it"),
+        ("x" * 300, "300 characters long"),
+    ],
+)
+def test_a_choice_that_names_no_model_is_refused(text, problem):
+    with pytest.raises(ModelChoiceError, match=re.escape(problem)):
+        ModelChoice.parse(text)
+
+
+@settings(max_examples=300)
+@given(
+    text=st.text(max_size=30)
+    | st.builds(lambda p, t: p + t, st.sampled_from(["openai:", "anthropic:"]), st.text(max_size=10))
+)
+def test_every_choice_names_a_model_a_provider_could_serve_or_is_refused(text):
+    """Whatever the text: a choice whose name is a plain name, or a ModelChoiceError (a newline or
+    NUL never reaches a request, an empty name is never "no choice")."""
+    try:
+        choice = ModelChoice.parse(text)
+    except ModelChoiceError:
+        return
+    assert choice.name and choice.name == choice.name.strip() and len(choice.name) <= 256
+    assert all(unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp", "Cs") for c in choice.name)
+    assert text in (choice.name, f"{choice.provider}:{choice.name}")
 
 
 def test_the_agent_and_judge_models_are_replaced_and_nothing_else():
