@@ -835,6 +835,10 @@ def _run_options(
         changed_since=plan.changed_since or None,
         model=plan.model or None,
         judge_model=plan.judge_model or None,
+        trials=plan.trials,
+        trials_policy=plan.trials_policy,
+        cases=tuple(plan.cases),
+        tags=tuple(plan.tags),
         prices=prices_used(suites, prices),
     )
     return RunOptions(

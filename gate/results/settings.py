@@ -35,6 +35,10 @@ def _text(value: object) -> str | None:
     return str(value) if value else None
 
 
+def _texts(value: object) -> tuple[str, ...]:
+    return tuple(str(item) for item in value) if isinstance(value, list) else ()
+
+
 def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -162,6 +166,10 @@ _KEYS = (
     "changed_since",
     "model",
     "judge_model",
+    "trials",
+    "trials_policy",
+    "cases",
+    "tags",
     "prices",
     "requests",
     "estimated_cost_usd",
@@ -182,6 +190,10 @@ class RunSettings:
     changed_since: str | None = None
     model: str | None = None  # --model: every suite ran this model instead of its own
     judge_model: str | None = None  # --judge-model: every judged check asked this model
+    trials: int | None = None  # --trials: every case ran this many trials instead of its own
+    trials_policy: str | None = None  # --trials-policy: curtailed or full
+    cases: tuple[str, ...] = ()  # --case: the case ids the run was limited to
+    tags: tuple[str, ...] = ()  # --tag: the tags the run was limited to
     prices: Mapping[str, PriceRecord] | None = None  # "provider/model" -> its price
     requests: int | None = None  # model requests sent (cache hits are free)
     estimated_cost_usd: float | None = None
@@ -212,6 +224,10 @@ class RunSettings:
             changed_since=_text(data.get("changed_since")),
             model=_text(data.get("model")),
             judge_model=_text(data.get("judge_model")),
+            trials=_count(data["trials"]) if "trials" in data else None,
+            trials_policy=_text(data.get("trials_policy")),
+            cases=_texts(data.get("cases")),
+            tags=_texts(data.get("tags")),
             prices=(
                 {str(name): PriceRecord.from_dict(price) for name, price in prices.items()}
                 if isinstance(prices, Mapping)
@@ -236,6 +252,10 @@ class RunSettings:
             "changed_since": self.changed_since,
             "model": self.model,
             "judge_model": self.judge_model,
+            "trials": self.trials,
+            "trials_policy": self.trials_policy,
+            "cases": list(self.cases) or None,
+            "tags": list(self.tags) or None,
             "prices": (
                 {name: price.to_dict() for name, price in self.prices.items()}
                 if self.prices is not None

@@ -29,6 +29,7 @@ from gate.errors import InputError, Problem
 from gate.results.outcomes import RESULTS_VERSION, CaseResult, RequestStats, RunResults, SuiteResult
 from gate.results.settings import BaseSideRecord, CacheCounts, PriceRecord, RunSettings
 from gate.selection.sharding import shard_of
+from gate.util.escape import show
 
 T = TypeVar("T")
 Named = tuple[str, RunResults]  # a part and the name its errors give it (its file)
@@ -116,35 +117,69 @@ def _merge_suites(path: str, group: list[tuple[str, SuiteResult]]) -> SuiteResul
 
 
 def _incomplete(parts: Sequence[Named]) -> list[str]:
-    """Why the merge is incomplete: incomplete parts, missing shards (empty: it is complete)."""
+    """Why the merge is incomplete: incomplete parts, missing shards (empty: it is complete). Parts
+    that cannot be shards of one split are refused: a shard that is not INDEX/COUNT or whose index
+    is outside 1..COUNT, different counts, an index given twice, a count above the bound."""
     reasons: list[str] = []
     for _, part in parts:
         if not part.complete:
             why = part.incomplete_reason or "incomplete"
-            label = f"shard {part.shard}: {why}" if part.shard else why
+            label = _labelled(part.shard, why)
             if label not in reasons:
                 reasons.append(label)
-    shards = [shard_of(p.shard) for _, p in parts if p.shard]
-    valid = [s for s in shards if s is not None]
+    shards = [(name, part.shard, shard_of(part.shard)) for name, part in parts if part.shard]
+    for name, text, parsed in shards:
+        if parsed is None or not 1 <= parsed[0] <= parsed[1]:
+            raise InputError(
+                [
+                    Problem(
+                        name,
+                        0,
+                        0,
+                        f"shard {show(text, 40)} is not one of a split: INDEX/COUNT, INDEX from 1 to COUNT",
+                        hint="merge the results of run --shard 1/N ... N/N",
+                    )
+                ]
+            )
+    valid = [parsed for _, _, parsed in shards if parsed is not None]
     counts = {count for _, count in valid}
     if len(counts) > 1:
         raise InputError(f"the parts come from different shard splits: {sorted(p.shard for _, p in parts)}")
-    indexes = [index for index, _ in valid]
-    duplicates = sorted({i for i in indexes if indexes.count(i) > 1})
+    indexes = sorted(index for index, _ in valid)
+    duplicates = sorted({i for i in indexes if indexes.count(i) > 1}) if len(indexes) < 10**4 else []
     if duplicates:
-        raise InputError(f"shard(s) {', '.join(map(str, duplicates))} given more than once")
+        raise InputError(f"shard(s) {_ranges(duplicates, '')} given more than once")
     if counts:
         count = counts.pop()
         if count > limits.MAX_SHARDS:  # a forged part: never counted up to it
             raise InputError(f"the parts say {count:,} shards: at most {limits.MAX_SHARDS:,}")
-        missing = [i for i in range(1, count + 1) if i not in indexes]
+        present = set(indexes)
+        missing = [i for i in range(1, count + 1) if i not in present]
         if missing:
-            reasons.append(f"missing shard(s) {', '.join(f'{i}/{count}' for i in missing)}")
+            reasons.append(f"missing shard(s) {_ranges(missing, f'/{count}')}")
     return reasons
 
 
 def _labelled(shard: str, text: str) -> str:
     return f"shard {shard}: {text}" if shard else text
+
+
+_SHOWN_RANGES = 10
+
+
+def _ranges(numbers: Sequence[int], suffix: str) -> str:
+    """``1/12, 3-9/12, 12/12`` for sorted ``numbers`` (``suffix`` ``/12``), at most ten runs shown, then
+    how many more shards: a missing shard list stays a line whatever the count (one shard of 10,000
+    given alone said 116 kB)."""
+    runs: list[tuple[int, int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    shown = [f"{a}{suffix}" if a == b else f"{a}-{b}{suffix}" for a, b in runs[:_SHOWN_RANGES]]
+    more = sum(b - a + 1 for a, b in runs[_SHOWN_RANGES:])
+    return ", ".join(shown) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _asked(settings: RunSettings) -> tuple[tuple[str, object], ...]:
@@ -158,6 +193,10 @@ def _asked(settings: RunSettings) -> tuple[tuple[str, object], ...]:
         ("--changed-since", settings.changed_since),
         ("--model", settings.model),
         ("--judge-model", settings.judge_model),
+        ("--trials", settings.trials),
+        ("--trials-policy", settings.trials_policy),
+        ("--case", settings.cases),
+        ("--tag", settings.tags),
         ("the base side (--baseline auto)", base.merge_base if base is not None else None),
     )
 

@@ -142,3 +142,18 @@ def test_shards_that_disagree_about_a_suite_are_refused_naming_both_files(
         assert cli(["report", *order]) == 2
         err = capsys.readouterr().err
         assert first in err and str(second) in err and "threshold" in err
+
+
+def test_shards_run_with_different_trials_are_refused_not_merged_into_one_verdict(
+    in_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A matrix whose jobs ran ``--trials 1`` and ``--trials 3`` merged into one verdict, each half
+    judged by a different number of trials."""
+    repo = in_repo
+    run(repo, "s1", "--shard", "1/2", "--trials", "1")
+    run(repo, "s2", "--shard", "2/2", "--trials", "3")
+    first, second = (str(repo / "out" / f"s{i}.json") for i in (1, 2))
+    capsys.readouterr()
+    assert cli(["report", first, second]) == 2
+    err = capsys.readouterr().err
+    assert f"{first} and {second} disagree about --trials: 1 in one, 3 in the other" in err

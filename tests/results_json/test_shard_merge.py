@@ -155,3 +155,49 @@ def test_an_agent_program_s_tools_are_joined_from_its_shards_and_a_model_agent_s
     assert merge(list(reversed(parts("", (reworded, forecast))))) == merged
     with pytest.raises(InputError, match="disagree about the tool definitions of suite 's'"):
         merge(parts("openai", (lookup, forecast)), ["one.json", "two.json"])
+
+
+@pytest.mark.parametrize(
+    ("one", "two", "what"),
+    [
+        ({"trials": 3}, {"trials": 5}, "--trials"),  # merged into one verdict before
+        ({"trials": 3}, {}, "--trials"),
+        ({"trials_policy": "curtailed"}, {"trials_policy": "full"}, "--trials-policy"),
+        ({"cases": ["c1"]}, {"cases": ["c2"]}, "--case"),
+        ({"tags": ["smoke"]}, {}, "--tag"),
+    ],
+)
+def test_shards_of_runs_asked_for_different_trials_or_cases_are_refused(one, two, what):
+    a, b = shards()
+    with pytest.raises(InputError, match=f"one.json and two.json disagree about {what}:"):
+        merge(
+            [replace(a, settings=_settings(**one)), replace(b, settings=_settings(**two))],
+            ["one.json", "two.json"],
+        )
+
+
+@pytest.mark.parametrize("shard", ["0/2", "3/2", "2/0", "x/2", "1/2/3", "-1/2"])
+def test_a_part_whose_shard_is_not_one_of_a_split_is_refused_naming_its_file(shard):
+    """Shards 0/2 and 3/2 merged as "incomplete" (missing 1/2 and 2/2) instead of refused."""
+    a, _ = shards()
+    with pytest.raises(InputError) as info:
+        merge([replace(a, shard=shard), replace(a, suites=(), shard="1/2")], ["bad.json", "good.json"])
+    [problem] = info.value.problems
+    assert problem.path == "bad.json" and "is not one of a split" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("present", "count", "reason"),
+    [
+        ([1], 10_000, "missing shard(s) 2-10000/10000"),
+        ([2, 4], 5, "missing shard(s) 1/5, 3/5, 5/5"),
+        (list(range(1, 10_001, 2)), 10_000, "missing shard(s) 2/10000, 4/10000"),
+    ],
+)
+def test_the_missing_shards_are_said_in_a_line_whatever_their_number(present, count, reason):
+    """One shard of 10,000 given alone said 116 kB of missing shards."""
+    a, _ = shards()
+    parts = [replace(a, suites=() if i > present[0] else a.suites, shard=f"{i}/{count}") for i in present]
+    merged = merge(parts)
+    assert not merged.complete and merged.incomplete_reason.startswith(reason)
+    assert len(merged.incomplete_reason) < 300
