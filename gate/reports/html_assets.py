@@ -278,11 +278,19 @@ SCRIPT = """
     try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* a page that may not */ }
   }
 
+  function decoded(text) {
+    // A link cut short (#q=%E0%A4%A) is no reason to stop the page: what decodes is decoded.
+    try { return decodeURIComponent(text); } catch (e) { /* a broken escape somewhere */ }
+    return text.replace(/(%[0-9A-Fa-f]{2})+/g, function (run) {
+      try { return decodeURIComponent(run); } catch (e) { return run; }
+    });
+  }
+
   function readAddress() {
     location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       var at = part.indexOf("=");
       if (at < 0) return;
-      var key = part.slice(0, at), value = decodeURIComponent(part.slice(at + 1));
+      var key = part.slice(0, at), value = decoded(part.slice(at + 1));
       if (key === "status") {
         state.kinds = value.split(",").filter(function (k) { return KINDS.indexOf(k) >= 0; });
       }

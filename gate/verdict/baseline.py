@@ -201,10 +201,16 @@ def _suite_deltas(
 
 
 def _main_failure(case: CaseResult) -> Failure | None:
-    """The failure the most failed trials share (the first one on a tie)."""
+    """The failure the most failed trials share (the first one on a tie); for a case that failed with
+    no trial failed (a mean under ``mean_pass_score``, every trial passed on its own), the reducer's
+    reason. A passing trial's failures (a weighted trial above its pass score with an output check
+    missed) never explain a case's failure."""
     seen: Counter[tuple[str, str | None, str | None]] = Counter()
     first: dict[tuple[str, str | None, str | None], Failure] = {}
-    for trial in case.trials:
+    failing = [trial for trial in case.trials if trial.status != "passed"]
+    if not failing and case.status == "failed":
+        return case.failures[0] if case.failures else None
+    for trial in failing:
         for f in trial.failures:
             key = (f.reason, f.tool, f.argument)
             seen[key] += 1

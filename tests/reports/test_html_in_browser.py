@@ -236,3 +236,32 @@ def test_a_program_s_log_is_shown_apart_after_what_was_said(browser, tmp_path):
     messages = trial.locator(".msg").all_inner_texts()
     assert messages and all(log not in text for text in messages)  # not a message
     assert texts.index(messages[-1]) < at  # after what was said
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "#q=%E0%A4%A",  # a link cut short: "URI malformed" stopped the script, the page listed nothing
+        "#suite=weather&q=%",
+        "#q=%E0%A4%A&status=error%2Cflaky",
+        "#status=constructor,__proto__&suite=__proto__&tag=toString",
+        "#q=" + "%" * 2000,
+        "#%E0=1&=&&q",
+    ],
+)
+def test_any_address_leaves_the_page_working(browser, tmp_path, address):
+    page = open_report(browser, tmp_path / "report.html", address=address)
+    assert page.text_content("#count").startswith("Showing ")
+    if "suite=weather" in address:
+        assert page.input_value("#suite") != ""  # the parts after a broken one still apply
+    if "status=error" in address:
+        assert page.get_attribute(".chip[data-kind=error]", "aria-pressed") == "true"
+    page.click("#clear")
+    assert len(shown(page)) == 10
+
+
+def test_a_broken_escape_keeps_the_text_around_it(browser, tmp_path):
+    page = open_report(browser, tmp_path / "report.html", address="#q=ROME%20WEEK%E0%A4%A")
+    assert page.input_value("#search") == "rome week%e0%a4%a"
+    page.fill("#search", "rome")
+    assert shown(page) == ["weather/rome-week"]

@@ -93,3 +93,27 @@ def test_the_headline_tells_each_regression_in_its_own_short_sentence():
     assert len(sentences) == HEADLINE_CHANGES + 1
     assert all(s.startswith("regression in weather: ") and len(s) < 300 for s in sentences[:-1])
     assert sentences[-1] == "2 more regressions in weather: c5, c6"
+
+
+def test_a_regression_with_every_trial_passed_says_the_reducer_s_reason():
+    """A weighted mean under mean_pass_score (its trial passed at 0.925, the case needs 0.95): the
+    comparison said the missed output check of a trial that passed, or "it fails now", not why the
+    case failed."""
+    from dataclasses import replace
+
+    from gate.results.outcomes import Failure
+    from tests.results_factory import trial
+
+    missed = failure("output_check_failed", "output does not contain 'degrees'")
+    trials = [trial("passed", index=0, score=0.925, failures=[missed])]
+    reason = Failure(
+        "below_pass_score",
+        "mean trial score 0.925 is under the case's mean_pass_score 0.95 (every trial passed on its own)",
+        expected=0.95,
+        actual=0.925,
+    )
+    short = replace(case("mean", "failed", trials=trials), reason=reason)
+    comparison = compare(run(suite("s", [short])), run(suite("s", [case("mean")])))
+    change = status_of(comparison, "mean")
+    assert change.status == "regressed"
+    assert change.what.startswith("mean trial score 0.925 is under the case's mean_pass_score 0.95")
