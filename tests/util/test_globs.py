@@ -66,7 +66,8 @@ def test_good_patterns_have_no_problem() -> None:
 
 def test_a_glob_that_backtracks_a_regex_for_hours_matches_in_bounded_time() -> None:
     """Twelve ``**`` segments against a path 24 levels deep (run --changed-since hung on it), and
-    twenty ``*`` in one segment against a long name that almost matches."""
+    twenty ``*`` in one segment against a long name that almost matches: a hang guard (the regex
+    took hours); the figures are bench/run.py --only hostile's."""
     import time
 
     deep = "/".join(["d"] * 24) + "/x.py"
@@ -75,7 +76,7 @@ def test_a_glob_that_backtracks_a_regex_for_hours_matches_in_bounded_time() -> N
     assert matches("/".join(["**"] * 12) + "/*.py", deep)
     assert not matches("*a" * 20 + "b", "a" * 200)
     assert not matches_any(["**/" * 40 + "[!d]*/**/y"], deep)
-    assert time.perf_counter() - started < 1.0  # the regex took minutes and more
+    assert time.perf_counter() - started < 10.0
 
 
 @pytest.mark.parametrize("pattern", ["agent/[z-a].py", "[9-0]*/**", "src/[!c-a]"])
