@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from gate.assembly.code_definitions import CodeDefinition, code_definitions
 from gate.results.run_record import OfferedTool, distinct_tools, tool_key
 from gate.util.escape import truncate
-from gate.util.source_text import Place, find_text, occurrences
+from gate.util.source_text import Place, SourceIndex, is_written_in
 
 QUOTED = 80  # characters of a description quoted in a finding
 
@@ -42,8 +43,13 @@ class ProgramCode:
     def definitions(self, name: str) -> tuple[CodeDefinition, ...]:
         return code_definitions(name, self.sources, self.files)
 
+    @cached_property
+    def _index(self) -> SourceIndex:
+        """The sources searched once for every finding's text (not once per finding)."""
+        return SourceIndex(self.sources, self.files)
+
     def written_at(self, text: str) -> Place | None:
-        return find_text(text, self.sources, self.files) if text.strip() else None
+        return self._index.find([text])[0] if text.strip() else None
 
 
 @dataclass(frozen=True)
@@ -140,7 +146,7 @@ def _quoted(text: str) -> str:
 
 def _holds(definition: CodeDefinition, text: str) -> bool:
     """Whether ``text`` (what the model was shown) is written in the definition's description."""
-    return bool(text.strip()) and bool(occurrences(text, definition.text))
+    return is_written_in(text, definition.text)
 
 
 def _in(place: Place | None, files: frozenset[str]) -> bool:

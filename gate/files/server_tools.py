@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from gate.assembly.suite_builder import ToolFile
 from gate.assembly.tool_formats import MCP_KEYS, parse_tools
-from gate.assembly.tool_sources import place_tool
+from gate.assembly.tool_sources import place_tools
 from gate.errors import Problem
 from gate.files.discovery import inside
 from gate.files.source_files import Sources, glob_files, read_sources
@@ -94,7 +94,7 @@ def listed_tools(server: ToolServer, items: Sequence[Any], sources: Sources) -> 
     names = frozenset(
         str(item["name"]) for item in kept if isinstance(item, dict) and isinstance(item.get("name"), str)
     )
-    placed = tuple(place_tool(tool, sources.texts, sources.first, server.source) for tool in tools)
+    placed = place_tools(tools, sources.texts, sources.first, server.source)
     return ToolFile(placed, tuple(named), names)
 
 

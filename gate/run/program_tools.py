@@ -28,14 +28,14 @@ from gate.assembly.shown_definitions import (
     not_verified,
     unchanged_for_the_model,
 )
-from gate.assembly.tool_sources import place_tool
+from gate.assembly.tool_sources import place_tools
 from gate.files.server_tools import argv_files
 from gate.files.source_files import Sources, glob_files, read_sources
 from gate.providers.wire_requests import PROGRAM_SOURCE
 from gate.results.outcomes import CaseResult, RunResults
 from gate.results.run_record import OfferedTool
 from gate.suite.model import Source, Suite, ToolDef
-from gate.util.source_text import find_text
+from gate.util.source_text import SourceIndex
 
 
 @dataclass
@@ -74,7 +74,9 @@ def offered_in(cases: Sequence[CaseResult]) -> tuple[OfferedTool, ...]:
 
 
 def shown_tools(suite: Suite, cases: Sequence[CaseResult], root: Path) -> tuple[ToolDef, ...]:
-    """The program suite's tools as its results carry them (see the module doc)."""
+    """The program suite's tools as its results carry them (see the module doc). Every offered tool
+    is looked for in one search of the program's files, then those to place in one search of the
+    files they are in (gate.util.source_text: not one reading of the repository per tool)."""
     first: dict[str, OfferedTool] = {}
     for tool in offered_in(cases):
         first.setdefault(tool.name, tool)
@@ -83,23 +85,31 @@ def shown_tools(suite: Suite, cases: Sequence[CaseResult], root: Path) -> tuple[
     repository = _repository(suite, root)
     program = suite.agent.program
     fallback = (program.source if program is not None else None) or Source(suite.path, 1, 1)
-    tools: list[ToolDef] = []
-    for tool in first.values():
-        tools.append(_placed(suite, tool, repository, fallback))
-    tools += [t for t in suite.agent.tools if t.name not in first]
-    return tuple(tools)
-
-
-def _placed(suite: Suite, tool: OfferedTool, repository: _Repository, fallback: Source) -> ToolDef:
-    shown = ToolDef(tool.name, tool.description, tool.parameters, PROGRAM_SOURCE)
+    offered = list(first.values())
     own = repository.own
-    in_code = bool(tool.description.strip()) and find_text(tool.description, own.texts, own.first) is not None
+    in_code = SourceIndex(own.texts, own.first).find([t.description for t in offered])
+    shown: dict[str, ToolDef] = {}
+    for where, sources in (("own", own), ("everything", None)):
+        chosen = [
+            ToolDef(t.name, t.description, t.parameters, PROGRAM_SOURCE)
+            for t, at in zip(offered, in_code, strict=True)
+            if (at is not None) == (where == "own") and (at is not None or _not_the_suite_s(suite, t))
+        ]
+        if chosen:
+            found = sources if sources is not None else repository.everything()
+            shown.update((t.name, t) for t in place_tools(chosen, found.texts, found.first, fallback))
+    tools = [shown.get(t.name) or suite.tool(t.name) for t in offered]
+    return (*(t for t in tools if t is not None), *(t for t in suite.agent.tools if t.name not in first))
+
+
+def _not_the_suite_s(suite: Suite, tool: OfferedTool) -> bool:
+    """Whether the program offered ``tool`` otherwise than its suite declares it (or the suite does not
+    declare it): then it is placed by its text; else it is the suite's own definition, at its place."""
     declared = suite.tool(tool.name)
-    if not in_code and declared is not None and declared.description == tool.description:
-        if declared.parameters == tool.parameters:
-            return declared  # the suite's own definition (the mock server listed it), at its exact place
-    sources = own if in_code else repository.everything()
-    return place_tool(shown, sources.texts, sources.first, fallback)
+    return declared is None or (declared.description, declared.parameters) != (
+        tool.description,
+        tool.parameters,
+    )
 
 
 def _code(repository: _Repository, suite: Suite, everything: bool) -> ProgramCode:

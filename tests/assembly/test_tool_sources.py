@@ -3,7 +3,7 @@ parameters (recommendations and review comments point there)."""
 
 from __future__ import annotations
 
-from gate.assembly.tool_sources import place_tool
+from gate.assembly.tool_sources import place_tools
 from gate.suite.model import Source, ToolDef
 
 SERVER = '''from typing import Annotated
@@ -36,6 +36,11 @@ TS = """server.tool(
 """
 
 FALLBACK = Source("suite.suite.yaml", 7, 9)
+
+
+def place_tool(tool: ToolDef, sources: dict[str, str], order: list[str], fallback: Source) -> ToolDef:
+    [placed] = place_tools([tool], sources, order, fallback)
+    return placed
 
 
 def tool(name: str, description: str, properties: dict) -> ToolDef:
