@@ -18,6 +18,12 @@ MAX_CACHE_ENTRY_BYTES = 32 * 1024 * 1024  # one response cache entry (a reply an
 # decoding, a file denser in objects and lists than any the gate writes (gate.files.results_file).
 RESULTS_MEMORY_FACTOR = 12
 MAX_NESTING = 64  # levels of objects / arrays in a suite document or in a tool call's arguments
+# A program's request to the recording proxy or the mock MCP server (32 MiB at most, Anthropic's own
+# bound): objects and lists in it, and their nesting. A decoded object costs about 550 bytes however
+# short its text, so 5 MB of empty messages took the gate to 515 MB; a conversation that fills the
+# largest context window holds far fewer (a container costs a model at least a few tokens).
+MAX_REQUEST_CONTAINERS = 100_000
+MAX_REQUEST_NESTING = 128
 MAX_SHARDS = 10_000  # --shard INDEX/COUNT (a GitHub Actions matrix has at most 256 jobs)
 MAX_TRIALS = 100  # trials per case (the suite schema's ``trials`` maximum says the same)
 REGEX_TIMEOUT_SECONDS = 0.25  # one search of one user-supplied regular expression in one text

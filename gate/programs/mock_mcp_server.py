@@ -20,7 +20,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from gate import __version__
+from gate import __version__, limits
 from gate.errors import GateError
 from gate.programs.loopback_http import HttpRequest, HttpResponse, json_response
 from gate.programs.record import McpCall
@@ -28,6 +28,7 @@ from gate.results.run_record import copy_value
 from gate.suite.mocks import MockOutcome, MockSession
 from gate.suite.model import ToolDef
 from gate.tool_servers.live import LiveTools
+from gate.util import strict_json
 from gate.util.escape import as_text
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -81,9 +82,14 @@ class MockMcpSession:
         session = request.headers.get(SESSION_HEADER)
         if session is not None and session != self.session_id:
             return json_response(404, _error(None, INVALID_REQUEST, "unknown MCP session"))
+        shape = strict_json.structure_problem(
+            request.body, containers=limits.MAX_REQUEST_CONTAINERS, depth=limits.MAX_REQUEST_NESTING
+        )
+        if shape is not None:
+            return json_response(413, _error(None, INVALID_REQUEST, f"the body holds {shape}"))
         try:
             message = json.loads(request.body)
-        except ValueError:
+        except (ValueError, RecursionError):
             return json_response(400, _error(None, PARSE_ERROR, "the body is not JSON"))
         batch = message if isinstance(message, list) else [message]
         replies = [reply for item in batch if (reply := await self._answer(item)) is not None]

@@ -15,8 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from gate import limits
 from gate.results.messages import AssistantMessage, Message, ToolCall, ToolResult, UserMessage
 from gate.suite.model import Source, ToolDef
+from gate.util import strict_json
 
 WireApi = Literal["chat", "responses", "messages"]
 PROVIDER_OF: dict[WireApi, Literal["openai", "anthropic"]] = {
@@ -54,9 +56,14 @@ class WireRequest:
 
 def read_wire_request(api: WireApi, raw: bytes) -> WireRequest:
     """The request of ``raw`` (the HTTP body) for ``api``; ``WireError`` when it cannot be served."""
+    shape = strict_json.structure_problem(
+        raw, containers=limits.MAX_REQUEST_CONTAINERS, depth=limits.MAX_REQUEST_NESTING
+    )
+    if shape is not None:
+        raise WireError(f"the request body holds {shape}: no model request needs that many")
     try:
         body = json.loads(raw or b"null")
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise WireError(f"the request body is not JSON: {exc}") from None
     if not isinstance(body, dict):
         raise WireError("the request body is not a JSON object")

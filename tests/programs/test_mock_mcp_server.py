@@ -158,3 +158,22 @@ def test_the_idle_event_stream_ends_with_the_trial() -> None:
         assert body == b""
 
     serve(test)
+
+
+def test_a_body_denser_or_deeper_than_any_mcp_message_is_refused_before_it_is_read() -> None:
+    async def test(route: TrialRoute, mcp: MockMcpSession, host: ProgramHost) -> None:
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book_table"}}
+        dense = {**call, "params": {"name": "book_table", "arguments": {"guests": 2, "x": [{}] * 120_000}}}
+        answer = await _post(route.mcp_url, dense, "application/json")
+        assert answer.status_code == 413 and "120,004 objects and lists" in answer.json()["error"]["message"]
+        deep: Any = 1
+        for _ in range(300):
+            deep = [deep]
+        answer = await _post(
+            route.mcp_url,
+            {**call, "params": {"name": "book_table", "arguments": {"x": deep}}},
+            "application/json",
+        )
+        assert answer.status_code == 413 and "nested deeper than 128" in answer.json()["error"]["message"]
+
+    assert serve(test).calls == []

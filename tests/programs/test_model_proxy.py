@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -284,3 +285,46 @@ def test_the_cache_key_of_a_program_request_is_its_body_alone() -> None:
     assert request.cache_key_material() == {"provider": "openai", "wire": wire}
     responses = ModelRequest("openai", "m", None, (), (), ModelParams(), api="responses", wire=wire)
     assert responses.cache_key_material() == {"api": "responses", "provider": "openai", "wire": wire}
+
+
+@pytest.mark.parametrize(
+    ("messages", "says"),
+    [
+        ([{}] * 150_000, "150,002 objects and lists (at most 100,000)"),  # 5 MB of {} took 515 MB
+        ([{"role": "user", "content": ""}] * 120_000, "120,002 objects and lists"),
+        (
+            [{"role": "user", "content": [[[[[[[[[[]]]]]]]]]]}] * 2 + [{"role": "user", "content": "x" * 40}],
+            None,
+        ),
+    ],
+)
+def test_a_body_denser_in_objects_than_any_model_request_is_refused_before_it_is_read(messages, says) -> None:
+    """Memory grows with the objects a body holds, about 550 bytes each once read however short their
+    text: a body holding more than any conversation does is refused (400) without being decoded."""
+    model = Scripted(TEXT)
+
+    async def test(route: TrialRoute, proxy: TrialProxy) -> None:
+        client = oai(route)
+        if says is None:
+            await client.chat.completions.create(model="m", messages=messages)
+            return
+        with pytest.raises(openai.BadRequestError, match=re.escape(says)):
+            await client.chat.completions.create(model="m", messages=messages)
+
+    proxy = serve(model, test)
+    assert len(model.requests) == (1 if says is None else 0)
+    assert proxy.stop is None
+
+
+def test_a_body_nested_past_any_model_request_is_refused() -> None:
+    deep: Any = "x"
+    for _ in range(200):
+        deep = [deep]
+    model = Scripted()
+
+    async def test(route: TrialRoute, proxy: TrialProxy) -> None:
+        with pytest.raises(openai.BadRequestError, match="nested deeper than 128 levels"):
+            await oai(route).chat.completions.create(model="m", messages=[{"role": "user", "content": deep}])
+
+    serve(model, test)
+    assert model.requests == []
