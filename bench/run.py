@@ -710,12 +710,19 @@ def hostile(work: Path, quick: bool) -> dict[str, Any]:
         f"{limits.REGEX_TIMEOUT_SECONDS} s) {ratio(regex_s, limits.REGEX_TIMEOUT_SECONDS * 1.5)}"
     )
     outputs = _hostile_results_and_logs(work / "hostile-results", quick)
+    import hostile_work
+
+    print("\n## Hostile input: unbounded work (issue 35)")
+    work_figures = {**hostile_work.globs(), **hostile_work.tool_sources(quick)}
+    with ModelServer(latency=0.0) as server:
+        work_figures["proxy"] = hostile_work.proxy_memory(work / "hostile-proxy", gate_env(server), list)
     return {
         "corpus": len(rows),
         "refused_cleanly": clean,
         "slowest_validate_s": slowest,
         "worst_regex_s": regex_s,
         **outputs,
+        **work_figures,
     }
 
 
