@@ -63,6 +63,24 @@ def _located_first(err: str, location: str) -> str:
         (["run", "--model", "gpt-4o\nx"], "--model", "control character"),
         (["run", "--fix-model", "anthropic:"], "--fix-model", "names a provider and no model"),
         (["init", "--model", "anthropic:"], "--model", "names a provider and no model"),
+        # an empty value (a variable unset in CI) was the option left out: every case in every shard,
+        # no baseline compared, every suite instead of the changed ones, no cache
+        *(
+            (["run", option, ""], option, "an empty value: give one, or leave the option out")
+            for option in (
+                "--shard",
+                "--baseline",
+                "--changed-since",
+                "--rerun-failed",
+                "--cache",
+                "--prices",
+                "--root",
+                "--baseline-json",
+            )
+        ),
+        (["report", "r.json", "--baseline", " "], "--baseline", "an empty value"),
+        (["validate", "--root", ""], "--root", "an empty value"),
+        (["init", "--tools", ""], "--tools", "an empty value"),
     ],
 )
 def test_option_errors_read_like_every_located_error(tmp_path, monkeypatch, capsys, argv, location, says):

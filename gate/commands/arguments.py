@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import TYPE_CHECKING
 
 from gate import limits
 from gate.errors import InputError, Problem
 from gate.fixes.verification import parse_budget
-from gate.verdict.policy import FAIL_ON_VALUES, FailOn
+
+if TYPE_CHECKING:
+    from gate.verdict.policy import FailOn
 
 _ARGUMENT = re.compile(r"argument (?P<name>[^:]+): (?P<message>.*)", re.S)
 
@@ -25,6 +28,15 @@ class Parser(argparse.ArgumentParser):
         if option is None:
             raise InputError([Problem("", 0, 0, message), usage])
         raise InputError([Problem(option["name"].split("/")[0], 0, 0, option["message"]), usage])
+
+
+def nonempty(text: str) -> str:
+    """A value that must say something: an option given an empty value (``--shard "$SHARD"`` with the
+    variable unset) is refused, never read as the option left out (every case run in every matrix
+    job, no baseline compared, no cache)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value: give one, or leave the option out")
+    return text
 
 
 def rate(text: str) -> float:
@@ -85,6 +97,8 @@ def fail_on(text: str) -> FailOn:
     """``threshold`` | ``regression`` | ``regression-or-threshold`` | ``any-failure`` (underscores
     accepted too)."""
     value = text.replace("-", "_")
+    from gate.verdict.policy import FAIL_ON_VALUES  # imported when asked: validate never needs it
+
     for rule in FAIL_ON_VALUES:
         if value == rule:
             return rule

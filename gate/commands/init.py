@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gate import CACHE_DIRECTORY, __version__
-from gate.commands.arguments import Parser, model_choice
+from gate.commands.arguments import Parser, model_choice, nonempty
 from gate.errors import EXIT_PASSED, InputError, Problem
 from gate.files.yaml_source import parse
 
@@ -61,11 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--tools",
+        type=nonempty,
         metavar="FILE",
         help="your agent's tool file (OpenAI, Anthropic or MCP format); default: an example tool file is "
         "written beside the suite",
     )
-    parser.add_argument("--prompt", metavar="FILE", help="your agent's system prompt file")
+    parser.add_argument("--prompt", type=nonempty, metavar="FILE", help="your agent's system prompt file")
     parser.add_argument(
         "--model",
         type=model_choice,
@@ -73,10 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MODEL,
         help=f"the agent's model (default {DEFAULT_MODEL}; anthropic:NAME or a claude-* name: Anthropic)",
     )
-    parser.add_argument("--dir", metavar="DIR", default="evals", help="where the suite goes (default evals)")
-    parser.add_argument("--name", metavar="NAME", help="the suite's name (default: the tool file's name)")
     parser.add_argument(
-        "--root", metavar="DIR", help="repository root (default: nearest directory with .git)"
+        "--dir", type=nonempty, metavar="DIR", default="evals", help="where the suite goes (default evals)"
+    )
+    parser.add_argument(
+        "--name", type=nonempty, metavar="NAME", help="the suite's name (default: the tool file's name)"
+    )
+    parser.add_argument(
+        "--root", type=nonempty, metavar="DIR", help="repository root (default: nearest directory with .git)"
     )
     return parser
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gate.commands.arguments import Parser, error_rate, fail_on, markdown_limit, rate
+from gate.commands.arguments import Parser, error_rate, fail_on, markdown_limit, nonempty, rate
 from gate.commands.plans import Outcome, ReportPlan
 from gate.util.escape import md_text
 from gate.verdict.policy import GatePolicy
@@ -50,7 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)",
     )
     parser.add_argument(
-        "--baseline", metavar="RESULTS.json", help="the base branch's results, to compare against"
+        "--baseline",
+        type=nonempty,
+        metavar="RESULTS.json",
+        help="the base branch's results, to compare against",
     )
     parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
     parser.add_argument(

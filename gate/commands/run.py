@@ -31,6 +31,7 @@ from gate.commands.arguments import (
     fix_budget,
     fix_candidates,
     model_choice,
+    nonempty,
     positive_float,
     positive_int,
     rate,
@@ -106,10 +107,11 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
         help="suite files or directories searched for *.suite.yaml (default: the repository root)",
     )
     parser.add_argument(
-        "--root", metavar="DIR", help="repository root (default: nearest directory with .git)"
+        "--root", type=nonempty, metavar="DIR", help="repository root (default: nearest directory with .git)"
     )
     parser.add_argument(
         "--changed-since",
+        type=nonempty,
         metavar="REF",
         help="run only the suites affected by files changed since the merge base with REF",
     )
@@ -131,6 +133,7 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rerun-failed",
+        type=nonempty,
         metavar="RESULTS.json",
         help="run only the cases that failed or errored in these results",
     )
@@ -198,6 +201,7 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--baseline",
+        type=nonempty,
         metavar="RESULTS.json|auto",
         help="the base branch's results to compare against, or 'auto': evaluate the affected suites "
         "as they were at the merge base with --changed-since REF too, in this run (unchanged requests "
@@ -205,6 +209,7 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--baseline-json",
+        type=nonempty,
         metavar="FILE",
         help="with --baseline auto: write the base side's results here too "
         "(re-render later with: report RESULTS.json --baseline FILE)",
@@ -215,6 +220,7 @@ def _add_cache(parser: argparse.ArgumentParser) -> None:
     """The response cache and its modes."""
     parser.add_argument(
         "--cache",
+        type=nonempty,
         metavar="DIR",
         help="response cache directory: answers are reused, new ones stored "
         "(default with --record/--replay/--baseline auto: .tool-eval-gate/cache under the root)",
@@ -234,7 +240,10 @@ def _add_cache(parser: argparse.ArgumentParser) -> None:
 def _add_budgets(parser: argparse.ArgumentParser) -> None:
     """Sharding, and the request and cost budgets."""
     parser.add_argument(
-        "--shard", metavar="INDEX/COUNT", help="run only this deterministic share of the cases (1-based)"
+        "--shard",
+        type=nonempty,
+        metavar="INDEX/COUNT",
+        help="run only this deterministic share of the cases (1-based)",
     )
     parser.add_argument(
         "--max-requests",
@@ -255,6 +264,7 @@ def _add_budgets(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--prices",
+        type=nonempty,
         metavar="FILE",
         help="model prices in USD per million tokens (YAML/JSON: 'MODEL: {input, output, cached_input}'), "
         "extending and overriding the built-in table; with --max-cost every model needs a price",

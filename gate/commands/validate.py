@@ -11,12 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
+from gate.commands.arguments import Parser, nonempty
+from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED, InputError, Problem
 from gate.util.wording import plural
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tool-eval-gate validate",
         description="Validate suite files and the prompt, tool and mock files they use (offline).",
     )
@@ -28,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
         "(then the suites using them are checked); default: the repository root",
     )
     parser.add_argument(
-        "--root", metavar="DIR", help="repository root (default: nearest directory with .git)"
+        "--root", type=nonempty, metavar="DIR", help="repository root (default: nearest directory with .git)"
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print problems only, no summary line")
     parser.add_argument(
@@ -41,19 +42,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
-        return EXIT_PASSED if exc.code == 0 else EXIT_INVALID_INPUT
+    args = _parser().parse_args(argv)  # a usage error is an InputError (exit 2), located at its option
 
     from gate.files.suite_loader import default_root, load_suites
 
     if args.root:
         root = Path(args.root)
         if not root.is_dir():
-            print(f"tool-eval-gate validate: --root {args.root}: not a directory", file=sys.stderr)
-            return EXIT_INVALID_INPUT
+            raise InputError([Problem("--root", 0, 0, f"{args.root}: not a directory")])
     else:
         root = default_root(args.paths)
     paths = args.paths or [root]

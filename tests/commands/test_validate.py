@@ -59,9 +59,11 @@ def test_default_path_is_the_repository_root(tmp_path, monkeypatch, capsys):
 
 
 def test_usage_errors_exit_2(capsys):
-    assert main(["--bogus"]) == EXIT_INVALID_INPUT
-    assert main(["--root", "/no/such/dir"]) == EXIT_INVALID_INPUT
-    assert "not a directory" in capsys.readouterr().err
+    from gate.cli import main as cli_main
+
+    assert cli_main(["validate", "--bogus"]) == EXIT_INVALID_INPUT
+    assert cli_main(["validate", "--root", "/no/such/dir"]) == EXIT_INVALID_INPUT
+    assert "--root: /no/such/dir: not a directory" in capsys.readouterr().err
 
 
 def test_validate_never_imports_provider_sdks_or_pygithub_or_the_mcp_sdk():

@@ -270,3 +270,60 @@ def mutated_suite(draw: st.DrawFn, data: dict[str, Any]) -> str:
 @given(data=st.data())
 def test_mutated_suite_data(repo: Path, original: str, data: st.DataObject) -> None:
     _load(repo, data.draw(mutated_suite(yaml.safe_load(original))))
+
+
+# The newest surfaces (issue 35): an agent program with watch globs, MCP server entries (started and
+# reached), cases from a JSON lines and a CSV file beside inline ones.
+PROGRAM_SUITE = {
+    "version": 1,
+    "name": "program",
+    "agent": {
+        "command": ["python3", "weather/agent.py", "--fast"],
+        "watch": ["weather/**/*.py", "weather/[a-c]*.txt"],
+        "timeout_s": 30,
+        "tools": [
+            {"file": "tools/weather.json"},
+            {"mcp": {"command": ["python3", "weather/server.py"], "watch": ["weather/"], "calls": "live"}},
+            {"mcp": {"url": "http://127.0.0.1:8000/mcp", "timeout_s": 5}},
+        ],
+    },
+    "cases": [
+        {"file": "data/cases.jsonl"},
+        {"id": "inline", "input": "Weather in Paris?", "expect": {"calls": [{"tool": "get_weather"}]}},
+        {"file": "data/cases.csv"},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def program_repo(repo: Path) -> Path:
+    (repo / "weather" / "agent.py").write_text("print('hi')\n")
+    (repo / "weather" / "server.py").write_text("print('hi')\n")
+    (repo / "weather" / "data").mkdir(exist_ok=True)
+    (repo / "weather" / "data" / "cases.jsonl").write_text(
+        '{"id": "j1", "input": "Weather in Rome?", "expect": {"calls": [{"tool": "get_weather", '
+        '"args": {"city": "Rome"}}]}}\n{"id": "j2", "input": "Hi", "expect": {"no_calls": true}}\n'
+    )
+    (repo / "weather" / "data" / "cases.csv").write_text(
+        'id,input,tool,args,tags\nc1,Weather in Oslo?,get_weather,"{""city"": ""Oslo""}","smoke, prod"\n'
+    )
+    return repo
+
+
+def test_the_program_suite_loads_with_its_servers_tools_unknown(program_repo: Path) -> None:
+    result = _load(program_repo, yaml.safe_dump(PROGRAM_SUITE, sort_keys=False))
+    assert result.ok and [c.id for c in result.suites[0].cases] == ["j1", "j2", "inline", "c1"]
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_program_suite_data(program_repo: Path, data: st.DataObject) -> None:
+    """A command as a string or [], a watch glob [z-a], a data file reference that is a number: each
+    raised a traceback of its own before issue 35."""
+    _load(program_repo, data.draw(mutated_suite(PROGRAM_SUITE)))
+
+
+@FUZZ
+@given(data=st.data())
+def test_edited_program_suite_text(program_repo: Path, data: st.DataObject) -> None:
+    _load(program_repo, data.draw(edited_suite(yaml.safe_dump(PROGRAM_SUITE, sort_keys=False))))
