@@ -238,7 +238,8 @@ def _starter_problems(files: Sequence[RepositoryWrite], reads: Sequence[Path], r
     ]
     try:
         staged += [
-            (path.relative_to(real_root), read_text(path, str(path)).encode("utf-8")) for path in reads
+            (path.relative_to(real_root), read_text(path, _shown(path, real_root)).encode("utf-8"))
+            for path in reads
         ]
     except YamlError as exc:  # a prompt that is not text: the suite's own problem
         return list(exc.problems)

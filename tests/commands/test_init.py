@@ -294,3 +294,10 @@ def test_init_never_writes_a_starter_its_own_validate_refuses(tmp_path, tools):
         assert load_suites([root / "evals"], root=root).problems == ()
     else:
         assert code == 2 and not (root / "evals").exists() and not (root / ".github").exists()
+
+
+def test_a_prompt_that_is_not_text_is_refused_at_its_path_and_nothing_is_written(repo, capsys):
+    (repo / "agent" / "prompt.md").write_bytes(b"\x00\x01binary")
+    assert cli_main(["init", "--tools", "agent/tools.json", "--prompt", "agent/prompt.md"]) == 2
+    assert capsys.readouterr().err.startswith("agent/prompt.md:1:1: binary file")
+    assert _written(repo) == []
