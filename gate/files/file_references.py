@@ -162,15 +162,19 @@ class SuiteFiles:
             return self._command_problem(
                 at, f"the program {program!r} is outside the repository", COMMAND_HINT
             )
-        trouble = stat_trouble(lexical)
-        if trouble or not lexical.is_file():
+        # What the system starts: the path as written, a '..' after a link leaving that link's target
+        # ('sub/../run.sh' with sub a link out is not the repository's run.sh), never its normal form.
+        written = Path(os.path.join(self.repo.root, program))
+        trouble = stat_trouble(written)
+        if trouble or not written.is_file():
             hint = "a command's path is relative to the repository root, where the command runs"
             if venv_interpreter_name(lexical):
                 hint = "create the virtualenv (python3 -m venv) where the gate runs, before validate and run"
             return self._command_problem(
                 at, f"program not found: {program!r} ({trouble or 'no such file'})", hint
             )
-        if not inside(lexical.resolve(), self.repo.real_root) and not venv_interpreter(lexical):
+        real = Path(os.path.realpath(written))
+        if not inside(real, self.repo.real_root) and not venv_interpreter(lexical, written):
             return self._command_problem(
                 at, f"the program {program!r} is a link to outside the repository", COMMAND_HINT
             )
@@ -284,16 +288,22 @@ def venv_interpreter_name(path: Path) -> bool:
     return path.parent.name == "bin" and _VENV_INTERPRETER.fullmatch(path.name) is not None
 
 
-def venv_interpreter(path: Path) -> bool:
-    """Whether ``path`` (inside the repository, as written) is a virtualenv's interpreter: so named,
+def venv_interpreter(path: Path, written: Path | None = None) -> bool:
+    """Whether ``path`` (inside the repository, normalised) is a virtualenv's interpreter: so named,
     beside the virtualenv's ``pyvenv.cfg`` (a file, never read), and leading to an executable file.
     The one kind of link a command may follow out of the repository: a virtualenv's interpreter is a
-    link to the Python it was made from."""
+    link to the Python it was made from. ``written``: the path as the system reads it (default
+    ``path``); its directory must be the normalised one's (no '..' after a link on the way), so the
+    marker looked at is the one beside what runs."""
     if not venv_interpreter_name(path):
         return False
+    written = written if written is not None else path
     try:
-        marker = path.parent.parent / "pyvenv.cfg"
-        return marker.is_file() and path.resolve().is_file() and os.access(path, os.X_OK)
+        directory = path.parent.parent
+        if os.path.realpath(written.parent.parent) != os.path.realpath(directory):
+            return False
+        marker = directory / "pyvenv.cfg"
+        return marker.is_file() and written.resolve().is_file() and os.access(written, os.X_OK)
     except (OSError, RuntimeError):
         return False
 

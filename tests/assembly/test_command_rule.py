@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from gate.files.suite_loader import load_suites
 
@@ -107,3 +109,94 @@ def test_a_virtualenv_whose_marker_is_not_a_file_is_no_virtualenv(place: str, tm
     (tmp_path / ".venv" / "pyvenv.cfg").mkdir()
     [problem] = problems(tmp_path, place, ".venv/bin/python")
     assert problem.endswith(f"the program '.venv/bin/python' is a link to outside the repository {LINK_HINT}")
+
+
+# -- what validate accepts is what runs (issue 35, class 2) ----------------------------------------
+
+_PARTS = [
+    "a",
+    "out",
+    "up",
+    "file",
+    "none",
+    "loop",
+    "venv",
+    "fake",
+    "away",
+    "bin",
+    "..",
+    ".",
+    "run.sh",
+    "python",
+]
+
+
+def _layout(root: Path, outside: Path) -> None:
+    """A repository whose links lead everywhere a command path could go: out of it (a directory, a
+    file, a virtualenv kept elsewhere), back in, nowhere, round in a loop; a virtualenv and a fake one."""
+    for directory in (root / "a", outside / "d", outside / "env" / "bin"):
+        directory.mkdir(parents=True, exist_ok=True)
+    for script in (root / "run.sh", root / "a" / "run.sh", outside / "run.sh", outside / "d" / "run.sh"):
+        script.write_text("#!/bin/sh\nexit 0\n")
+        script.chmod(0o755)
+    (outside / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (outside / "env" / "bin" / "python").symlink_to(sys.executable)
+    links = {
+        "out": outside / "d",
+        "up": Path("a") / ".." / "a",
+        "file": outside / "run.sh",
+        "none": root / "missing",
+        "loop": root / "loop",
+        "away": outside / "env",
+    }
+    for name, target in links.items():
+        (root / name).symlink_to(target)
+    virtualenv(root / "venv")
+    (root / "fake" / "bin").mkdir(parents=True)
+    (root / "fake" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "fake" / "bin" / "python").symlink_to(outside / "run.sh")
+
+
+def _runs_inside_or_a_virtualenv(root: Path, program: str) -> bool:
+    """What the system would start for ``program`` is a file of the repository, or a virtualenv's
+    interpreter: ``bin/python`` beside the ``pyvenv.cfg`` of its virtualenv's directory, which the
+    system reaches where the path, read as written, says (no '..' after a link on the way)."""
+    written = os.path.join(root, program)
+    real = os.path.realpath(written)
+    if not os.path.isfile(written):
+        return False
+    if real == str(root.resolve()) or real.startswith(str(root.resolve()) + os.sep):
+        return True
+    # the virtualenv's directory as the system reaches it, and as a reader reads the path: the same
+    directory = os.path.realpath(os.path.join(root, str(Path(program).parent.parent)))
+    normal = Path(os.path.normpath(program))
+    read = os.path.realpath(os.path.join(root, str(normal.parent.parent)))
+    named = normal.parent.name == "bin" and normal.name.startswith("python")
+    return named and directory == read and os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
+
+
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    top = tmp_path_factory.mktemp("layout")
+    _layout(top / "repo", top / "outside")
+    return top / "repo"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from(_PARTS), min_size=1, max_size=4))
+@example(parts=["out", "..", "run.sh"])  # the repository's run.sh as written, outside/run.sh as run
+@example(parts=["away", "bin", "python"])  # a virtualenv kept elsewhere, linked in: accepted
+@example(parts=["out", "..", "env", "bin", "python"])  # another's interpreter through '..'
+@example(parts=["fake", "bin", "python"])  # a fake virtualenv: its 'interpreter' is a script out
+def test_a_command_path_validate_accepts_runs_a_file_of_the_repository_or_a_virtualenv(layout, parts) -> None:
+    """Whatever a path goes through (links out and back, '..' after a link, a loop, a virtualenv kept
+    elsewhere): validate accepts it only when what the system runs is the repository's file or a
+    virtualenv's interpreter, and gives an agent program and an MCP server the same answer.
+    'sub/../run.sh', sub a link out, validated as the repository's run.sh and ran the file outside."""
+    program = "/".join(parts)
+    if "/" not in program:
+        program = "./" + program
+    verdicts = {place: problems(layout, place, program) for place in PLACES}
+    assert (verdicts["agent"] == []) == (verdicts["mcp"] == []), verdicts
+    if verdicts["agent"] == []:
+        assert _runs_inside_or_a_virtualenv(layout, program), program
