@@ -134,9 +134,9 @@ def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], 
     prompt = None
     if args.prompt:
         reads.append(_repository_file(args.prompt, root, "--prompt"))
-        prompt = _relative(reads[-1], Path(os.path.realpath(suite_dir)))
+        prompt = _relative(reads[-1], suite_dir)
     name = args.name or (tools_path.stem if args.tools else "agent")
-    tools_file = _relative(tools_path, Path(os.path.realpath(suite_dir)) if args.tools else suite_dir)
+    tools_file = _relative(tools_path, suite_dir)
     starter = Starter(_suite_name(name), provider, model, tools, tools_file, prompt)
     files.insert(0, RepositoryWrite(suite_dir / f"{starter.name}.suite.yaml", starter_suite(starter)))
     files.append(RepositoryWrite(root / WORKFLOW_PATH, workflow(default_branch(root), [provider])))
@@ -182,8 +182,10 @@ def _read_tools(path: Path, root: Path) -> tuple[ToolDef, ...]:
 
 
 def _repository_file(given: str, root: Path, option: str) -> Path:
-    path = Path(given).resolve()
-    if not _inside(path, root.resolve()):
+    """The file ``given`` names, as the suite will name it (below ``root``, written as the suite's
+    references are read: normalised); it and where it leads must be inside the repository."""
+    path = Path(os.path.normpath(os.path.abspath(given)))
+    if not _inside(path, root) or not _inside(Path(os.path.realpath(path)), root.resolve()):
         raise InputError([Problem(option, 0, 0, f"{given}: outside the repository {root}")])
     if not path.is_file():
         raise InputError([Problem(option, 0, 0, f"{given}: no such file")])
@@ -231,15 +233,13 @@ def _starter_problems(files: Sequence[RepositoryWrite], reads: Sequence[Path], r
     from gate.files.text_files import read_text
     from gate.files.yaml_source import YamlError
 
-    real_root = root.resolve()
     staged = [(files[0].path.relative_to(root), files[0].text.encode("utf-8"))]
     staged += [
         (f.path.relative_to(root), f.text.encode("utf-8")) for f in files[1:] if f.path.suffix == ".json"
     ]
     try:
         staged += [
-            (path.relative_to(real_root), read_text(path, _shown(path, real_root)).encode("utf-8"))
-            for path in reads
+            (path.relative_to(root), read_text(path, _shown(path, root)).encode("utf-8")) for path in reads
         ]
     except YamlError as exc:  # a prompt that is not text: the suite's own problem
         return list(exc.problems)

@@ -226,6 +226,19 @@ def test_a_path_init_cannot_write_safely_refuses_it_before_anything_is_written(
         assert (outside / "x").read_text() == "kept\n"
 
 
+def test_a_suite_directory_linked_inside_the_repository_gets_a_suite_that_validates(repo, capsys):
+    """The suite's references are read as written (normalised), so they are written from where the
+    suite is written, not from where a link leads."""
+    (repo / "quality" / "evals").mkdir(parents=True)
+    (repo / "evals").symlink_to("quality/evals")
+    assert cli_main(["init", "--tools", "agent/tools.json", "--dir", "evals"]) == 0
+    loaded = load_suites([repo / "evals" / "tools.suite.yaml"], root=repo)
+    assert loaded.problems == () and [t.name for t in loaded.suites[0].agent.tools] == [
+        "get_weather",
+        "book_flight",
+    ]
+
+
 def test_a_gitignore_linked_to_a_file_inside_the_repository_gets_its_lines(repo):
     (repo / "config").mkdir()
     (repo / "config" / "ignore").write_text("node_modules/\n")
