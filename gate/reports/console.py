@@ -1,11 +1,16 @@
 """What a finished run says on the console, without any flag (DESIGN §4): a line per suite, the
 model requests and their cost, why the gate failed, the failed cases and the verdict line.
 
-The failed cases: one line per failed or errored case, the worst first (failed cases by ascending
-score, then the cases that could not be evaluated), each with ``file:line``, the case id and its first
-reason; at most ``MAX_CASE_LINES`` of them, then how many more and where the full reports are. An
-error that stopped the run is named first (the provider errors name the host for a connection error,
-never a credential).
+With a base side (a pull request's run), what the change did comes first, as the Markdown report
+says it: each regression and fix with its trial counts and the changed line behind it.
+
+The failed cases: one line per failed or errored case, each with ``file:line``, the case id and its
+first reason; with a base side the regressions first, then the cases failing now that did not on the
+base, then those that failed there too (``failing_groups``); within each, and without a base side,
+the worst first (failed cases by ascending score, then the cases that could not be evaluated); at most
+``MAX_CASE_LINES`` of them, then how many more and where the full reports are. An error that stopped
+the run is named first (the provider errors name the host for a connection error, never a
+credential).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import json_text, truncate
+from gate.verdict.baseline import Comparison, FailingGroup, failing_groups, headline
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import pct
 from gate.verdict.view import NO_SUITE_VERDICT
@@ -51,9 +57,15 @@ def _trials(case: CaseResult) -> str:
     return f" [{text}]" if text else ""
 
 
-def _worst_first(results: RunResults, non_gating: bool) -> list[CaseResult]:
-    """Failed then errored cases (the known-flaky, non-gating ones, or the others), the worst first:
-    failed by ascending score, then errored; ties in suite order."""
+_GROUP_WORDS = {"regressed": "regressed", "new": "new", "old": "failed on the base too"}
+
+
+def _worst_first(
+    results: RunResults, non_gating: bool, groups: dict[tuple[str, str], FailingGroup]
+) -> list[CaseResult]:
+    """Failed then errored cases (the known-flaky, non-gating ones, or the others): with a base side
+    by ``groups`` (regressed, new, old), then the worst first: failed by ascending score, then
+    errored; ties in suite order."""
     cases = [
         c
         for s in results.suites
@@ -61,20 +73,45 @@ def _worst_first(results: RunResults, non_gating: bool) -> list[CaseResult]:
         if c.status in ("failed", "error") and (c.non_gating is not None) == non_gating
     ]
     order = {id(c): i for i, c in enumerate(cases)}
-    return sorted(cases, key=lambda c: (c.status == "error", c.score, order[id(c)]))
+    rank = {group: i for i, group in enumerate(_GROUP_WORDS)}
+    return sorted(
+        cases,
+        key=lambda c: (
+            rank.get(groups.get((c.suite, c.case_id), "regressed"), 0),
+            c.status == "error",
+            c.score,
+            order[id(c)],
+        ),
+    )
 
 
-def _case_lines(cases: Sequence[CaseResult], limit: int) -> list[str]:
+def _case_lines(
+    cases: Sequence[CaseResult], limit: int, groups: dict[tuple[str, str], FailingGroup]
+) -> list[str]:
     lines = []
     for case in cases[:limit]:
         mark = "FAIL " if case.status == "failed" else "ERROR"
-        lines.append(f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}: {_case_reason(case)}")
+        regressed = " (regressed)" if groups.get((case.suite, case.case_id)) == "regressed" else ""
+        lines.append(
+            f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}{regressed}: {_case_reason(case)}"
+        )
     if len(cases) > limit:
         lines.append(f"  ... and {len(cases) - limit} more")
     return lines
 
 
-def failure_lines(results: RunResults, report_paths: Sequence[str]) -> list[str]:
+def _failed_heading(cases: Sequence[CaseResult], groups: dict[tuple[str, str], FailingGroup]) -> str:
+    """``failed cases (3, worst first):``; with a base side, how many stand where against it."""
+    if not groups:
+        return f"failed cases ({len(cases)}, worst first):"
+    counted = [groups.get((c.suite, c.case_id), "new") for c in cases]
+    parts = [f"{counted.count(g)} {word}" for g, word in _GROUP_WORDS.items() if g in counted]
+    return f"failed cases ({len(cases)}: {', '.join(parts)}; regressions first):"
+
+
+def failure_lines(
+    results: RunResults, report_paths: Sequence[str], comparison: Comparison | None = None
+) -> list[str]:
     """The console lines about what went wrong (empty for a clean run). Known-flaky (non-gating) cases
     are not among the failed cases: they follow, said to be what they are."""
     lines: list[str] = []
@@ -82,14 +119,15 @@ def failure_lines(results: RunResults, report_paths: Sequence[str]) -> list[str]
         lines.append(f"run incomplete: {_one_line(results.incomplete_reason)}")
     if results.unverified:
         lines.append(_one_line(results.unverified))
-    cases = _worst_first(results, non_gating=False)
+    groups = failing_groups(comparison)
+    cases = _worst_first(results, False, groups)
     if cases:
-        lines.append(f"failed cases ({len(cases)}, worst first):")
-        lines += _case_lines(cases, MAX_CASE_LINES)
-    flaky = _worst_first(results, non_gating=True)
+        lines.append(_failed_heading(cases, groups))
+        lines += _case_lines(cases, MAX_CASE_LINES, groups)
+    flaky = _worst_first(results, True, groups)
     if flaky:
         lines.append(f"known-flaky cases that did not pass ({len(flaky)}, non-gating: not counted):")
-        lines += _case_lines(flaky, MAX_CASE_LINES - min(len(cases), MAX_CASE_LINES))
+        lines += _case_lines(flaky, MAX_CASE_LINES - min(len(cases), MAX_CASE_LINES), groups)
     if lines:
         where = (
             ", ".join(report_paths) if report_paths else "none written (give --json, --junit or --markdown)"
@@ -157,6 +195,18 @@ def _run_facts(conclusion: Conclusion) -> list[str]:
     return lines
 
 
+def pr_lines(comparison: Comparison | None) -> list[str]:
+    """What the change did, as the Markdown report's first section says it: each regression and fix
+    (its trial counts, the changed line behind it), the cases added or removed."""
+    if comparison is None:
+        return []
+    # Whole: a sentence's parts are bounded, and the changed line is its end.
+    return [
+        "what this change did:",
+        *(f"  {' '.join(sentence.split())}" for sentence in headline(comparison)),
+    ]
+
+
 def _curtailed(results: RunResults) -> list[str]:
     line = curtailed_line([c for suite in results.suites for c in suite.cases])
     return [line] if line else []
@@ -171,11 +221,12 @@ def closing_lines(
     return [
         *suite_lines(conclusion),
         *_run_facts(conclusion),
+        *pr_lines(conclusion.comparison),
         *_request_lines(conclusion.results),
         *cache_lines,
         *_curtailed(conclusion.results),
         *verdict_lines(conclusion)[:-1],
-        *failure_lines(conclusion.results, report_paths),
+        *failure_lines(conclusion.results, report_paths, conclusion.comparison),
         *console_lines(conclusion.results.fixes),
         conclusion.view.verdict.summary,
     ]

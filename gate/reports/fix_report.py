@@ -10,14 +10,13 @@ escaped like every model output (inline code, a code block, HTML text). Pure.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from html import escape
 
 from gate.fixes.patch import diff_lines
 from gate.fixes.verification import evidence
 from gate.results.fixes import Candidate, CandidateCase, DefinitionSearch, FixSearch
-from gate.util.escape import md_code_block, md_inline_code, md_text, truncate
+from gate.util.escape import md_code_block, md_inline_code, md_inline_html, md_text, truncate
 from gate.util.wording import plural
 
 TITLE = "Fixes the gate verified"
@@ -32,7 +31,6 @@ _STATUS = {
     "undecided": "⚠️ undecided",
 }
 _DIFF_CLASS = {"+": "add", "-": "del"}
-_ESCAPED = re.compile(r"\\([\\`*_\[\]|~#>+=.!()-])")
 _KIND = {
     "tool_description": "the description of {tool}",
     "parameter_description": "the description of {argument} of {tool}",
@@ -51,12 +49,6 @@ def what(definition: DefinitionSearch, form: str = "markdown") -> str:
 
     words = _e(_KIND[definition.kind]) if form == "html" else _KIND[definition.kind]
     return words.format(tool=name(definition.tool), argument=name(definition.argument))
-
-
-def plain(markdown: str) -> str:
-    """Markdown the gate wrote (the analysis's advice) as plain text: without code spans' backticks
-    and backslash escapes."""
-    return _ESCAPED.sub(r"\1", markdown.replace("`", ""))
 
 
 def where(definition: DefinitionSearch) -> str:
@@ -180,7 +172,7 @@ def _html_definition(definition: DefinitionSearch) -> list[str]:
             out.append(f"<p>Re-run on {_e(definition.scope)}.</p>")
     else:
         out.append(f"<p><strong>{_e(definition.note or 'no verified fix')}</strong>.</p>")
-    out.append(f"<p>The advice: {_e(plain(definition.advice))}</p>")
+    out.append(f"<p>The advice: {md_inline_html(definition.advice)}</p>")
     if definition.candidates:
         out.append("<table><tr><th>#</th><th>candidate</th><th>result</th><th>cases</th></tr>")
         for c in definition.candidates:

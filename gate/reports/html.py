@@ -37,7 +37,7 @@ from gate.reports.tools_shown import ShownTool, difference, side_descriptions, t
 from gate.reports.trial_counts import trials_text
 from gate.results.messages import AssistantMessage, Message, SystemMessage, ToolResult, UserMessage
 from gate.results.outcomes import CaseResult, RunResults, ToolInfo, TrialResult
-from gate.util.escape import json_text
+from gate.util.escape import json_text, md_inline_html
 from gate.verdict.baseline import CaseChange, Comparison, change_sentence, headline
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.view import NO_CASES, OWN_THRESHOLDS, VerdictWords
@@ -407,8 +407,9 @@ def _analysis_section(conclusion: Conclusion) -> list[str]:
         out.append("<h3>Recommendations</h3><ol>")
         for r in analysis.recommendations:
             cases = ", ".join(r.cases[:5]) + (f" and {len(r.cases) - 5} more" if len(r.cases) > 5 else "")
-            out.append(
-                f"<li><code>{_e(f'{r.file}:{r.line}' if r.line else r.file)}</code>: {_e(r.message)} "
+            where = f"{r.file}:{r.line}" if r.line else r.file
+            out.append(  # the advice is Markdown the gate wrote: its code spans shown as code
+                f"<li><code>{_e(where)}</code>: {md_inline_html(r.message)} "
                 f'<span class="cases">Cases: {_e(cases)}</span></li>'
             )
         out.append("</ol>")

@@ -32,7 +32,15 @@ from gate.results.settings import PriceRecord
 from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.util.json_types import JsonObject
-from gate.verdict.baseline import CaseChange, Comparison, SuiteDelta, headline
+from gate.verdict.baseline import (
+    FAILING_GROUPS,
+    CaseChange,
+    Comparison,
+    FailingGroup,
+    SuiteDelta,
+    failing_groups,
+    headline,
+)
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import pct
 from gate.verdict.view import NO_CASES, OWN_THRESHOLDS, SuiteLine, VerdictWords
@@ -497,8 +505,16 @@ def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
     return out
 
 
-def _case_parts(case: CaseResult) -> tuple[str, str]:
-    """A case's block without its closing line, and its transcript section ("" without trials)."""
+_GROUP_TAGS = {
+    "regressed": " · 🔴 regressed",
+    "new": "",
+    "old": " · failed on the base too",
+}
+
+
+def _case_parts(case: CaseResult, group: FailingGroup | None = None) -> tuple[str, str]:
+    """A case's block without its closing line, and its transcript section ("" without trials);
+    ``group``: where it stands against the base side, when there is one."""
     trial = _first_trial(case)
     icon = "⚠️" if case.status == "error" else "❌"
     failures = case.failures
@@ -517,7 +533,7 @@ def _case_parts(case: CaseResult) -> tuple[str, str]:
         "<details>",
         f"<summary>{icon} <code>{html_text(case.suite)}/{html_text(case.case_id)}</code>: "
         f"{html_text(headline)}"
-        f"{trials}{flaky}</summary>",
+        f"{trials}{_GROUP_TAGS[group] if group else ''}{flaky}</summary>",
         "",
     ]
     out.append(f"Case at {_where(case.file, case.line)}, score {case.score:.2f}.")
@@ -608,10 +624,17 @@ class _CaseBlocks:
     """The failed and errored cases' blocks, worst first, each built once; the known-flaky
     (non-gating) ones after the others, under their own heading: they never fail the gate."""
 
-    def __init__(self, results: RunResults):
+    def __init__(self, results: RunResults, comparison: Comparison | None = None):
+        groups = failing_groups(comparison)  # with a base side: regressions, new failures, old ones
+        rank = {group: i for i, group in enumerate(FAILING_GROUPS)}
+        self.groups = groups
         self.cases = sorted(
             (c for s in results.suites for c in s.cases if c.status in ("failed", "error")),
-            key=lambda c: (c.non_gating is not None, _badness(c)),
+            key=lambda c: (
+                c.non_gating is not None,
+                rank[groups.get((c.suite, c.case_id), "regressed")],
+                _badness(c),
+            ),
         )
         self.gating = sum(1 for c in self.cases if c.non_gating is None)
         self._parts: dict[int, tuple[str, str]] = {}  # index in ``cases`` -> ``_case_parts``
@@ -621,7 +644,9 @@ class _CaseBlocks:
         kept: list[str] = []
         used = 0
         for i, c in enumerate(self.cases):
-            main, transcript_part = self._parts.get(i) or self._parts.setdefault(i, _case_parts(c))
+            main, transcript_part = self._parts.get(i) or self._parts.setdefault(
+                i, _case_parts(c, self.groups.get((c.suite, c.case_id)))
+            )
             if with_transcript and transcript_part:
                 block = f"{main}\n{transcript_part}\n</details>\n\n"
             else:
@@ -690,7 +715,7 @@ def render(
     )
     head += _join(_baseline_section(comparison)) + _join(_suites_section(conclusion))
     hint = f" The full report: {full_report_hint}." if full_report_hint else ""
-    layout = _Layout(head, conclusion.analysis, _CaseBlocks(results), limit, hint)
+    layout = _Layout(head, conclusion.analysis, _CaseBlocks(results, comparison), limit, hint)
     body = layout.body(None)
     blocks, all_fit = layout.blocks.take(True, limit - len(body))
     if all_fit:  # the list of passed cases is built only when it may fit

@@ -96,10 +96,23 @@ def _call_lines(c: Any, lines: list[str]) -> None:
         lines.append("  -> not answered")
         return
     result = c.result if isinstance(c.result, str) else json_text(c.result)
-    answered = "" if c.mock == "unknown_tool" else f"{'error ' if c.is_error else ''}{c.mock} mock: "
-    if c.mock == "program":
-        answered = f"{'error ' if c.is_error else ''}the program's own code: "
-    lines.append(f"  -> {answered}{truncate(result, MAX_ITEM_CHARS)}")  # an unknown tool's error says so
+    lines.append(f"  -> {_answered_by(c.mock, c.is_error)}{truncate(result, MAX_ITEM_CHARS)}")
+
+
+# Who answered a call, by its mock kind (else "<kind> mock"): "matched mock: {...}", and for an error
+# result "error from the mock: ..." (an error rule's result is always one).
+_ANSWERED_BY = {"unmocked": "unmocked default", "live": "live server", "program": "the program's own code"}
+_ERROR_FROM = {"error": "the mock", "unmocked": "the unmocked default", "live": "the live server"}
+
+
+def _answered_by(kind: str, is_error: bool) -> str:
+    """The words before a call's result: who answered it, and whether with an error (an unknown
+    tool's error says so itself)."""
+    if kind == "unknown_tool":
+        return ""
+    if is_error:
+        return f"error from {_ERROR_FROM.get(kind, _ANSWERED_BY.get(kind, f'the {kind} mock'))}: "
+    return f"{_ANSWERED_BY.get(kind, f'{kind} mock')}: "
 
 
 def final_answer_text(record: RunRecord, limit: int) -> str:

@@ -12,6 +12,7 @@ briefly with ``…`` for a value quoted in a message) and ``show`` (a value's JS
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
 
@@ -115,6 +116,38 @@ def md_inline_code(s: object, *, table: bool = False) -> str:
         return f"{fence}{text}{fence}"
     pad = " " if text.startswith("`") or text.endswith("`") or (text[0] == " " and text[-1] == " ") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+_INLINE_PART = re.compile(r"(`+)|\\([!-/:-@\[-`{-~])")
+
+
+def md_inline_html(markdown: str) -> str:
+    """Inline Markdown the gate wrote (its prose, ``md_text`` and ``md_inline_code`` parts) as HTML
+    text, as GitHub shows it: code spans as ``<code>``, backslash escapes and character references
+    read, everything else escaped (no tag of the text is ever live)."""
+    out: list[str] = []
+    text: list[str] = []  # the text read since the last code span
+    at = 0
+    while (found := _INLINE_PART.search(markdown, at)) is not None:
+        text.append(markdown[at : found.start()])
+        at = found.end()
+        if found.group(2) is not None:  # a backslash escape: the character itself
+            text.append(found.group(2))
+            continue
+        run = found.group(1)
+        close = re.compile(f"(?<!`){run}(?!`)").search(markdown, at)
+        if close is None:  # no run of the same length closes it: literal backticks
+            text.append(run)
+            continue
+        code = markdown[at : close.start()].replace("\n", " ")
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        out.append(html.escape(html.unescape("".join(text)), quote=False))
+        out.append(f"<code>{html.escape(code, quote=False)}</code>")
+        text, at = [], close.end()
+    text.append(markdown[at:])
+    out.append(html.escape(html.unescape("".join(text)), quote=False))
+    return "".join(out)
 
 
 def md_code_block(s: object, lang: str = "") -> str:

@@ -434,6 +434,30 @@ def headline(comparison: Comparison) -> tuple[str, ...]:
     return tuple(out)
 
 
+FailingGroup = Literal["regressed", "new", "old"]
+FAILING_GROUPS: tuple[FailingGroup, ...] = get_args(FailingGroup)
+
+
+def failing_groups(comparison: Comparison | None) -> dict[tuple[str, str], FailingGroup]:
+    """(suite, case id) -> where a case failing now stands against the base, the order the reports
+    list failed cases in (what a pull request's reader asks first): ``regressed``, then ``new`` (it
+    fails now and did not on the base: a case the PR added, a drop not significant, an error where
+    the base passed), then ``old`` (it failed, or could not be evaluated, on the base too). Empty
+    without a comparison (the reports then list the worst first)."""
+    if comparison is None:
+        return {}
+    groups: dict[tuple[str, str], FailingGroup] = {}
+    for change in comparison.changes:
+        if change.status == "regressed":
+            group: FailingGroup = "regressed"
+        elif change.status == "still_failing" or change.base_status in ("failed", "error"):
+            group = "old"
+        else:
+            group = "new"
+        groups[(change.suite, change.case_id)] = group
+    return groups
+
+
 def line_effects(comparison: Comparison) -> tuple[Recommendation, ...]:
     """One review comment per changed line that regressions or fixes are traced to: which cases
     this change broke and which it fixed, regressions first (in the analysis's recommendation form,

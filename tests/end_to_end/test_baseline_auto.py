@@ -176,6 +176,18 @@ def test_a_reworded_tool_description_is_reported_as_the_regression_it_caused(
     assert change["tomorrow"]["baseline"] == "regressed"
     assert change["now"]["baseline"] == "unchanged"
     assert "1 case(s) regressed against the baseline: weather-agent/tomorrow" in printed
+    # The console says what the change did, the changed line behind the regression included, as the
+    # Markdown does, and lists the regression first among the failed cases.
+    lines = printed.splitlines()
+    said = lines.index("what this change did:")
+    assert lines[said + 1] == (
+        "  regression in weather-agent: get_forecast is no longer called for 'Do I need sunglasses in "
+        f"Paris tomorrow?' (tomorrow: 0/5 vs 5/5, p = 0.004) after the change to tools/weather.json:{line}"
+    )
+    failed = lines.index("failed cases (1: 1 regressed; regressions first):")
+    assert lines[failed + 1].startswith(
+        "  FAIL  weather.suite.yaml:14 tomorrow [0/5 trials passed] (regressed): "
+    )
     assert "base (" in printed and "model request(s)" in printed
 
     # The same PR again: every answer of both sides comes from the cache.

@@ -102,3 +102,31 @@ def test_a_failed_case_line_says_the_details_its_message_leaves_out() -> None:
     assert line.endswith(
         'value error: not the value asked (tool get_weather, argument city, expected "Paris", actual "Rome")'
     )
+
+
+def test_with_a_base_side_the_regressions_come_first_then_new_failures_then_old_ones() -> None:
+    from gate.reports.console import failure_lines
+    from gate.verdict.conclusion import conclude
+    from tests.results_factory import case, failure, run, suite
+
+    wrong = [failure("wrong_tool", "called the wrong tool")]
+    head = run(
+        suite(
+            "s",
+            [
+                case("old", "failed", failures=wrong),
+                case("added", "failed", failures=wrong),
+                case("broken", "failed", failures=wrong),
+            ],
+        )
+    )
+    base = run(suite("s", [case("old", "failed", failures=wrong), case("broken", "passed")]))
+    conclusion = conclude(head, base)
+    lines = failure_lines(head, [], conclusion.comparison)
+    assert lines[0] == "failed cases (3: 1 regressed, 1 new, 1 failed on the base too; regressions first):"
+    assert [line.split()[2].rstrip(":") for line in lines[1:4]] == ["broken", "added", "old"]
+    assert "broken (regressed): " in lines[1] and "(regressed)" not in lines[2] + lines[3]
+    # Without a base side: the worst first, as before.
+    alone = failure_lines(head, [])
+    assert alone[0] == "failed cases (3, worst first):"
+    assert [line.split()[2].rstrip(":") for line in alone[1:4]] == ["old", "added", "broken"]

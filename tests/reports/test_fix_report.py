@@ -7,7 +7,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from gate.reports.fix_report import console_lines, html_section, markdown_section, plain
+from gate.reports.fix_report import console_lines, html_section, markdown_section
 from gate.results.fixes import Candidate, CandidateCase, DefinitionSearch, Edit, FixSearch, SkippedCase
 from tests.reports.test_markdown import outside_code
 
@@ -104,7 +104,6 @@ def test_html_is_escaped_text_and_parses() -> None:
     assert '<span class="add">' in page and '<span class="del">' in page
     assert "<h3><code>tools/weather.json:24</code>, the description of <code>get_forecast</code></h3>" in page
     assert "<p>The advice: say when</p>" in page
-    assert plain("use `get_weather` for \\*now\\* \\#42") == "use get_weather for *now* #42"
     tags: list[str] = []
 
     class Tags(HTMLParser):

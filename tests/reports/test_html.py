@@ -74,6 +74,19 @@ def test_every_case_and_what_a_reviewer_reads_of_it_is_there():
     assert [c["k"][0] for c in data["cases"][:2]] == ["regressed", "failed"]  # worst first
 
 
+def test_recommendations_show_their_names_as_code_not_backticks():
+    page = render(pr_check())
+    advice = page[
+        page.index("<h3>Recommendations</h3>") : page.index("</ol>", page.index("<h3>Recommendations"))
+    ]
+    first = advice.split("<li>")[1]
+    assert first.startswith(
+        "<code>tools/weather.json:4</code>: <code>get_forecast</code> was called where "
+        "<code>get_weather</code> was expected in 1 case"
+    )
+    assert "`" not in advice
+
+
 def test_the_same_conclusion_gives_the_same_page():
     assert render(pr_check()) == render(pr_check())
 
