@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +166,14 @@ def test_the_agent_program_workflow_saves_the_cache_only_from_pushes_and_the_doc
     text = path.read_text(encoding="utf-8")
     doc = (ROOT / "docs/agent-programs.md").read_text(encoding="utf-8")
     assert "```yaml\n" + text[text.index("name: ") :] + "```\n" in doc
+
+
+def test_the_agent_program_workflow_installs_the_cli_as_readme_does() -> None:
+    """Before a release is on PyPI, `pip install 'tool-eval-gate[all]'` fails: the workflow a team
+    copies installs what README's "Start in your repository" installs."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (requirement,) = re.findall(r"^pip install ('tool-eval-gate\[all\] @ git\+\S+')", readme, flags=re.M)
+    data = load(ROOT / "examples/workflows/tool-eval-gate-agent-program.yml")
+    (job,) = data["jobs"].values()
+    installs = [s["run"] for s in job["steps"] if str(s.get("run", "")).startswith("pip install")]
+    assert len(installs) == 1 and installs[0].startswith(f"pip install {requirement} ")
