@@ -595,7 +595,7 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
     trust = _trust(plan, root, suites, base_side)
     cache = _cache(plan, root, trust)  # opened (what it holds fixed) before any command
     _contain_commands(root, suites, base_side, cache)
-    suites, base_side = _with_listed_tools(root, suites, base_side)
+    suites, base_side = _with_listed_tools(root, suites, base_side, quiet=plan.quiet)
     fail_on_rule: FailOn = plan.fail_on or ("regression_or_threshold" if plan.baseline else "threshold")
     prices = _load_prices(plan.prices)
     if plan.max_cost is not None and not plan.replay and _unpriced(suites, prices):
@@ -780,13 +780,24 @@ def _contain_commands(
 
 
 def _with_listed_tools(
-    root: Path, suites: list[Suite], base_side: BaseSide | None
+    root: Path, suites: list[Suite], base_side: BaseSide | None, *, quiet: bool
 ) -> tuple[list[Suite], BaseSide | None]:
     """The suites (and base suites) whose tools come from MCP servers, with the tools the servers
-    list: started only now, once the trust rule allowed it (gate.run.tool_listing)."""
-    if not any(s.agent.tool_servers for s in [*suites, *(base_side.suites if base_side is not None else ())]):
+    list: started only now, once the trust rule allowed it (gate.run.tool_listing). Starting them can
+    take seconds: each is said first (unless ``quiet``)."""
+    every = [*suites, *(base_side.suites if base_side is not None else ())]
+    if not any(s.agent.tool_servers for s in every):
         return suites, base_side
     from gate.run.tool_listing import base_with_listed_tools, with_listed_tools
+
+    servers = dict.fromkeys(
+        f"`{server.label}` ({server.source.path or suite.path})"
+        for suite in every
+        for server in suite.agent.tool_servers
+        if server.command
+    )
+    if servers and not quiet:
+        print(f"starting MCP servers to list their tools: {', '.join(servers)}", file=sys.stderr, flush=True)
 
     suites = with_listed_tools(suites, root)
     if base_side is not None:

@@ -11,6 +11,12 @@ The base side of ``--baseline auto`` reports the same way, its lines labelled
 
 Otherwise (``CI=true`` or output redirected) a plain line is printed every ``interval`` seconds or
 every 10 % of the trials, whichever comes first, and once at the end.
+
+Nothing stays silent while something starts: the line is drawn (or the plan printed) as the run
+starts, and what is starting (an agent program's first processes, whose imports can take seconds)
+is said at once (``starting``) and kept on the live line until it has finished a trial
+(``started``). ``tick`` (every second, from the runner) redraws the live line, so its clock moves,
+and in CI prints the line once ``interval`` seconds passed without one.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ class Progress:
         self._last_print = self._started
         self._last_fraction = 0.0
         self._last_live = 0.0
+        self._starting: dict[str, str] = {}  # what is starting and has not finished a trial yet
+        self._said: set[str] = set()  # every key ``starting`` was told, once
 
     def start(self, trials_per_case: Sequence[int]) -> None:
         """``trials_per_case``: the number of trials of each case that will run."""
@@ -75,6 +83,38 @@ class Progress:
         self._started = self._last_print = self.clock()
         if self.enabled and not self.live:
             self._write(f"{self.prefix}running {plan_text(trials_per_case)}\n")
+        elif self.enabled:
+            self._draw(self._started)
+
+    def starting(self, key: str, what: str) -> None:
+        """``what`` (under ``key``, e.g. a suite's path) is starting: said at once (once a key), and on
+        the live line until ``started(key)``."""
+        if key in self._said:
+            return
+        self._said.add(key)
+        self._starting[key] = what
+        if not self.enabled:
+            return
+        if self.live:
+            self._draw(self.clock())
+        else:
+            self._write(f"{self.prefix}starting {what}\n")
+
+    def started(self, key: str) -> None:
+        """What ``starting(key)`` said has finished a trial: the live line stops saying it."""
+        self._starting.pop(key, None)
+
+    def tick(self) -> None:
+        """Called every second while the run goes: the live line's clock moves; in CI a line is printed
+        when ``interval`` seconds passed without one."""
+        if not self.enabled:
+            return
+        now = self.clock()
+        if self.live:
+            self._draw(now)
+        elif now - self._last_print >= self.interval:
+            self._last_print = now
+            self._write(self.line(now) + "\n")
 
     def case_done(self, status: str) -> None:
         """A case's trials are all done and ``status`` is its result's (the one the summary counts);
@@ -89,8 +129,7 @@ class Progress:
         now = self.clock()
         if self.live:
             if now - self._last_live >= 0.05 or self.done == self.total:  # redraw at most 20 times a second
-                self._last_live = now
-                self._write("\r" + self.line(now) + "\x1b[K")
+                self._draw(now)
             return
         fraction = self.done / self.total if self.total else 1.0
         if now - self._last_print >= self.interval or fraction - self._last_fraction >= 0.1:
@@ -98,6 +137,7 @@ class Progress:
             self._write(self.line(now) + "\n")
 
     def finish(self) -> None:
+        self._starting.clear()
         if not self.enabled:
             return
         now = self.clock()
@@ -111,10 +151,16 @@ class Progress:
         done = f"{self.cases_done:>{len(str(self.cases))}}/{self.cases} cases"
         if self.several:
             done += f", {self.done:>{len(str(self.total))}}/{self.total} trials"
+        # On a terminal the line says what is starting; a CI log said it on a line of its own.
+        starting = f"; starting {', '.join(self._starting.values())}" if self._starting and self.live else ""
         return (
             f"{self.prefix}[{done}] {self.counts['passed']} passed {self.counts['failed']} failed "
-            f"{self.counts['error']} errors  {elapsed:.1f} s"
+            f"{self.counts['error']} errors  {elapsed:.1f} s{starting}"
         )
+
+    def _draw(self, now: float) -> None:
+        self._last_live = now
+        self._write("\r" + self.line(now) + "\x1b[K")
 
     def _write(self, text: str) -> None:
         try:

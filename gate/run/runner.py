@@ -23,6 +23,7 @@ import asyncio
 import dataclasses
 import functools
 import os
+import shlex
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
@@ -65,6 +66,7 @@ from gate.suite.judging import JudgeVerdict
 from gate.suite.model import Case, Suite, ToolDef
 from gate.suite.pricing import BUILT_IN, PRICES_HINT, PriceTable, served_prices
 from gate.tool_servers.live import LiveTools
+from gate.util.escape import truncate
 from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -365,9 +367,15 @@ class _Run:
             return await self.call_model(request, index)
 
         root = Path(self.options.root or ".")
+        program = suite.agent.program
+        if self.progress is not None and program is not None:  # its imports can take seconds: say so
+            command = truncate(shlex.join(program.argv), 60, brief=True)
+            self.progress.starting(suite.path, f"the agent program `{command}` ({suite.name})")
         record, proxy = await run_program_trial(
             self.host, suite, case, index, call, root=root, prices=self.options.prices, live=live
         )
+        if self.progress is not None:
+            self.progress.started(suite.path)
         if proxy.fatal is not None:
             raise proxy.fatal
         tools: dict[str, ToolDef] = {}  # what its requests offered, the first definition of each name
@@ -511,8 +519,10 @@ class _Run:
         start = time.monotonic()
         ends: dict[str, float] = {}  # suite path -> when its last trial ended (callbacks run in order)
         work = self._work(suites)
+        ticker: asyncio.Task[None] | None = None
         if self.progress is not None:
             self.progress.start([item.trials for item in work if not item.case.skip])
+            ticker = asyncio.ensure_future(_tick(self.progress))
         try:
             admission = asyncio.ensure_future(self._admit(work, ends))
             self.control._register(admission)
@@ -521,6 +531,8 @@ class _Run:
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
         finally:
+            if ticker is not None:
+                ticker.cancel()
             if self.progress is not None:
                 self.progress.finish()
             if self.host is not None:
@@ -641,6 +653,13 @@ class _Countdown:
         self.left -= 1
         if self.left == 0:
             self.then()
+
+
+async def _tick(progress: Progress) -> None:
+    """The progress's clock while the run goes (``Progress.tick``, every second)."""
+    while True:
+        await asyncio.sleep(1.0)
+        progress.tick()
 
 
 def attempt_stats(attempts: Sequence[Attempt]) -> RequestStats:

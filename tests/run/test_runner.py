@@ -481,8 +481,48 @@ def test_progress_on_a_terminal_redraws_one_line():
         progress.trial_done()
     progress.finish()
     text = stream.getvalue()
-    assert "\n" not in text.rstrip("\n") and text.count("\r") == 4
+    assert "\n" not in text.rstrip("\n") and text.count("\r") == 5  # drawn at the start too
+    assert text.startswith("\r[0/3 cases] 0 passed 0 failed 0 errors  0.0 s\x1b[K")
     assert text.rstrip("\n").endswith("[3/3 cases] 1 passed 1 failed 1 errors  3.0 s\x1b[K")
+
+
+def test_progress_says_what_is_starting_at_once_and_ticks_while_nothing_finishes():
+    import io
+
+    clock = FakeClock()
+    live = io.StringIO()
+    progress = Progress(live, live=True, clock=clock)
+    progress.start([1, 1])
+    clock.now = 1.0
+    progress.starting("a.suite.yaml", "the agent program `python3 agent.py` (a)")
+    progress.starting("a.suite.yaml", "the agent program `python3 agent.py` (a)")  # said once
+    assert live.getvalue().split("\r")[-1] == (
+        "[0/2 cases] 0 passed 0 failed 0 errors  1.0 s; "
+        "starting the agent program `python3 agent.py` (a)\x1b[K"
+    )
+    clock.now = 2.0
+    progress.tick()  # the clock moves while nothing finishes
+    assert (
+        live.getvalue().split("\r")[-1].startswith("[0/2 cases] 0 passed 0 failed 0 errors  2.0 s; starting")
+    )
+    progress.started("a.suite.yaml")
+    progress.tick()
+    assert live.getvalue().split("\r")[-1] == "[0/2 cases] 0 passed 0 failed 0 errors  2.0 s\x1b[K"
+
+    plain = io.StringIO()
+    progress = Progress(plain, live=False, clock=clock, interval=10)
+    clock.now = 0.0
+    progress.start([1, 1])
+    progress.starting("a.suite.yaml", "the agent program `python3 agent.py` (a)")
+    for second in range(1, 21):
+        clock.now = float(second)
+        progress.tick()
+    assert plain.getvalue().splitlines() == [
+        "running 2 cases x 1 trial = 2 trials",
+        "starting the agent program `python3 agent.py` (a)",
+        "[0/2 cases] 0 passed 0 failed 0 errors  10.0 s",  # a line every interval with nothing done
+        "[0/2 cases] 0 passed 0 failed 0 errors  20.0 s",
+    ]
 
 
 def test_progress_in_ci_prints_plain_lines_every_tenth():
