@@ -73,6 +73,7 @@ class ProgramHost:
             return json_response(403, {"error": {"message": message, "type": "permission_error"}}, NO_RETRY)
         if kind == "mcp":
             return await trial.mcp.handle(request)
+        trial.proxy.received += 1  # it tried to reach the model: it started (whatever the answer)
         api = _api(kind, rest)
         if api is None:
             message = f"tool-eval-gate: no model endpoint {request.method} {kind}{rest} (the proxy serves "

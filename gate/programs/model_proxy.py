@@ -70,6 +70,7 @@ class TrialProxy:
         self.max_turns = max_turns
         self.redactor = redactor
         self.exchanges: list[Exchange] = []
+        self.received = 0  # the requests sent to its model routes, answered or refused (the host counts)
         # Why the trial could not be evaluated, or went over its turns (the first such event wins).
         self.error: str | None = None
         self.stop: StopReason | None = None

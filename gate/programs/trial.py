@@ -29,7 +29,10 @@ JSON object without a string ``content``, a line over ``MAX_ANSWER_BYTES``). Its
 read all along; its last ``STDERR_TAIL_CHARS`` are the record's ``log``, kept apart from the
 messages. A program that could not
 be started at all (not on ``PATH``, no such file, not executable, its ``#!`` interpreter missing) did
-nothing wrong as an agent: the trial is an error (could not evaluate) naming the command and why.
+nothing wrong as an agent: the trial is an error (could not evaluate) naming the command and why. So
+is a program that ended before its first model request without answering (a missing dependency in
+CI, a setting it needs): it never ran as an agent, and the error says how it ended with the last
+lines of its standard error (``did_not_start``), secrets masked.
 """
 
 from __future__ import annotations
@@ -70,12 +73,18 @@ CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 
 MAX_ANSWER_BYTES = 1024 * 1024  # one answer line
 STDERR_TAIL_CHARS = 4000  # of the program's standard error, kept as the record's log
+STDERR_ERROR_LINES = 12  # of its standard error, in the error of a program that ended before any request
 _STDERR_KEPT = 64 * 1024  # bytes of standard error held while the program runs
 EXIT_GRACE_S = 2.0  # after its last answer, the time the program has to exit by itself
 
 
 class _Crash(Exception):
-    """The program failed; the message says how (the agent's failure)."""
+    """The program failed; the message says how (the agent's failure). ``ended``: its process ended
+    (it did not just write a line off the protocol)."""
+
+    def __init__(self, message: str, *, ended: bool = False):
+        super().__init__(message)
+        self.ended = ended
 
 
 class _NotStarted(Exception):
@@ -173,7 +182,7 @@ class _Process:
             stdin.write((json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass"))
             await stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
-            raise _Crash(await self._ended("before reading its message")) from None
+            raise _Crash(await self._ended("before reading its message"), ended=True) from None
 
     async def answer(self, number: int) -> str:
         stdout = self.proc.stdout
@@ -183,7 +192,7 @@ class _Process:
         except (ValueError, asyncio.LimitOverrunError):
             raise _Crash(f"wrote an answer line longer than {MAX_ANSWER_BYTES} bytes") from None
         if not raw:
-            raise _Crash(await self._ended(f"without answering message {number}"))
+            raise _Crash(await self._ended(f"without answering message {number}"), ended=True)
         return read_answer(raw)
 
     async def _ended(self, what: str) -> str:
@@ -233,6 +242,18 @@ async def _discard(stream: asyncio.StreamReader) -> None:
     with contextlib.suppress(Exception):
         while await stream.read(65536):
             pass
+
+
+def did_not_start(how: str, stderr: str) -> str:
+    """Why a trial whose program ended before its first model request could not be evaluated: how it
+    ended, on the first line with the last line of its standard error (usually the exception: a
+    missing module, a missing setting), then the last lines of its standard error."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    last = f": {lines[-1].strip()}" if lines else " (it wrote nothing to its standard error)"
+    text = f"the agent program ended before its first model request ({how}){last}"
+    if len(lines) > 1:
+        text += "\nthe end of its standard error:\n" + "\n".join(lines[-STDERR_ERROR_LINES:])
+    return text
 
 
 def exit_text(code: int) -> str:
@@ -357,6 +378,7 @@ async def run_program_trial(
     route = await host.open_trial(proxy, mcp)
     talk = _Talk(suite, case, index, call_model, proxy)
     crash: str | None = None
+    ended_early = ""
     process: _Process | None = None
     deadline = time.perf_counter() + command.timeout_s
     try:
@@ -366,7 +388,10 @@ async def run_program_trial(
         await asyncio.wait_for(talk.run(process, prepared), command.timeout_s)
         crash = await process.finish(min(EXIT_GRACE_S, deadline - time.perf_counter()))
     except _Crash as exc:
-        crash = str(exc)
+        if exc.ended and not proxy.received and not any(t.answer is not None for t in talk.turns):
+            ended_early = str(exc)  # before its first model request: it never ran as an agent
+        else:
+            crash = str(exc)
     except _NotStarted as exc:  # not run: an error, as a provider that cannot be reached
         proxy.end("provider_error", f"the agent program could not be started: {exc}")
     except asyncio.TimeoutError:
@@ -382,6 +407,8 @@ async def run_program_trial(
     stderr = process.stderr_tail() if process is not None else ""
     if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)
         stderr = Redactor.from_env(os.environ, extra=(route.token,)).redact(stderr)
+    if ended_early:
+        proxy.end("provider_error", did_not_start(ended_early, stderr))
     outcome = ProgramOutcome(
         turns=tuple(talk.turns),
         history=prepared.messages[:-1],

@@ -31,6 +31,7 @@ from gate.verdict.view import NO_SUITE_VERDICT
 
 MAX_CASE_LINES = 20  # a console screen; the reports hold every case
 MAX_REASON_CHARS = 200  # one reason on one console line
+MAX_ERROR_LINES = 13  # an error's lines after its first, under its case (once for the same text)
 
 
 def _one_line(text: str) -> str:
@@ -38,11 +39,11 @@ def _one_line(text: str) -> str:
 
 
 def _case_reason(case: CaseResult) -> str:
-    """The first reason of a failed or errored case, on one line."""
+    """The first reason of a failed or errored case, on one line (an error's first line)."""
     if case.status == "error":
         errors = [t.record.error for t in case.trials if t.record.error]
         if errors:
-            return _one_line(errors[0])
+            return _one_line(errors[0].split("\n", 1)[0])
     failures = case.failures
     if failures:
         first = failures[0]
@@ -85,16 +86,31 @@ def _worst_first(
     )
 
 
+def _more_of_error(case: CaseResult, said: set[str]) -> list[str]:
+    """The lines of an errored case's error after its first (an agent program that ended before its
+    first request: the end of its standard error), indented; once for the same text."""
+    error = (
+        next((t.record.error for t in case.trials if t.record.error), "") if case.status == "error" else ""
+    )
+    more = error.split("\n", 1)[1] if "\n" in error else ""
+    if not more.strip() or more in said:
+        return []
+    said.add(more)
+    return [f"      {truncate(line, MAX_REASON_CHARS)}" for line in more.splitlines()[-MAX_ERROR_LINES:]]
+
+
 def _case_lines(
     cases: Sequence[CaseResult], limit: int, groups: dict[tuple[str, str], FailingGroup]
 ) -> list[str]:
     lines = []
+    said: set[str] = set()
     for case in cases[:limit]:
         mark = "FAIL " if case.status == "failed" else "ERROR"
         regressed = " (regressed)" if groups.get((case.suite, case.case_id)) == "regressed" else ""
         lines.append(
             f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}{regressed}: {_case_reason(case)}"
         )
+        lines += _more_of_error(case, said)
     if len(cases) > limit:
         lines.append(f"  ... and {len(cases) - limit} more")
     return lines

@@ -217,6 +217,39 @@ def test_a_program_that_cannot_start_is_could_not_evaluate_not_the_agent_failing
     assert server.request_count == 0
 
 
+def test_a_program_that_ends_before_its_first_request_is_an_error_with_the_end_of_its_standard_error(
+    tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
+) -> None:
+    """A missing dependency in CI: the program's import fails. It never ran as an agent: the trials
+    are errors (exit 3 beyond the error budget), not the agent's failures, and the console shows how
+    it ended with the last lines of its standard error, masked (here the trial's token it printed)."""
+    root = make_repo(tmp_path)
+    (root / "agent" / "desk.py").write_text(
+        "import os, sys\n"
+        "sys.stderr.write('starting with key ' + os.environ['OPENAI_API_KEY'] + '\\n')\n"
+        "import langgraph_not_installed\n" + AGENT
+    )
+    server = model_server(SCRIPT)
+    done = gate(root, server, "desk.suite.yaml", "--allow-commands", "--trials", "2", "--json", "out.json")
+    assert done.returncode == 3, done.stdout + done.stderr  # could not evaluate, not "the agent failed"
+    why = (
+        "the agent program ended before its first model request (exited with code 1 without answering "
+        "message 1): ModuleNotFoundError: No module named 'langgraph_not_installed'"
+    )
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  ERROR desk.suite.yaml:18 paris "))
+    assert lines[at].endswith(f"]: {why}"), done.stdout
+    shown = lines[at + 1 : at + 7]
+    assert shown[0] == "      the end of its standard error:"
+    assert shown[1].startswith("      starting with key ") and shown[1].endswith("***")  # masked
+    assert shown[2] == "      Traceback (most recent call last):"
+    assert "      ModuleNotFoundError: No module named 'langgraph_not_installed'" in lines[at + 1 :]
+    case = results(root / "out.json")["suites"][0]["cases"][0]
+    assert case["status"] == "error"
+    assert [f["reason"] for t in case["trials"] for f in t["failures"]] == ["provider_error"] * 2
+    assert server.request_count == 0
+
+
 def test_the_request_budget_covers_program_trials(
     tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
 ) -> None:

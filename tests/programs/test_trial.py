@@ -142,7 +142,10 @@ def test_no_secret_and_no_real_provider_setting_reaches_the_program(
     ("code", "crash"),
     [
         (
-            "import sys; sys.stderr.write('boom: the config is missing\\n'); sys.exit(3)",
+            "import os, sys, urllib.request\nsys.stdin.readline()\n"
+            "try:\n    urllib.request.urlopen(os.environ['OPENAI_BASE_URL'] + '/chat/completions', b'{}')\n"
+            "except Exception:\n    pass\n"
+            "sys.stderr.write('boom: the config is missing\\n'); sys.exit(3)",
             "exited with code 3 without answering message 1",
         ),
         (
