@@ -6,7 +6,8 @@ A conversation can start mid-task: an assistant message holds the tools it calle
 has a unique id (``call_1``, ``call_2``, ... in the conversation's order when none is written); its
 result comes right after it, before any other user or assistant message, as the APIs require; a tool
 message without ``tool_call_id`` answers the one call waiting for a result. The conversation ends
-with the user's message or with the results of the last calls (the agent continues from there). Pure.
+with the user's message or with the results of the last calls (the model agent continues from there;
+an agent program, which answers user messages, needs the user's message). Pure.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ class _Waiting:
 
 
 class ConversationReader:
-    """Reads one case's conversation; ``thinking``: the agent uses Anthropic extended thinking."""
+    """Reads one case's conversation; ``thinking``: the agent uses Anthropic extended thinking;
+    ``program``: the agent is the team's own program, which answers user messages."""
 
-    def __init__(self, context: BuildContext, at: PathKey, *, thinking: bool = False):
-        self.context, self.at, self.thinking = context, at, thinking
+    def __init__(self, context: BuildContext, at: PathKey, *, thinking: bool = False, program: bool = False):
+        self.context, self.at, self.thinking, self.program = context, at, thinking, program
         self.ids: dict[str, PathKey] = {}
         self.waiting = _Waiting()
 
@@ -130,6 +132,13 @@ class ConversationReader:
                 at,
                 "the conversation must end with a user message or a tool result",
                 "add the user's next message",
+            )
+        elif isinstance(last, ToolResult) and self.program:
+            self.context.err(
+                at,
+                "an agent program answers user messages, and this conversation ends with a tool result: "
+                "there is no message to send it (its earlier turns are given as history)",
+                "end the conversation with the user's next message",
             )
         elif isinstance(last, ToolResult) and self.thinking:
             self.context.err(

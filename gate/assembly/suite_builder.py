@@ -141,6 +141,7 @@ class _SuiteBuilder:
         self.expectations = ExpectationReader(self.context)
         # Whether the agent uses Anthropic extended thinking (a conversation cannot end with tool results)
         self.thinking = False
+        self.program = False  # the agent is the team's program (a conversation ends with the user's message)
         self.servers: list[ToolServer] = []
 
     def damaged(self, path: PathKey) -> bool:
@@ -152,6 +153,7 @@ class _SuiteBuilder:
         data, context = self.data, self.context
         agent = self.agent(data.get("agent", {}))
         self.thinking = agent.provider == "anthropic" and agent.params.thinking_budget is not None
+        self.program = agent.program is not None
         judge = self.judge_like("judge")
         simulator = self.judge_like("user_simulator")
         # A judge (or simulator) written but damaged is still there: no "needs a judge" for it.
@@ -517,7 +519,9 @@ class _SuiteBuilder:
         :mod:`gate.assembly.conversation_builder`)."""
         if "input" in raw:
             return (UserMessage(raw["input"]),)
-        reader = ConversationReader(self.context, (*at, "conversation"), thinking=self.thinking)
+        reader = ConversationReader(
+            self.context, (*at, "conversation"), thinking=self.thinking, program=self.program
+        )
         return reader.read(list(raw.get("conversation", ())))
 
     def check_templates(self, raw: JsonObject, at: PathKey, case_vars: dict[str, str]) -> None:
