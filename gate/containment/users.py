@@ -3,9 +3,10 @@
 Where the gate can change users (root: ``CAP_SETUID``, ``CAP_SETGID`` and ``CAP_CHOWN``, as in the
 action's container), every command runs as **a user of its own**: a uid from ``FIRST_UID`` to
 ``LAST_UID`` with no passwd entry, no group but its own gid (the same number) and a private home,
-one uid per command running at a time (``UserPool``), so that when the command's scope ends every
-process of that uid is ended at once by the reaper (``reaper.py``), whatever session or parent it
-has, and commands running at the same time cannot read each other's environment or files. Such a
+one uid per command running at a time and never one another gate of the machine holds
+(``UserPool``), so that when the command's scope ends every process of that uid is ended at once by
+the reaper (``reaper.py``), whatever session or parent it has, and commands running at the same time
+cannot read each other's environment or files, nor end each other. Such a
 user cannot read the gate's environment or memory (``/proc/<gate>/environ`` belongs to root) and
 cannot write what the gate wrote (the cache, the outputs: root's or the workspace owner's).
 
@@ -17,9 +18,12 @@ written in SECURITY.md.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -102,21 +106,27 @@ def _in_use(uid: int) -> bool:
 
 class UserPool:
     """The command users of this gate process: one per command running at a time, reused once its
-    processes are ended (``end_user``). A uid is taken only if nothing else has it."""
+    processes are ended (``end_user``). A uid is taken only if no other gate of the machine holds it
+    (its reaper's lock: ``reaper.py``) and nothing else has it (``_in_use``). Its reaper is started with
+    the first uid and holds them all; if it is found gone, what it held is this gate's no more: the
+    pool starts again from the first uid with a new one."""
 
     def __init__(self) -> None:
         self._free: list[int] = []
         self._next = FIRST_UID
-        self._lock = threading.Lock()
+        self._state = threading.Lock()  # _free
+        self._channel = threading.Lock()  # the reaper (one request at a time) and _next
         self._reaper: subprocess.Popen[str] | None = None
 
     def acquire(self) -> int:
-        with self._lock:
-            if self._free:
+        with self._state:
+            reaper = self._reaper
+            if self._free and reaper is not None and reaper.poll() is None:
                 return self._free.pop()
+        with self._channel:
             while self._next <= LAST_UID:
                 uid, self._next = self._next, self._next + 1
-                if _mapped(uid) and not _in_use(uid):
+                if _mapped(uid) and self._ask("take", uid) == "took" and not _in_use(uid):
                     return uid
         raise InputError(
             f"no uid from {FIRST_UID} to {LAST_UID} is free for the gate's commands (each running command "
@@ -124,47 +134,99 @@ class UserPool:
         )
 
     def end_user(self, uid: int) -> None:
-        """End every process of ``uid`` (through the reaper, started again if it is gone), then give
-        the uid back; an ``OSError`` when no reaper could do it (the uid is not given back then)."""
-        with self._lock:
-            for attempt in (1, 2):
-                reaper = self._reaper
-                if reaper is None or reaper.poll() is not None:
-                    reaper = self._reaper = _start_reaper()
-                assert reaper.stdin is not None and reaper.stdout is not None
-                try:
-                    reaper.stdin.write(f"kill {uid}\n")
-                    reaper.stdin.flush()
-                    if reaper.stdout.readline() == f"killed {uid}\n":
-                        self._free.append(uid)
-                        return
-                except OSError:
-                    if attempt == 2:
-                        raise
-                reaper.kill()
-            raise OSError(f"the reaper did not end the processes of uid {uid}")
+        """End every process of ``uid`` (through the reaper), then give the uid back if it is still this
+        gate's; an ``OSError`` when no reaper could answer (the uid is not given back then)."""
+        with self._channel:
+            answer = self._ask("kill", uid)
+        if answer == "killed":
+            with self._state:
+                self._free.append(uid)
+
+    def _ask(self, word: str, uid: int) -> str:
+        """The reaper's answer to ``word uid`` (``reaper.py``), with the channel held; a reaper that is
+        gone is started again first."""
+        for attempt in (1, 2):
+            reaper = self._running_reaper()
+            assert reaper.stdin is not None and reaper.stdout is not None
+            try:
+                reaper.stdin.write(f"{word} {uid}\n")
+                reaper.stdin.flush()
+                answer = reaper.stdout.readline().split()
+                if len(answer) == 2 and answer[1] == str(uid):
+                    return answer[0]
+            except OSError:
+                if attempt == 2:
+                    raise
+            reaper.kill()
+            reaper.wait()
+        raise OSError(f"the reaper did not answer '{word} {uid}'")
+
+    def _running_reaper(self) -> subprocess.Popen[str]:
+        reaper = self._reaper
+        if reaper is not None and reaper.poll() is None:
+            return reaper
+        if reaper is not None:
+            _close_pipes(reaper)
+        with self._state:  # what a gone reaper held is no longer this gate's
+            self._free.clear()
+            self._next = FIRST_UID
+            reaper = self._reaper = _start_reaper()
+        return reaper
 
     def close(self) -> None:
-        """Stop the reaper (it ends every user it was asked about once more as it goes)."""
-        with self._lock:
+        """Stop the reaper: it ends every user it holds as it goes, then lets them go."""
+        with self._channel, self._state:
             reaper, self._reaper = self._reaper, None
+            self._free.clear()
+            self._next = FIRST_UID
         if reaper is not None:
             assert reaper.stdin is not None
             reaper.stdin.close()
             reaper.wait(10)
-            if reaper.stdout is not None:
-                reaper.stdout.close()
+            _close_pipes(reaper)
+
+
+def lock_directory() -> str:
+    """Where the reapers of every gate of the machine hold their users' locks: a directory only root
+    writes (under ``/run``, else ``/var/run``, else the temporary directory), made if missing; an
+    ``OSError`` when it is not such a directory (another user made it first, say)."""
+    base = next((d for d in ("/run", "/var/run") if _root_only(d, follow=True)), tempfile.gettempdir())
+    path = os.path.join(base, "tool-eval-gate-users")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o755)
+    if not _root_only(path, follow=False):
+        raise OSError(
+            f"{path}: the gate holds its command users' locks there and only root may write it; remove it"
+        )
+    return path
+
+
+def _root_only(path: str, *, follow: bool) -> bool:
+    """Whether ``path`` is a directory of this process's user (root) that no other user may write."""
+    try:
+        info = os.stat(path) if follow else os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
 
 
 def _start_reaper() -> subprocess.Popen[str]:
+    script = str(SCRIPTS / "reaper.py")
     return subprocess.Popen(
-        [sys.executable, "-I", "-S", str(SCRIPTS / "reaper.py"), str(FIRST_UID), str(LAST_UID)],
+        [sys.executable, "-I", "-S", script, str(FIRST_UID), str(LAST_UID), lock_directory()],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env={},  # nothing of the gate's: it needs no variable
         start_new_session=True,  # a Ctrl-C for the gate is the gate's to handle, not the reaper's
     )
+
+
+def _close_pipes(reaper: subprocess.Popen[str]) -> None:
+    for pipe in (reaper.stdin, reaper.stdout):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
 
 
 POOL = UserPool()
