@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING
 
 from gate import CACHE_DIRECTORY, __version__
 from gate.commands.arguments import Parser, model_choice, nonempty
+from gate.commands.init_commands import command_words
 from gate.errors import EXIT_PASSED, InputError, Problem
 from gate.files.yaml_source import parse
 
 if TYPE_CHECKING:
     from gate.files.repository_writes import RepositoryWrite
     from gate.suite.model import Provider, ToolDef
+    from gate.util.json_types import PathKey
 
 WORKFLOW_PATH = ".github/workflows/tool-eval-gate.yml"
 PRECOMMIT_PATH = ".pre-commit-config.yaml"
@@ -71,8 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--model",
         type=model_choice,
         metavar="[PROVIDER:]NAME",
-        default=DEFAULT_MODEL,
         help=f"the agent's model (default {DEFAULT_MODEL}; anthropic:NAME or a claude-* name: Anthropic)",
+    )
+    parser.add_argument(
+        "--agent-command",
+        type=command_words,
+        metavar="COMMAND",
+        help="your agent program as you start it from the repository root ('python3 agent/run.py'): "
+        "a program suite (no model or prompt: the program picks its own) and the workflow that runs it "
+        "with the CLI",
+    )
+    parser.add_argument(
+        "--mcp-command",
+        type=command_words,
+        metavar="COMMAND",
+        help="your MCP server as you start it (stdio, from the repository root): the suite takes its "
+        "tools from the server's tools/list (init starts it once to read them)",
     )
     parser.add_argument(
         "--dir", type=nonempty, metavar="DIR", default="evals", help="where the suite goes (default evals)"
@@ -113,37 +129,98 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], list[str], list[Path]]:
     """Every file to write (the suite first), what to tell the user, and the files of the repository
     the suite reads (its tool file and prompt, when they exist already)."""
-    from gate.commands.starter import Starter, gitignore_lines, precommit_config, starter_suite, workflow
-    from gate.files.repository_writes import RepositoryWrite, read_checked
-    from gate.git.repository import default_branch
+    from gate.commands.starter import Starter, program_workflow, starter_suite, workflow
+    from gate.files.repository_writes import RepositoryWrite
 
     suite_dir = Path(os.path.normpath(root / args.dir))
     if not _inside(suite_dir, root) or not _inside(Path(os.path.realpath(suite_dir)), root.resolve()):
         raise InputError([Problem("--dir", 0, 0, f"{args.dir}: outside the repository {root}")])
-    provider, model = _provider_model(args.model)
+    program: tuple[str, ...] = args.agent_command or ()
+    server: tuple[str, ...] = args.mcp_command or ()
+    if program:
+        _no_model_options(args)
+    provider, model = _provider_model(args.model or DEFAULT_MODEL)
     files: list[RepositoryWrite] = []
     reads: list[Path] = []
+    tools: tuple[ToolDef, ...] = ()
+    tools_file: str | None = None
     if args.tools:
         tools_path = _repository_file(args.tools, root, "--tools")
         reads.append(tools_path)
-        tools = _read_tools(tools_path, root)
-    else:
+        tools, tools_file = _read_tools(tools_path, root), _relative(tools_path, suite_dir)
+    elif not server:
         tools_path = suite_dir / "tools.json"
         files.append(RepositoryWrite(tools_path, json.dumps(EXAMPLE_TOOLS, indent=2) + "\n"))
-        tools = _example_tools()
+        tools, tools_file = _example_tools(), _relative(tools_path, suite_dir)
+    if server:
+        from gate.commands.init_commands import server_tools
+
+        tools += server_tools(root, server)
     prompt = None
     if args.prompt:
         reads.append(_repository_file(args.prompt, root, "--prompt"))
         prompt = _relative(reads[-1], suite_dir)
-    name = args.name or (tools_path.stem if args.tools else "agent")
-    tools_file = _relative(tools_path, suite_dir)
-    starter = Starter(_suite_name(name), provider, model, tools, tools_file, prompt)
+    starter = Starter(
+        _suite_name(args.name or _default_name(args, program, server)),
+        provider,
+        model,
+        tools,
+        tools_file,
+        prompt,
+        command=program,
+        watch=_watch(root, program),
+        server=server,
+        server_watch=_watch(root, server),
+    )
     files.insert(0, RepositoryWrite(suite_dir / f"{starter.name}.suite.yaml", starter_suite(starter)))
-    files.append(RepositoryWrite(root / WORKFLOW_PATH, workflow(default_branch(root), [provider])))
-    notes = [
-        f"the workflow needs the {provider.upper()}_API_KEY secret "
-        "(Settings > Secrets and variables > Actions)"
-    ]
+    if program or server:
+        from gate.commands.init_commands import dependencies
+        from gate.git.repository import default_branch
+
+        needs = dependencies(root, [c for c in (program, server) if c])
+        text = program_workflow(default_branch(root), needs.requirements, needs.npm_prefixes)
+        key = "the OPENAI_API_KEY secret (or ANTHROPIC_API_KEY: the provider your program calls)"
+    else:
+        from gate.git.repository import default_branch
+
+        text, key = workflow(default_branch(root), [provider]), f"the {provider.upper()}_API_KEY secret"
+    files.append(RepositoryWrite(root / WORKFLOW_PATH, text))
+    notes = [f"the workflow needs {key} (Settings > Secrets and variables > Actions)"]
+    return _with_repository_files(files, notes, root, args.dir, bool(program or server)), notes, reads
+
+
+def _no_model_options(args: argparse.Namespace) -> None:
+    """A program suite names no model or system prompt (the program picks its own)."""
+    given = [option for option, value in (("--model", args.model), ("--prompt", args.prompt)) if value]
+    if given:
+        raise InputError(
+            [
+                Problem(option, 0, 0, "an agent program picks its own model and prompt", "leave it out")
+                for option in given
+            ]
+        )
+
+
+def _default_name(args: argparse.Namespace, program: Sequence[str], server: Sequence[str]) -> str:
+    if args.tools:
+        return Path(args.tools).stem
+    return "agent" if program or not server else "tools"
+
+
+def _watch(root: Path, command: tuple[str, ...]) -> tuple[str, ...]:
+    from gate.commands.init_commands import watch_globs
+
+    return watch_globs(root, command) if command else ()
+
+
+def _with_repository_files(
+    files: list[RepositoryWrite], notes: list[str], root: Path, directory: str, commands: bool
+) -> list[RepositoryWrite]:
+    """``files`` with the pre-commit entry and the ``.gitignore`` lines (when missing), and ``notes``
+    with what to do next."""
+    from gate.commands.starter import gitignore_lines, precommit_config
+    from gate.files.repository_writes import RepositoryWrite, read_checked
+
     entry = precommit_config(__version__)
     existing = read_checked(root / PRECOMMIT_PATH, root)
     if existing is None:
@@ -155,11 +232,12 @@ def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], 
     )
     if ignore is not None:
         files.append(ignore)
+    allow = " --allow-commands" if commands else ""
     notes.append(
         f"next: fill in the cases of {_shown(files[0].path, root)}, then: "
-        f"tool-eval-gate run {args.dir} --html out/report.html"
+        f"tool-eval-gate run {directory}{allow} --html out/report.html"
     )
-    return files, notes, reads
+    return files
 
 
 def _example_tools() -> tuple[ToolDef, ...]:
@@ -228,12 +306,19 @@ def _gitignore(path: Path, text: str | None, lines: Sequence[str]) -> Repository
 def _starter_problems(files: Sequence[RepositoryWrite], reads: Sequence[Path], root: Path) -> list[Problem]:
     """What ``validate`` refuses in the starter suite (``files[0]``), checked in a scratch copy of the
     files it reads (the example tool file, or ``reads``: the tool file and prompt) before anything is
-    written in the repository."""
+    written in the repository. The commands it starts are checked in the repository itself (a program
+    is a virtualenv's interpreter, a link...), then stand in the copy as empty files."""
+    from gate.commands.init_commands import command_problems, named_paths
     from gate.files.suite_loader import load_suites
     from gate.files.text_files import read_text
     from gate.files.yaml_source import YamlError
 
-    staged = [(files[0].path.relative_to(root), files[0].text.encode("utf-8"))]
+    commands = _commands(files[0].text)
+    problems = command_problems(files[0].text, files[0].path, root, commands)
+    if problems:
+        return problems
+    staged = [(path, b"") for path in named_paths(root, [argv for _, argv in commands])]
+    staged.append((files[0].path.relative_to(root), files[0].text.encode("utf-8")))
     staged += [
         (f.path.relative_to(root), f.text.encode("utf-8")) for f in files[1:] if f.path.suffix == ".json"
     ]
@@ -248,8 +333,23 @@ def _starter_problems(files: Sequence[RepositoryWrite], reads: Sequence[Path], r
         (copy / ".git").mkdir()
         for relative, data in staged:
             (copy / relative).parent.mkdir(parents=True, exist_ok=True)
-            (copy / relative).write_bytes(data)
+            if not data and (root / relative).is_dir():
+                (copy / relative).mkdir(exist_ok=True)
+            else:
+                (copy / relative).write_bytes(data)
         return list(load_suites([copy / staged[0][0]], root=copy).problems)
+
+
+def _commands(text: str) -> list[tuple[PathKey, tuple[str, ...]]]:
+    """The commands the starter suite ``text`` starts, each at its key: the program's, the servers'."""
+    agent = parse(text, "suite").data["agent"]
+    found: list[tuple[PathKey, tuple[str, ...]]] = []
+    if "command" in agent:
+        found.append((("agent", "command"), tuple(agent["command"])))
+    for index, item in enumerate(agent["tools"]):
+        if "mcp" in item:
+            found.append((("agent", "tools", index, "mcp", "command"), tuple(item["mcp"]["command"])))
+    return found
 
 
 def _inside(path: Path, root: Path) -> bool:

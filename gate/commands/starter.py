@@ -47,14 +47,21 @@ def _comment(value: str) -> str:
 @dataclass(frozen=True)
 class Starter:
     """The suite to write: its name, the agent's provider and model, the tools and where their file
-    is (relative to the suite's directory), and the system prompt file (None: an inline prompt)."""
+    is (relative to the suite's directory; None: no tool file), and the system prompt file (None: an
+    inline prompt). With ``command``, the agent is the team's program (no provider, model or prompt:
+    it picks its own), ``watch`` the globs of its code. With ``server``, tools also come from that MCP
+    server's ``tools/list`` (``server_watch`` its code)."""
 
     name: str
     provider: Provider
     model: str
     tools: tuple[ToolDef, ...]
-    tools_file: str
+    tools_file: str | None
     prompt_file: str | None = None
+    command: tuple[str, ...] = ()
+    watch: tuple[str, ...] = ()
+    server: tuple[str, ...] = ()
+    server_watch: tuple[str, ...] = ()
 
 
 def _placeholder_in(value: Any) -> bool:
@@ -111,29 +118,64 @@ def _case(tool: ToolDef) -> list[str]:
         for name in required:
             matcher, comment = _matcher(tool.parameters, name)
             lines.append(f"            {_text(name)}: {matcher}   # {comment}")
-        lines.append("          allow_extra_args: true   # its optional arguments may be sent too")
+        properties = tool.parameters.get("properties")
+        if isinstance(properties, dict) and set(properties) - set(required):
+            lines.append("          allow_extra_args: true   # its optional arguments may be sent too")
     return lines
 
 
-def starter_suite(starter: Starter) -> str:
-    """The starter suite's YAML text."""
+def _list(words: Sequence[str]) -> str:
+    """A flow sequence of strings, each written as JSON (see :func:`_text`)."""
+    return "[" + ", ".join(_text(word) for word in words) + "]"
+
+
+def _tool_items(starter: Starter) -> str:
+    items = [f"{{file: {_text(starter.tools_file)}}}"] if starter.tools_file else []
+    if starter.server:
+        watch = f", watch: {_list(starter.server_watch)}" if starter.server_watch else ""
+        items.append(f"{{mcp: {{command: {_list(starter.server)}{watch}}}}}")
+    return "[" + ", ".join(items) + "]"
+
+
+def _agent(starter: Starter) -> list[str]:
+    """The suite's ``agent:`` lines: the program, or the model with its prompt."""
+    if starter.command:
+        return [
+            "agent:",
+            "  # Your agent program: per trial the gate writes the case's messages to its standard input and",
+            "  # reads its answers (docs/agent-programs.md shows the few lines of adapter code); its model",
+            "  # requests go through the gate's recording proxy. It runs with run --allow-commands.",
+            f"  command: {_list(starter.command)}",
+            f"  watch: {_list(starter.watch)}   # its code: a change to these runs the suite",
+            "  timeout_s: 120",
+            "  # The tools its cases expect, served to it as an MCP server (TOOL_EVAL_GATE_MCP_URL).",
+            f"  tools: {_tool_items(starter)}",
+        ]
     prompt = (
         f"{{file: {_text(starter.prompt_file)}}}"
         if starter.prompt_file
         else _text("You are a helpful assistant. (Write your agent's system prompt, or {file: prompt.md}.)")
     )
-    lines = [
-        f"# yaml-language-server: $schema={SCHEMA_URL}",
-        "# A starter suite: one case per tool (write the request and the arguments you expect), and one",
-        "# where no tool may be called. Check it offline with `tool-eval-gate validate`, then run it with",
-        "# `tool-eval-gate run --html out/report.html` (which finds every *.suite.yaml).",
-        "version: 1",
-        f"name: {_text(starter.name)}",
+    return [
         "agent:",
         f"  provider: {starter.provider}",
         f"  model: {_text(starter.model)}",
         f"  system_prompt: {prompt}",
-        f"  tools: [{{file: {_text(starter.tools_file)}}}]",
+        f"  tools: {_tool_items(starter)}",
+    ]
+
+
+def starter_suite(starter: Starter) -> str:
+    """The starter suite's YAML text."""
+    run = "run --allow-commands" if starter.command or starter.server else "run"
+    lines = [
+        f"# yaml-language-server: $schema={SCHEMA_URL}",
+        "# A starter suite: one case per tool (write the request and the arguments you expect), and one",
+        "# where no tool may be called. Check it offline with `tool-eval-gate validate`, then run it with",
+        f"# `tool-eval-gate {run} --html out/report.html` (which finds every *.suite.yaml).",
+        "version: 1",
+        f"name: {_text(starter.name)}",
+        *_agent(starter),
         "threshold: 0.9",
         "cases:",
     ]
@@ -244,6 +286,114 @@ jobs:
         with:
           path: .tool-eval-gate/cache
           key: tool-eval-gate-${{ github.head_ref || github.ref_name }}-${{ github.run_id }}
+      - if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: tool-eval-gate-results
+          path: tool-eval-gate-results/
+"""
+
+
+def program_workflow(branch: str, requirements: Sequence[str], npm_prefixes: Sequence[str]) -> str:
+    """The workflow of suites that start commands (see ``PROGRAM_WORKFLOW``) for the default branch
+    ``branch``: the CLI installed with the program's ``requirements`` files, ``npm ci`` in each of
+    ``npm_prefixes`` (Node set up when there is one)."""
+    node = "".join(
+        [
+            "      - uses: actions/setup-node@v4             # a JavaScript agent\n",
+            '        with: {node-version: "20"}\n',
+        ]
+        if npm_prefixes
+        else []
+    )
+    return (
+        PROGRAM_WORKFLOW.replace("@BRANCH@", branch)
+        .replace("@NODE@", node)
+        .replace("@PIP@", "".join(f"\n          -r {r}" for r in requirements))
+        .replace("@NPM@", "".join(f"      - run: npm ci --prefix {p}\n" for p in npm_prefixes))
+    )
+
+
+# The shipped examples/workflows/tool-eval-gate-agent-program.yml, which tests/commands/test_starter.py
+# holds equal to this template for its example programs.
+PROGRAM_WORKFLOW = """\
+# The team's own agent programs under the gate (docs/agent-programs.md): a program needs its own
+# dependencies, so the CLI evaluates it in this job (with `--allow-commands`), and the action only
+# publishes what the CLI wrote (`results:`): the comment, the review, the summary, the annotations.
+# The response cache is restored before the run and saved after it only on pushes to main, never on
+# a pull request: the pull request's programs run beside the cache directory and could write answers
+# of their own into it, which a saved cache would bring back, trusted, in its next run (the action's
+# `cache_trusted` output says the same for the runs it evaluates itself; a CLI run cannot set it).
+# Pushes to main evaluate the suites the push changed against the commit before, so their answers are
+# in the cache that pull requests restore.
+# A fork's (or Dependabot's) pull request is not evaluated here: installing its programs runs its code
+# in this job before the gate (setup.py, npm scripts), where it could write any answer, result or the
+# gate itself; its run is not verified (exit 3) before anything of the checkout runs.
+# The CLI runs as root (sudo), so that each program and MCP server runs as a user of its own: it
+# cannot read the key from the gate, write the cache or the outputs, or outlive its trial (SECURITY.md,
+# "What the gate starts is contained"), which needs the checkout readable by other users (hence the
+# chmod of the home directory it lies in); `exec` leaves no shell holding the key, and the checkout
+# keeps no token in .git/config for a program to read.
+name: tool-eval-gate
+on:
+  pull_request:
+  push:
+    branches: [@BRANCH@]
+permissions:
+  contents: read
+  pull-requests: write   # the sticky comment and the review
+jobs:
+  gate:
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    steps:
+      - uses: actions/checkout@v4
+        with: {fetch-depth: 0, persist-credentials: false}
+      - name: A fork's programs are not run here (not verified)
+        if: >-
+          github.event_name == 'pull_request' &&
+          (github.event.pull_request.head.repo.full_name != github.repository ||
+          github.event.pull_request.user.login == 'dependabot[bot]')
+        run: |
+          echo "::error title=tool-eval-gate::not verified: the programs of a fork's or Dependabot's" \\
+            "pull request are not run with this job's rights; a maintainer who has read them pushes" \\
+            "the commits to a branch of the repository"
+          exit 3
+      - uses: actions/setup-python@v5
+        with: {python-version: "3.12"}
+@NODE@      - uses: actions/cache/restore@v4          # the response cache: unchanged requests cost nothing
+        with:
+          path: .tool-eval-gate/cache
+          key: tool-eval-gate-${{ github.head_ref || github.ref_name }}-${{ github.run_id }}
+          restore-keys: |
+            tool-eval-gate-${{ github.head_ref || github.ref_name }}-
+            tool-eval-gate-${{ github.base_ref || github.ref_name }}-
+            tool-eval-gate-
+      # The CLI as README installs it: from the repository until 1.0 is on PyPI, then
+      # 'tool-eval-gate[all]==1.0.0' (the same release as the action's tag below).
+      - run: >-
+          pip install 'tool-eval-gate[all] @ git+https://github.com/tool-eval-gate/tool-eval-gate'@PIP@
+@NPM@      - run: >-
+          chmod o+x "$HOME" &&
+          exec sudo -E env "PATH=$PATH"
+          tool-eval-gate run --allow-commands --changed-since "$BASE" --baseline auto
+          --cache .tool-eval-gate/cache --json out/results.json --baseline-json out/results.base.json
+          --junit out/junit.xml --markdown out/report.md
+        env:
+          BASE: ${{ github.event.pull_request.base.sha || github.event.before }}
+          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}
+      # The steps below run even when this one fails (exit 1 failed, 2 invalid input, 3 incomplete or
+      # not verified): the job keeps its failure, and whatever the CLI wrote is published.
+      - if: always() && github.event_name == 'push'   # never from a pull request's run (see above)
+        uses: actions/cache/save@v4
+        with:
+          path: .tool-eval-gate/cache
+          key: tool-eval-gate-${{ github.head_ref || github.ref_name }}-${{ github.run_id }}
+      - uses: tool-eval-gate/tool-eval-gate@v1
+        if: always() && hashFiles('out/results.json') != ''
+        with:
+          results: out/results.json
+          baseline: out/results.base.json
       - if: always()
         uses: actions/upload-artifact@v4
         with:

@@ -19,6 +19,7 @@ from gate.commands import starter
 from gate.files.suite_loader import load_suites
 from gate.suite.matcher_tree import matchers_json
 from tests.builders import WEATHER_FUNCTION
+from tests.conftest import ROOT
 
 ANTHROPIC_TOOL = {
     "name": "book_flight",
@@ -314,3 +315,87 @@ def test_a_prompt_that_is_not_text_is_refused_at_its_path_and_nothing_is_written
     assert cli_main(["init", "--tools", "agent/tools.json", "--prompt", "agent/prompt.md"]) == 2
     assert capsys.readouterr().err.startswith("agent/prompt.md:1:1: binary file")
     assert _written(repo) == []
+
+
+def _program(repo: Path) -> None:
+    (repo / "agent" / "run.py").write_text(
+        "import sys\nfor line in sys.stdin:\n    print('{}', flush=True)\n"
+    )
+    (repo / "agent" / "requirements.txt").write_text("openai\n")
+
+
+def test_init_with_an_agent_command_writes_a_program_suite_and_the_workflow_that_runs_it(repo, capsys):
+    """A team whose agent is a program: the suite names the program and its code, no model (the
+    program picks its own); the workflow is the one that runs programs with the CLI, installing the
+    program's requirements."""
+    _program(repo)
+    assert cli_main(["init", "--agent-command", "python3 agent/run.py", "--tools", "agent/tools.json"]) == 0
+    out = capsys.readouterr().out
+    assert "tool-eval-gate run evals --allow-commands --html out/report.html" in out
+    loaded = load_suites([repo / "evals"], root=repo)
+    assert loaded.problems == ()
+    agent = loaded.suites[0].agent
+    assert agent.program is not None
+    assert (agent.program.argv, agent.program.watch) == (("python3", "agent/run.py"), ("agent/**",))
+    assert [t.name for t in agent.tools] == ["get_weather", "book_flight"]
+    workflow = (repo / ".github" / "workflows" / "tool-eval-gate.yml").read_text()
+    assert workflow == starter.program_workflow("trunk", ["agent/requirements.txt"], [])
+    assert "--allow-commands" in workflow
+
+
+def test_init_with_a_virtualenv_interpreter_as_the_program_writes_a_suite_that_validates(repo, capsys):
+    _program(repo)
+    venv = repo / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    assert cli_main(["init", "--agent-command", ".venv/bin/python agent/run.py"]) == 0
+    assert load_suites([repo / "evals"], root=repo).problems == ()
+
+
+def test_a_program_init_cannot_start_or_a_model_for_a_program_is_refused_and_nothing_is_written(repo, capsys):
+    (repo / "agent" / "link").symlink_to(sys.executable)  # a link out of the repository
+    assert cli_main(["init", "--agent-command", "agent/link run.py"]) == 2
+    assert "is a link to outside the repository" in capsys.readouterr().err
+    _program(repo)
+    assert cli_main(["init", "--agent-command", "python3 agent/run.py", "--model", "gpt-4o"]) == 2
+    assert "--model: an agent program picks its own model and prompt" in capsys.readouterr().err
+    assert cli_main(["init", "--agent-command", "python3 'agent/run.py"]) == 2
+    assert "cannot be split into words" in capsys.readouterr().err
+    assert not (repo / "evals").exists() and not (repo / ".github").exists()
+
+
+def test_init_with_an_mcp_command_takes_the_tools_the_server_lists(repo, capsys):
+    """The server is started once, as run --allow-commands would, and its tools/list makes the cases;
+    the suite takes its tools from the server, so a change to the server's code runs it."""
+    server = repo / "server"
+    server.mkdir()
+    (server / "server.py").write_text((ROOT / "examples" / "mcp_weather" / "server.py").read_text())
+    _program(repo)
+    argv = ["init", "--agent-command", "python3 agent/run.py", "--mcp-command", "python3 server/server.py"]
+    assert cli_main(argv) == 0
+    text = (repo / "evals" / "agent.suite.yaml").read_text()
+    assert '{mcp: {command: ["python3", "server/server.py"], watch: ["server/**"]}}' in text
+    suite = load_suites([repo / "evals"], root=repo).suites[0]
+    assert [c.id for c in suite.cases] == ["calls-get_weather", "calls-get_forecast", "no-tool-needed"]
+    assert suite.agent.tool_servers[0].command == ("python3", "server/server.py")
+
+
+def test_allow_extra_args_is_written_only_for_a_tool_with_optional_arguments(repo, capsys):
+    every = {
+        "type": "function",
+        "function": {
+            "name": "lookup",
+            "description": "Look up an order.",
+            "parameters": {
+                "type": "object",
+                "properties": {"order": {"type": "string"}},
+                "required": ["order"],
+            },
+        },
+    }
+    (repo / "agent" / "one.json").write_text(json.dumps([every, ANTHROPIC_TOOL]))
+    assert cli_main(["init", "--tools", "agent/one.json"]) == 0
+    lookup, booking, _ = load_suites([repo / "evals"], root=repo).suites[0].cases
+    assert not lookup.expect.calls.calls[0].allow_extra_args  # every argument is required
+    assert booking.expect.calls.calls[0].allow_extra_args  # the optional note may be sent

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from gate.commands.starter import Starter, starter_suite, workflow
+from gate.commands.starter import Starter, program_workflow, starter_suite, workflow
 from gate.files.yaml_source import parse
 from gate.suite.model import Source, ToolDef
 from tests.conftest import ROOT
@@ -15,6 +15,21 @@ def test_the_workflow_for_main_and_an_openai_key_is_the_shipped_example():
     example = (ROOT / "examples" / "workflows" / "tool-eval-gate.yml").read_text(encoding="utf-8")
     assert workflow("main", ["openai"]) == example, (
         "init writes this workflow: change gate/commands/starter.py's WORKFLOW with the example"
+    )
+
+
+def test_the_workflow_of_suites_that_start_commands_is_the_shipped_agent_program_example():
+    example = (ROOT / "examples" / "workflows" / "tool-eval-gate-agent-program.yml").read_text(
+        encoding="utf-8"
+    )
+    written = program_workflow("main", ["agents/concierge/requirements.txt"], ["agents/orders"])
+    assert written == example, (
+        "init --agent-command writes this workflow: change starter.py's PROGRAM_WORKFLOW with the example"
+    )
+    plain = program_workflow("trunk", [], [])
+    assert "branches: [trunk]" in plain and "setup-node" not in plain and "npm ci" not in plain
+    assert (
+        "pip install 'tool-eval-gate[all] @ git+https://github.com/tool-eval-gate/tool-eval-gate'\n" in plain
     )
 
 
