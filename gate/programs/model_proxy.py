@@ -7,14 +7,16 @@ API key. Each request is read in its API (``gate.providers.wire_requests``), sen
 runner's model path (the response cache, the concurrency limiter, retries, the request and cost
 budgets, the provider adapter with the real key) as a ``ModelRequest`` carrying the program's own
 body, and its reply written back in the program's API, streamed when it asked to stream
-(``gate.providers.wire_replies``). Every exchange is kept: the trial's run record is built from them
-(``gate.programs.record``).
+(``gate.providers.wire_replies``). Every exchange is kept: the trial's episode takes its replies,
+calls and results from them (``gate.programs.record``).
 
 What the proxy refuses, it answers in the API's own error shape with ``x-should-retry: false`` (the
 gate has retried already: the SDK must not multiply requests): a wrong token (401), a body it cannot
-serve (400), a request beyond the case's ``max_turns`` (429), a provider failure after the gate's
-retries, a budget reached or a replay miss (the provider's status, 429, 503). A provider failure or a
-budget makes the trial an error, never the agent's failure.
+serve (400), a request the episode's budgets forbid (more calls than ``max_tool_calls`` made, or
+``max_turns`` replies had: the episode ends for it, as the model agent's does) or made once the
+episode is over (429), a provider failure after the gate's retries, a budget reached or a replay miss
+(the provider's status, 429, 503). A provider failure, a budget, or a reply cut at its token limit
+(relayed, all the same) makes the trial an error, never the agent's failure.
 
 Nothing the proxy relays carries a credential the gate holds (its ``redactor``: the keys of the
 environment, the credentials in its URLs, the shapes of keys and tokens): an upstream or a gateway can
@@ -30,12 +32,12 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+from gate.episode.episode import BUDGET_MESSAGE, Episode, budget_stop
 from gate.programs.loopback_http import HttpRequest, HttpResponse, json_response
 from gate.programs.record import Exchange
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
 from gate.providers.wire_replies import encode_event, error_body, reply_body, reply_events
 from gate.providers.wire_requests import WireApi, WireError, WireRequest, read_wire_request
-from gate.results.run_record import StopReason
 from gate.suite.model import ModelParams
 from gate.util.redact import Redactor
 
@@ -61,31 +63,40 @@ def _token_of(request: HttpRequest) -> str:
 
 
 class TrialProxy:
-    """The model side of one trial: ``call`` is the runner's model path for this trial, ``max_turns``
-    the model replies the case allows."""
+    """The model side of one trial: ``call`` is the runner's model path for this trial; ``episode``
+    the trial's episode, whose budgets a request must be within and which is told why it ended (a
+    provider failure, a budget, a reply cut at its token limit)."""
 
-    def __init__(self, token: str, call: CallModel, max_turns: int, redactor: Redactor):
+    def __init__(self, token: str, call: CallModel, episode: Episode, redactor: Redactor):
         self.token = token
         self.call = call
-        self.max_turns = max_turns
+        self.episode = episode
         self.redactor = redactor
         self.exchanges: list[Exchange] = []
         self.received = 0  # the requests sent to its model routes, answered or refused (the host counts)
-        # Why the trial could not be evaluated, or went over its turns (the first such event wins).
-        self.error: str | None = None
-        self.stop: StopReason | None = None
         self.fatal: ProviderError | None = None  # stops the run's requests to that provider or model
-
-    def end(self, stop: StopReason, error: str | None) -> None:
-        """The trial stops being evaluable (or went over its turns): the first such event wins."""
-        if self.stop is None:
-            self.stop, self.error = stop, error
 
     def provider_failed(self, exc: ProviderError) -> None:
         """A request of the trial failed after the gate's retries (the trial is an error)."""
         if exc.fatal:
             self.fatal = self.fatal or exc
-        self.end("provider_error", str(exc))
+        self.episode.end("provider_error", str(exc))
+
+    def refusal(self) -> str | None:
+        """Why the trial's next model request is refused: a budget forbids the agent another reply
+        (the episode ends for it, as the model agent's does), or the episode is over."""
+        episode, case = self.episode, self.episode.case
+        if not episode.ended:
+            calls = sum(len(e.reply.tool_calls) for e in self.exchanges)
+            stop = budget_stop(case, len(self.exchanges), calls)
+            if stop is None:
+                return None
+            episode.end(stop)
+        if episode.stop_reason == "max_turns":
+            return f"the case allows {case.max_turns} model replies (max_turns)"
+        if episode.stop_reason == "max_tool_calls":
+            return f"the case allows {case.max_tool_calls} tool calls (max_tool_calls)"
+        return f"the trial has ended ({episode.stop_reason.replace('_', ' ')})"
 
     async def handle(self, api: WireApi, request: HttpRequest) -> HttpResponse:
         if request.method != "POST":
@@ -96,10 +107,10 @@ class TrialProxy:
             wire = read_wire_request(api, request.body)
         except WireError as exc:
             return self._error(api, 400, f"tool-eval-gate: {exc}")
-        if len(self.exchanges) >= self.max_turns:
-            message = f"tool-eval-gate: the case allows {self.max_turns} model replies (max_turns)"
-            self.end("max_turns", None)
-            return self._error(api, 429, message)
+        self.episode.requested(wire.model, wire.system)
+        refused = self.refusal()
+        if refused is not None:
+            return self._error(api, 429, f"tool-eval-gate: {refused}")
         headers = tuple(
             (name, request.headers[name]) for name in FORWARDED_HEADERS if name in request.headers
         )
@@ -120,12 +131,15 @@ class TrialProxy:
         except ProviderError as exc:
             return self._failed(api, exc)
         except BudgetReached as exc:
-            self.end("budget", str(exc) or "not run: budget reached")
+            self.episode.end("budget", str(exc) or BUDGET_MESSAGE)
             return self._error(api, 429, f"tool-eval-gate: {exc}")
         reply = self._masked_reply(reply)
         wall_ms = (time.perf_counter() - started) * 1000.0
-        waited = max(0.0, wall_ms - reply.latency_ms) if reply.latency_ms is not None else 0.0
+        # Negative for an answer from the cache: the time it took when recorded counts (as for the model).
+        waited = wall_ms - reply.latency_ms if reply.latency_ms is not None else 0.0
         self.exchanges.append(Exchange(wire, reply, waited))
+        if reply.cut:  # relayed all the same; the trial is an error, as the model agent's is
+            self.episode.end("max_tokens", cut_text(wire))
         if not wire.stream:
             return json_response(200, reply_body(wire, reply))
         return HttpResponse(200, headers={"content-type": "text/event-stream"}, stream=_stream(wire, reply))
@@ -149,6 +163,15 @@ class TrialProxy:
         if self.redactor.redact(text) == text:
             return reply
         return ModelReply.from_dict(self.redactor.redact_obj(data))
+
+
+def cut_text(wire: WireRequest) -> str:
+    """Why a reply to the program's request ``wire`` ended unfinished, and where to raise the limit."""
+    for key in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
+        value = wire.body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return f"the reply was cut at {key}={value}: raise it in the agent program's requests"
+    return "the reply was cut at the server's own output limit: set a token limit in the program's requests"
 
 
 async def _stream(wire: WireRequest, reply: ModelReply) -> AsyncIterator[bytes]:

@@ -1,21 +1,16 @@
-"""The run record of one trial of an agent program, built from what the gate saw (DESIGN section 10):
-the messages it wrote to the program and the answers it read, the model requests and replies that
-went through the recording proxy, and the calls the mock MCP server answered.
+"""An agent program's model traffic as its episode's replies, calls and results (DESIGN section 10): what
+the gate saw of it, the model requests and replies that went through the recording proxy and the calls
+the mock MCP server answered. The episode (``gate.episode.episode``) makes the run record, as for the
+model agent.
 
-- the calls are the tool calls of the replies, in order, each in the turn (model reply) that made it;
-  its result is what the program sent back to the model for it (the tool message of a later
-  request) or, for a call the mock MCP server answered, the mock's own result, with which mock
-  answered (``matched``, ``fallback``...) and the state after it; a call the program answered with
-  its own code is recorded with ``mock: program``;
-- the output is the program's last answer (what its user sees);
-- the tools each request offered the model, as it offered them (``offered``): the automatic checks
-  of a call use those of the request it answered, and the reports show them;
-- usage, cost and the latency come from the replies (the latency without the time the gate held a
-  request back: a concurrency slot, retry back-off, as for the model agent);
-- the transcript: the program's system prompt (from its first request that has one), the case's
-  earlier turns, every message and answer, each reply with its calls and their results; what the
-  program wrote to its standard error is the record's ``log``, apart from what was said (secrets
-  masked by the caller).
+- each reply's calls, in order, each in the turn (the reply's number in the trial) that made it;
+- a call's result: for a call the mock MCP server answered, the mock's own result, with which mock
+  answered (``matched``, ``fallback``, ``live``...) and the state after it (matched by tool and
+  arguments, in order); else what the program sent back to the model for it (the tool message of a
+  later request: ``mock: program``, its own code answered); else none (``mock: none``: the trial
+  ended first).
+- the tools each request offered the model, as it offered them (``offered_tools``): the automatic
+  checks of a call use those of the request it answered, and the reports show them.
 
 Pure.
 """
@@ -29,24 +24,17 @@ from typing import Any
 
 from gate.providers.base import ModelReply
 from gate.providers.wire_requests import WireRequest
-from gate.results.messages import AssistantMessage, Message, SystemMessage, ToolResult, UserMessage
-from gate.results.run_record import (
-    OfferedTool,
-    RecordedCall,
-    RunRecord,
-    StopReason,
-    Usage,
-    parse_arguments,
-)
+from gate.results.messages import ToolResult
+from gate.results.run_record import MockKind, OfferedTool, RecordedCall, parse_arguments
 from gate.suite.mocks import MockOutcome
-from gate.suite.pricing import PriceTable
 from gate.util.escape import as_text
 
 
 @dataclass(frozen=True)
 class Exchange:
     """One model request of the trial and its reply; ``waited_ms`` is the time the request spent in
-    the gate beyond the provider's own answer time (a concurrency slot, retry back-off)."""
+    the gate beyond the provider's own answer time (a concurrency slot, retry back-off; negative for
+    an answer from the cache, which counts the time it took when recorded)."""
 
     request: WireRequest
     reply: ModelReply
@@ -65,29 +53,6 @@ class McpCall:
     state: Any = None
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One message the gate wrote to the program, its answer (None: none came) and how many model
-    exchanges had happened when the answer came (or the trial ended)."""
-
-    message: str
-    answer: str | None
-    exchanges: int
-    simulated: bool = False
-
-
-@dataclass(frozen=True)
-class ProgramOutcome:
-    """How the program's side of the trial ended."""
-
-    turns: tuple[Turn, ...]
-    history: tuple[Message, ...]  # the case's earlier turns, given on the first line
-    crash: str | None  # why the program failed (its exit, a timeout, a line off the protocol)
-    stderr: str  # the tail of its standard error
-    user_done: bool  # the simulated user said the episode is over
-    latency_ms: float  # first message written to the last answer read
-
-
 def _value(text: str) -> Any:
     try:
         return json.loads(text)
@@ -95,7 +60,7 @@ def _value(text: str) -> Any:
         return text
 
 
-def _results(exchanges: Sequence[Exchange]) -> dict[str, ToolResult]:
+def _sent_back(exchanges: Sequence[Exchange]) -> dict[str, ToolResult]:
     """call id -> the first tool message answering it in the requests."""
     found: dict[str, ToolResult] = {}
     for exchange in exchanges:
@@ -105,136 +70,47 @@ def _results(exchanges: Sequence[Exchange]) -> dict[str, ToolResult]:
     return found
 
 
-def _calls(exchanges: Sequence[Exchange], mcp_calls: Sequence[McpCall]) -> list[RecordedCall]:
-    answered = _results(exchanges)
-    unused = list(mcp_calls)
-    calls: list[RecordedCall] = []
-    for turn, exchange in enumerate(exchanges, 1):
+def reply_calls(
+    exchanges: Sequence[Exchange], start: int, unserved: list[McpCall]
+) -> list[list[RecordedCall]]:
+    """The calls of each reply of ``exchanges[start:]``, with their results (the module doc); the MCP
+    calls matched are taken from ``unserved``."""
+    sent_back = _sent_back(exchanges)
+    replies = []
+    for turn, exchange in enumerate(exchanges[start:], start + 1):
+        calls = []
         for call in exchange.reply.tool_calls:
             arguments, error = parse_arguments(call.arguments)
             served = next(
-                (m for m in unused if m.name == call.name and m.arguments == (arguments or {})), None
+                (m for m in unserved if m.name == call.name and m.arguments == (arguments or {})), None
             )
-            message = answered.get(call.id)
-            result: Any = _value(message.text) if message is not None else None
-            is_error = message.is_error if message is not None else False
-            mock: Any = "program"
-            state = None
+            message = sent_back.get(call.id)
+            result: Any = None
+            mock: MockKind = "none"
+            is_error, state = False, None
             if served is not None:
-                unused.remove(served)
-                result, is_error, mock, state = (
-                    served.outcome.result,
-                    served.outcome.is_error,
-                    served.outcome.kind,
-                    served.state,
-                )
+                unserved.remove(served)
+                outcome = served.outcome
+                result, is_error, mock, state = outcome.result, outcome.is_error, outcome.kind, served.state
+            elif message is not None:
+                result, is_error, mock = _value(message.text), message.is_error, "program"
             calls.append(
                 RecordedCall(
-                    id=call.id,
-                    name=call.name,
-                    raw_arguments=call.arguments,
-                    arguments=arguments,
-                    arguments_error=error,
-                    turn=turn,
-                    result=result,
-                    mock=mock,
-                    is_error=is_error,
-                    state=state,
+                    call.id, call.name, call.arguments, arguments, error, turn, result, mock, is_error, state
                 )
             )
-    return calls
+        replies.append(calls)
+    return replies
 
 
-def _exchange_messages(exchange: Exchange, calls: dict[str, RecordedCall]) -> list[Message]:
-    """A reply (with its reasoning, and its stop reason when it was cut) and the results of its calls."""
-    reply = exchange.reply
-    messages: list[Message] = [reply.message()]
-    for tool_call in reply.tool_calls:
-        call = calls.get(tool_call.id)
-        if call is None or (call.result is None and call.mock == "none"):
-            continue
-        state = as_text(call.state) if call.state is not None else None
-        messages.append(ToolResult(call.id, call.name, call.result, call.is_error, state=state))
-    return messages
+def result_message(call: RecordedCall) -> ToolResult | None:
+    """A call's result as the transcript shows it (None: it got none)."""
+    if call.mock == "none":
+        return None
+    state = as_text(call.state) if call.state is not None else None
+    return ToolResult(call.id, call.name, call.result, call.is_error, state=state)
 
 
-def _transcript(
-    outcome: ProgramOutcome, exchanges: Sequence[Exchange], calls: Sequence[RecordedCall]
-) -> list[Message]:
-    by_id = {c.id: c for c in calls}
-    system = next((e.request.system for e in exchanges if e.request.system), None)
-    messages: list[Message] = [SystemMessage(system)] if system else []
-    messages += outcome.history
-    done = 0
-    for turn in outcome.turns:
-        messages.append(UserMessage(turn.message, simulated=turn.simulated))
-        for exchange in exchanges[done : turn.exchanges]:
-            messages += _exchange_messages(exchange, by_id)
-        last = exchanges[turn.exchanges - 1].reply if turn.exchanges > done else None
-        done = max(done, turn.exchanges)
-        if turn.answer is not None and not (
-            last is not None and not last.tool_calls and last.text == turn.answer
-        ):
-            messages.append(AssistantMessage(turn.answer))
-    for exchange in exchanges[done:]:
-        messages += _exchange_messages(exchange, by_id)
-    return messages
-
-
-def _stop(outcome: ProgramOutcome, proxy_stop: StopReason | None) -> StopReason:
-    if proxy_stop is not None:
-        return proxy_stop  # provider_error, budget, max_turns
-    if outcome.crash is not None:
-        return "agent_crashed"
-    return "user_done" if outcome.user_done else "final_answer"
-
-
-def program_record(
-    outcome: ProgramOutcome,
-    exchanges: Sequence[Exchange],
-    mcp_calls: Sequence[McpCall],
-    *,
-    proxy_stop: StopReason | None,
-    proxy_error: str | None,
-    state: Any,
-    extra: dict[str, Any],
-    prices: PriceTable,
-) -> RunRecord:
-    calls = _calls(exchanges, mcp_calls)
-    usage = Usage()
-    cost: float | None = 0.0
-    for exchange in exchanges:
-        reply = exchange.reply
-        usage = usage + reply.usage
-        request = exchange.request
-        step = prices.cost(
-            request.provider, request.model, reply.usage, reply.cached_input_tokens, reply.model
-        )
-        cost = None if step is None or cost is None else cost + step
-    answers = [t.answer for t in outcome.turns if t.answer is not None]
-    stop = _stop(outcome, proxy_stop)
-    models = list(dict.fromkeys(e.request.model for e in exchanges))
-    waited = sum(e.waited_ms for e in exchanges)
-    crashed = {"agent_crashed": outcome.crash} if stop == "agent_crashed" and outcome.crash else {}
-    return RunRecord(
-        input=outcome.turns[0].message if outcome.turns else "",
-        messages=tuple(_transcript(outcome, exchanges, calls)),
-        calls=tuple(calls),
-        output=answers[-1] if answers else "",
-        turns=len(exchanges),
-        latency_ms=max(0.0, outcome.latency_ms - waited),
-        usage=usage,
-        cost_usd=cost,
-        error=proxy_error if stop in ("provider_error", "budget") else None,
-        stop_reason=stop,
-        model=", ".join(models),
-        extra={**extra, **crashed},
-        state=state,
-        offered=tuple(_offered(e.request) for e in exchanges),
-        log=outcome.stderr,
-    )
-
-
-def _offered(request: WireRequest) -> tuple[OfferedTool, ...]:
+def offered_tools(request: WireRequest) -> tuple[OfferedTool, ...]:
     """The tools ``request`` offered the model, as it offered them."""
     return tuple(OfferedTool(t.name, t.description, t.parameters) for t in request.tools)

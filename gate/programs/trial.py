@@ -13,26 +13,31 @@ whose name says key, token, secret, password, DSN or webhook, every ``OPENAI_*``
 MCP server) and ``PYTHONUNBUFFERED=1`` (a Python program's answers are not held in a pipe buffer).
 The program is what ``PATH`` finds, as for the team's own shell (and for MCP servers).
 
-The protocol: the gate writes the case's user messages one JSON line at a time to the program's
-standard input, ``{"role": "user", "content": ...}``; the first line also carries ``suite``,
-``case``, ``trial``, ``vars`` and ``history`` (the case's earlier turns: ``{"role", "content"}``, an
-assistant's earlier ``tool_calls`` ``[{"id", "name", "arguments"}]`` and their results as
-``{"role": "tool", "call_id", "name", "content", "is_error"}``).
-After each line it reads one answer line from the standard output: ``{"content": "..."}`` or plain
-text (a line that is not a JSON object). A simulated user keeps the same process for the whole
-episode. After the last answer the gate closes the standard input, gives the program a moment to
-exit, and ends it with everything it started.
+The program is the episode's assistant (``gate.episode.episode``: the user's turns, the simulated
+user, the budgets, why it ended and the run record are the same as for the model agent). The
+protocol: each of the episode's user messages is one JSON line to the program's standard input,
+``{"role": "user", "content": ...}``; the first line also carries ``suite``, ``case``, ``trial``,
+``vars`` and ``history`` (the case's earlier turns: ``{"role", "content"}``, an assistant's earlier
+``tool_calls`` ``[{"id", "name", "arguments"}]`` and their results as ``{"role": "tool", "call_id",
+"name", "content", "is_error"}``). Every line is a message to answer: a program suite's conversation
+ends with the user's message (validate refuses one that ends with a tool result,
+``gate.assembly.conversation_builder``). After each line the gate reads one answer line from the
+standard output: ``{"content": "..."}`` or plain text (a line that is not a JSON object). A
+simulated user keeps the same process for the whole episode. After the last answer the gate closes
+the standard input, gives the program a moment to exit, and ends it with everything it started.
+The model replies the program got meanwhile (through the recording proxy), their calls and results
+are the episode's (``gate.programs.record``).
 
 The program failing is the agent's failure (``agent_crashed``): it exited before answering or with a
-non-zero status, did not finish within ``timeout_s``, or wrote a line that is not the protocol (a
-JSON object without a string ``content``, a line over ``MAX_ANSWER_BYTES``). Its standard error is
-read all along; its last ``STDERR_TAIL_CHARS`` are the record's ``log``, kept apart from the
-messages. A program that could not
-be started at all (not on ``PATH``, no such file, not executable, its ``#!`` interpreter missing) did
-nothing wrong as an agent: the trial is an error (could not evaluate) naming the command and why. So
-is a program that ended before its first model request without answering (a missing dependency in
-CI, a setting it needs): it never ran as an agent, and the error says how it ended with the last
-lines of its standard error (``did_not_start``), secrets masked.
+non-zero status, used more than ``timeout_s`` (its turns: the time from each line written to its
+answer, not the simulated user's), or wrote a line that is not the protocol (a JSON object without
+a string ``content``, a line over ``MAX_ANSWER_BYTES``). Its standard error is read all along; its
+last ``STDERR_TAIL_CHARS`` are the record's ``log``, kept apart from the messages. A program that
+could not be started at all (not on ``PATH``, no such file, not executable, its ``#!`` interpreter
+missing) did nothing wrong as an agent: the trial is an error (could not evaluate) naming the command
+and why. So is a program that ended before its first model request without answering (a missing
+dependency in CI, a setting it needs): it never ran as an agent, and the error says how it ended
+with the last lines of its standard error (``did_not_start``), secrets masked.
 """
 
 from __future__ import annotations
@@ -53,17 +58,15 @@ from pathlib import Path
 from typing import Any
 
 from gate.containment.scope import CommandScope, open_scope
-from gate.episode.simulated_user import next_message, simulator_request
+from gate.episode.episode import Episode
 from gate.errors import GateError
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
-from gate.programs.record import ProgramOutcome, Turn, program_record
-from gate.providers.base import BudgetReached, ModelReply, ModelRequest, ProviderError
+from gate.programs.record import McpCall, offered_tools, reply_calls, result_message
+from gate.providers.base import ModelReply, ModelRequest
 from gate.results.messages import AssistantMessage, Message, ToolResult, UserMessage
 from gate.results.run_record import RunRecord
-from gate.suite import conversation
-from gate.suite.mocks import MockSession, merged
 from gate.suite.model import Case, Command, Suite
 from gate.suite.pricing import PriceTable
 from gate.tool_servers.live import LiveTools
@@ -303,50 +306,113 @@ def read_answer(raw: bytes) -> str:
     return content
 
 
-@dataclass
-class _Talk:
-    """The conversation with the program: the messages written, the answers read."""
+class ProgramAgent:
+    """An agent program as the episode's assistant: each turn writes it one line and reads its answer;
+    the model replies it got meanwhile (through the recording proxy), their calls and results are
+    then the episode's. ``start`` and ``finish`` bracket the trial (a process of the trial's own)."""
 
-    suite: Suite
-    case: Case
-    index: int
-    call_model: CallModel
-    proxy: TrialProxy
-    turns: list[Turn] = field(default_factory=list)
-    user_done: bool = False
-    started: float = 0.0
-    answered: float = 0.0
+    def __init__(
+        self, command: Command, root: Path, route: TrialRoute, proxy: TrialProxy, mcp: MockMcpSession
+    ):
+        self.command, self.root, self.route, self.proxy, self.mcp = command, root, route, proxy, mcp
+        self.process: _Process | None = None
+        self.lines = 0  # lines written
+        self.used = 0.0  # seconds of the program's time limit used (its turns)
+        self.folded = 0  # exchanges already the episode's
+        self.seen = 0  # MCP calls already matched or waiting
+        self.unserved: list[McpCall] = []  # MCP calls no reply's call was matched with yet
+        self.ended_early = ""  # how it ended before its first model request, without answering
 
-    async def run(self, process: _Process, prepared: conversation.Prepared) -> None:
-        history = [protocol_message(m) for m in prepared.messages[:-1]]
-        first = prepared.messages[-1].content if prepared.messages else ""
-        head = {"suite": self.suite.name, "case": self.case.id, "trial": self.index, "vars": self.case.vars}
-        self.started = time.perf_counter()
-        await self._say(process, {"role": "user", "content": first, **head, "history": history}, first, False)
-        while (message := await self._next_user_message(prepared)) is not None:
-            await self._say(process, {"role": "user", "content": message}, message, True)
+    async def start(self) -> None:
+        """Start the program (``_NotStarted`` when it cannot be)."""
+        env = program_environment(self.route, os.environ)
+        argv = [resolve_program(self.command, self.root, env), *self.command.argv[1:]]
+        self.process = await _Process.start(self.command, argv, self.root, env)
 
-    async def _say(self, process: _Process, line: dict[str, Any], text: str, simulated: bool) -> None:
-        self.turns.append(Turn(text, None, len(self.proxy.exchanges), simulated))
+    def _line(self, episode: Episode, said: UserMessage) -> dict[str, Any]:
+        """The line to write: the user's message; the first also says which trial it is and gives the
+        case's earlier turns."""
+        if self.lines:
+            return {"role": "user", "content": said.content}
+        case = episode.case
+        head = {"suite": episode.suite.name, "case": case.id, "trial": episode.index, "vars": case.vars}
+        history = [protocol_message(m) for m in episode.prepared.messages[:-1]]
+        return {"role": "user", "content": said.content, **head, "history": history}
+
+    async def answer(self, episode: Episode, said: UserMessage | None) -> None:
+        process = self.process
+        assert process is not None
+        # validate refuses a program suite's conversation that ends with a tool result: no message to send
+        assert said is not None, "a program's conversation ends with the user's message"
+        line = self._line(episode, said)
+        self.lines += 1
+        started = time.perf_counter()
+        answer: str | None = None
+        crash: str | None = None
+        try:
+            answer = await asyncio.wait_for(self._say(process, line), self.command.timeout_s - self.used)
+        except _Crash as exc:
+            if exc.ended and self.lines == 1 and not self.proxy.received and not episode.ended:
+                self.ended_early = str(exc)  # before its first model request: it never ran as an agent
+                episode.end("provider_error")  # the error says how, with its standard error (``end``)
+            crash = str(exc)
+        except asyncio.TimeoutError:
+            crash = f"did not finish within {self.command.timeout_s:g} s (timeout_s)"
+        self.used += time.perf_counter() - started
+        self._fold(episode)
+        if crash is not None:
+            crashed(episode, crash)
+        elif answer is not None:
+            episode.answered(answer)
+
+    async def _say(self, process: _Process, line: dict[str, Any]) -> str:
         await process.send(line)
-        answer = await process.answer(len(self.turns))
-        self.answered = time.perf_counter()
-        self.turns[-1] = Turn(text, answer, len(self.proxy.exchanges), simulated)
+        return await process.answer(self.lines)
 
-    async def _next_user_message(self, prepared: conversation.Prepared) -> str | None:
-        user, simulator = self.case.user, self.suite.user_simulator
-        said = sum(1 for t in self.turns if t.simulated)
-        if user is None or simulator is None or said >= user.max_turns:
-            return None
-        if len(self.proxy.exchanges) >= self.case.max_turns or self.proxy.stop is not None:
-            return None
-        transcript: list[Message] = [*prepared.messages[:-1]]
-        for turn in self.turns:
-            transcript += [UserMessage(turn.message), AssistantMessage(turn.answer or "")]
-        reply = await self.call_model(simulator_request(simulator, user, transcript))
-        message = next_message(reply.text)
-        self.user_done = message is None
-        return message
+    def _fold(self, episode: Episode) -> None:
+        """The model replies since the last turn, their calls and results, into the episode."""
+        exchanges = self.proxy.exchanges
+        self.unserved += self.mcp.calls[self.seen :]
+        self.seen = len(self.mcp.calls)
+        replies = reply_calls(exchanges, self.folded, self.unserved)
+        for exchange, calls in zip(exchanges[self.folded :], replies, strict=True):
+            request = exchange.request
+            episode.reply(exchange.reply, request.provider, request.model, exchange.waited_ms)
+            episode.offered.append(offered_tools(request))
+            for call in calls:
+                episode.call(call, result_message(call))
+        self.folded = len(exchanges)
+
+    async def finish(self, episode: Episode) -> None:
+        """After the last answer: the program closes its input and may exit (a failure if not with 0)."""
+        if self.process is None:
+            return
+        grace = min(EXIT_GRACE_S, self.command.timeout_s - self.used)
+        try:
+            failed = await self.process.finish(grace)
+        except _Crash as exc:
+            failed = str(exc)
+        if failed is not None:
+            crashed(episode, failed)
+
+    async def end(self, episode: Episode) -> None:
+        """End the program and everything it started; its standard error (secrets masked) is the
+        record's log."""
+        if self.process is not None:
+            await self.process.end()
+        stderr = self.process.stderr_tail() if self.process is not None else ""
+        if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)
+            episode.log = Redactor.from_env(os.environ, extra=(self.route.token,)).redact(stderr)
+        if self.ended_early:  # its standard error is read whole only now
+            episode.error = did_not_start(self.ended_early, episode.log)
+
+
+def crashed(episode: Episode, why: str) -> None:
+    """The program failed (its exit, a timeout, a line off the protocol): the agent's failure, unless
+    the episode had ended already (then that reason stands)."""
+    if not episode.ended:
+        episode.end("agent_crashed")
+        episode.extra["agent_crashed"] = f"the agent program {why}"
 
 
 async def run_program_trial(
@@ -365,66 +431,24 @@ async def run_program_trial(
     ``calls: live`` servers (the caller ends them with the trial)."""
     command = suite.agent.program
     assert command is not None
-    prepared = conversation.build(suite, case, index)
-    mocks = MockSession(merged(case.mocks, suite.mocks), [t.name for t in suite.agent.tools], case.state)
-    proxy = TrialProxy(secrets.token_urlsafe(24), call_model, case.max_turns, host.redactor)
+    episode = Episode(suite, case, index, call_model, prices=prices)
+    proxy = TrialProxy(secrets.token_urlsafe(24), call_model, episode, host.redactor)
     mcp = MockMcpSession(
         suite.agent.tools,
-        mocks,
+        episode.mocks,
         case.state is not None,
         live=live,
-        failed=lambda error: proxy.end("provider_error", error),
+        failed=lambda error: episode.end("provider_error", error),
     )
     route = await host.open_trial(proxy, mcp)
-    talk = _Talk(suite, case, index, call_model, proxy)
-    crash: str | None = None
-    ended_early = ""
-    process: _Process | None = None
-    deadline = time.perf_counter() + command.timeout_s
+    agent = ProgramAgent(command, root, route, proxy, mcp)
     try:
-        env = program_environment(route, os.environ)
-        argv = [resolve_program(command, root, env), *command.argv[1:]]
-        process = await _Process.start(command, argv, root, env)
-        await asyncio.wait_for(talk.run(process, prepared), command.timeout_s)
-        crash = await process.finish(min(EXIT_GRACE_S, deadline - time.perf_counter()))
-    except _Crash as exc:
-        if exc.ended and not proxy.received and not any(t.answer is not None for t in talk.turns):
-            ended_early = str(exc)  # before its first model request: it never ran as an agent
-        else:
-            crash = str(exc)
+        await agent.start()
+        await episode.run(agent)
+        await agent.finish(episode)
     except _NotStarted as exc:  # not run: an error, as a provider that cannot be reached
-        proxy.end("provider_error", f"the agent program could not be started: {exc}")
-    except asyncio.TimeoutError:
-        crash = f"did not finish within {command.timeout_s:g} s (timeout_s)"
-    except ProviderError as exc:  # the simulated user's request
-        proxy.provider_failed(exc)
-    except BudgetReached as exc:
-        proxy.end("budget", str(exc))
+        episode.end("provider_error", f"the agent program could not be started: {exc}")
     finally:
-        if process is not None:
-            await process.end()
+        await agent.end(episode)
         host.close_trial(route)
-    stderr = process.stderr_tail() if process is not None else ""
-    if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)
-        stderr = Redactor.from_env(os.environ, extra=(route.token,)).redact(stderr)
-    if ended_early:
-        proxy.end("provider_error", did_not_start(ended_early, stderr))
-    outcome = ProgramOutcome(
-        turns=tuple(talk.turns),
-        history=prepared.messages[:-1],
-        crash=f"the agent program {crash}" if crash else None,
-        stderr=stderr,
-        user_done=talk.user_done,
-        latency_ms=((talk.answered or talk.started) - talk.started) * 1000.0 if talk.started else 0.0,
-    )
-    record = program_record(
-        outcome,
-        proxy.exchanges,
-        mcp.calls,
-        proxy_stop=proxy.stop,
-        proxy_error=proxy.error,
-        state=mocks.state,
-        extra=dict(prepared.extra),
-        prices=prices,
-    )
-    return record, proxy
+    return episode.record(), proxy

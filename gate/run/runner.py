@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gate.episode.episode import BUDGET_MESSAGE
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
 from gate.providers.concurrency import (
     AdaptiveLimiter,
@@ -40,6 +41,7 @@ from gate.providers.concurrency import (
     RetryPolicy,
     call_with_retries,
 )
+from gate.results.messages import UserMessage
 from gate.results.outcomes import (
     CaseResult,
     Failure,
@@ -52,7 +54,7 @@ from gate.results.outcomes import (
 )
 from gate.results.run_record import RunRecord, StopReason
 from gate.results.settings import CacheCounts, RunSettings
-from gate.run.agent_loop import BUDGET_MESSAGE, run_trial
+from gate.run.agent_loop import run_trial
 from gate.run.cache import ResponseCache
 from gate.run.curtailing import Curtailer
 from gate.run.judge_client import JudgeClient
@@ -160,7 +162,7 @@ def _now() -> str:
 def not_run_record(
     suite: Suite, case: Case, reason: str, stop_reason: StopReason = "provider_error"
 ) -> RunRecord:
-    text = next((m.content for m in reversed(case.conversation) if m.role == "user"), "")
+    text = next((m.content for m in reversed(case.conversation) if isinstance(m, UserMessage)), "")
     return RunRecord(
         input=text,
         messages=(),

@@ -105,11 +105,13 @@ def test_a_program_never_receives_the_key_an_upstream_echoes_or_quotes(
         timeout=180,
     )
     assert done.returncode == 3, done.stdout + done.stderr  # the refused case is an error
-    # The upstream really did echo and quote the key (the test would prove nothing otherwise).
-    assert server.request_count == 4
+    # The upstream really did echo and quote the key (the test would prove nothing otherwise). The
+    # refused case's streamed request is not sent: the provider's refusal ended its trial.
+    assert server.request_count == 3
     got = received.read_text()
     assert got.count("Your request came with Bearer ") == 2  # the plain answer and the streamed one
-    assert "invalid header" in got and "(parameter " in got  # both refusals reached the program
+    assert "invalid header" in got and "(parameter " in got  # the upstream's refusal reached the program
+    assert "the trial has ended (provider error)" in got
     for form in forms(KEY):
         assert form not in got
         assert form not in done.stdout + done.stderr

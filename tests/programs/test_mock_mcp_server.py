@@ -13,12 +13,15 @@ import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from gate.episode.episode import Episode
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
 from gate.suite.mocks import MockSession
 from gate.suite.model import MockRule, Mocks, Source
 from gate.util.redact import Redactor
+from tests.builders import case as make_case
+from tests.builders import suite as make_suite
 from tests.builders import tool
 
 BOOK = tool("book_table", {"guests": {"type": "integer"}}, ("guests",), description="Book a table.")
@@ -48,7 +51,8 @@ def serve(test: Callable[[TrialRoute, MockMcpSession, ProgramHost], Awaitable[No
         mcp = MockMcpSession(
             (BOOK, LIST), MockSession(MOCKS, ("book_table", "list_bookings"), {"bookings": []}), stateful=True
         )
-        route = await host.open_trial(TrialProxy("tok", _no_model, 4, host.redactor), mcp)
+        episode = Episode(make_suite(), make_case("c1", "hi"), 0, _no_model)
+        route = await host.open_trial(TrialProxy("tok", _no_model, episode, host.redactor), mcp)
         try:
             await test(route, mcp, host)
         finally:

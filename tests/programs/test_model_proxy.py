@@ -4,6 +4,7 @@ Completions, the Responses API and Anthropic Messages, each plain and streamed; 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from collections.abc import Awaitable, Callable
@@ -13,6 +14,7 @@ import anthropic
 import openai
 import pytest
 
+from gate.episode.episode import Episode
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
@@ -22,6 +24,8 @@ from gate.results.run_record import Usage
 from gate.suite.mocks import MockSession
 from gate.suite.model import Mocks, ModelParams
 from gate.util.redact import Redactor
+from tests.builders import case as make_case
+from tests.builders import suite as make_suite
 
 WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 CALL = ModelReply(
@@ -59,10 +63,12 @@ def serve(
     test: Callable[[TrialRoute, TrialProxy], Awaitable[None]],
     max_turns: int = 8,
     redactor: Redactor = NO_SECRETS,
+    max_tool_calls: int = 16,
 ) -> TrialProxy:
     async def main() -> TrialProxy:
         host = ProgramHost(redactor)
-        proxy = TrialProxy("trial-token", model, max_turns, host.redactor)
+        case = dataclasses.replace(make_case("c1", "hi"), max_turns=max_turns, max_tool_calls=max_tool_calls)
+        proxy = TrialProxy("trial-token", model, Episode(make_suite(), case, 0, model), host.redactor)
         route = await host.open_trial(proxy, MockMcpSession((), MockSession(Mocks(), ()), False))
         try:
             await test(route, proxy)
@@ -220,7 +226,7 @@ def test_a_provider_failure_makes_the_trial_an_error_and_the_sdk_does_not_retry_
 
     proxy = serve(model, test)
     assert len(model.requests) == 1  # max_retries=2, yet one request: x-should-retry: false
-    assert proxy.stop == "provider_error" and "upstream down" in (proxy.error or "")
+    assert proxy.episode.stop_reason == "provider_error" and "upstream down" in (proxy.episode.error or "")
 
 
 def test_budgets_turns_and_server_side_state_are_refused_with_their_reason() -> None:
@@ -235,7 +241,7 @@ def test_budgets_turns_and_server_side_state_are_refused_with_their_reason() -> 
             await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "again"}])
 
     proxy = serve(model, test)
-    assert proxy.stop == "budget" and "--max-cost" in (proxy.error or "")
+    assert proxy.episode.stop_reason == "budget" and "--max-cost" in (proxy.episode.error or "")
 
     over = Scripted(TEXT)
 
@@ -245,7 +251,41 @@ def test_budgets_turns_and_server_side_state_are_refused_with_their_reason() -> 
         with pytest.raises(openai.RateLimitError, match="max_turns"):
             await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "two"}])
 
-    assert serve(over, turns, max_turns=1).stop == "max_turns"
+    assert serve(over, turns, max_turns=1).episode.stop_reason == "max_turns"
+
+
+def test_a_request_beyond_the_call_budget_or_after_the_trial_ended_is_refused() -> None:
+    """As the model agent gets no reply after calls beyond max_tool_calls, a program's next request is
+    refused; so is any request once the episode is over (a cut reply ended it: relayed all the same)."""
+    two_calls = dataclasses.replace(CALL, tool_calls=CALL.tool_calls * 2)
+
+    async def calls(route: TrialRoute, proxy: TrialProxy) -> None:
+        client = oai(route)
+        await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "one"}])
+        with pytest.raises(openai.RateLimitError, match=r"allows 1 tool calls \(max_tool_calls\)"):
+            await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "two"}])
+
+    model = Scripted(two_calls, TEXT)
+    assert serve(model, calls, max_tool_calls=1).episode.stop_reason == "max_tool_calls"
+    assert len(model.requests) == 1
+
+    cut = ModelReply("It is 1", (), Usage(3, 4), "length", latency_ms=1.0)
+
+    async def cut_off(route: TrialRoute, proxy: TrialProxy) -> None:
+        client = oai(route)
+        body = {"model": "m", "messages": [{"role": "user", "content": "one"}], "max_tokens": 4}
+        first = await client.chat.completions.create(**body)
+        assert first.choices[0].finish_reason == "length" and first.choices[0].message.content == "It is 1"
+        with pytest.raises(openai.RateLimitError, match=r"the trial has ended \(max tokens\)"):
+            await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "two"}])
+
+    model = Scripted(cut, TEXT)
+    episode = serve(model, cut_off).episode
+    assert (episode.stop_reason, episode.error) == (
+        "max_tokens",
+        "the reply was cut at max_tokens=4: raise it in the agent program's requests",
+    )
+    assert len(model.requests) == 1
 
 
 def test_nothing_relayed_to_the_program_carries_a_credential_the_gate_holds() -> None:
@@ -313,7 +353,7 @@ def test_a_body_denser_in_objects_than_any_model_request_is_refused_before_it_is
 
     proxy = serve(model, test)
     assert len(model.requests) == (1 if says is None else 0)
-    assert proxy.stop is None
+    assert not proxy.episode.ended
 
 
 def test_a_body_nested_past_any_model_request_is_refused() -> None:

@@ -222,6 +222,29 @@ def test_redact_results_masks_every_trial_text_and_keeps_clean_objects() -> None
     assert redactor.redact_results(clean_results) is clean_results
 
 
+def test_a_secret_only_in_what_was_said_or_in_a_program_s_log_is_masked() -> None:
+    """The typed messages (a given call's arguments, a model's thinking, a tool result) and the log of
+    an agent program are trial texts like any other."""
+    import dataclasses
+
+    from gate.results.messages import AssistantMessage, ToolCall, ToolResult, UserMessage
+    from tests.results_factory import case, record, run, suite, trial
+
+    said = (
+        UserMessage("Weather?"),
+        AssistantMessage("", (ToolCall("g1", "store", f'{{"token": "{GITHUB_TOKEN}"}}'),), given=True),
+        ToolResult("g1", "store", {"echo": OPENAI_KEY}, given=True),
+        AssistantMessage("Sunny.", thinking=f"the key is {ANTHROPIC_KEY}"),
+    )
+    leaky = dataclasses.replace(record("Weather?", output="Sunny."), messages=said, log=f"using {OPENAI_KEY}")
+    out = Redactor.from_env(env()).redact_results(run(suite("s", [case("c", trials=[trial(rec=leaky)])])))
+    text = to_json(out)
+    for secret in (OPENAI_KEY, GITHUB_TOKEN, ANTHROPIC_KEY):
+        assert secret not in text
+    masked = out.suites[0].cases[0].trials[0].record
+    assert masked.log == f"using {MASK}" and masked.messages[3].thinking == f"the key is {MASK}"
+
+
 def test_secrets_are_masked_in_base64_and_basic_credentials_by_their_shape() -> None:
     import base64
 
