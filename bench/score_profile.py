@@ -75,11 +75,11 @@ def digest(results: list) -> str:
     """A hash of every case result as the results file holds it (statuses, failures with messages,
     checks, metrics, and each trial's record), so two versions of the code that hold the same results
     in different Python objects agree."""
-    from gate.results_json.codec import _case
+    from gate.results_json.codec import _case, _Offered
 
     h = hashlib.sha256()
     for result in results:
-        h.update(json.dumps(_case(result, {}), sort_keys=True, default=repr).encode())
+        h.update(json.dumps(_case(result, {}, _Offered()), sort_keys=True, default=repr).encode())
     return h.hexdigest()
 
 
