@@ -4,7 +4,7 @@ Every file the gate reads has a size bound checked before reading (``stat``, and
 devices and pipes, which have no size); nesting is bounded wherever JSON-like data comes in (suite
 files, tool-call arguments a model sent, results files); every user-supplied regular expression runs
 with a time limit (``gate.util.bounded_regex``); trials per case are bounded on the command line as in
-the suite schema.
+the suite schema; a run sends at most so many model requests at once, each within a time limit.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ MAX_REQUEST_NESTING = 128
 MAX_SHARDS = 10_000  # --shard INDEX/COUNT (a GitHub Actions matrix has at most 256 jobs)
 MAX_TRIALS = 100  # trials per case (the suite schema's ``trials`` maximum says the same)
 REGEX_TIMEOUT_SECONDS = 0.25  # one search of one user-supplied regular expression in one text
+# What a run allows the model, unless --concurrency / --timeout (the action's inputs) say otherwise.
+CONCURRENCY = 8  # model requests in flight at most (cut on 429s, never raised above it)
+REQUEST_TIMEOUT_SECONDS = 60.0  # one model request
 
 
 def nested_deeper_than(value: object, limit: int = MAX_NESTING) -> bool:

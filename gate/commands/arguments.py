@@ -151,3 +151,8 @@ def model_choice(text: str) -> str:
     except ModelChoiceError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def hyphenated(value: str) -> str:
+    """A value as the command line spells it (``regression_or_threshold`` -> ``regression-or-threshold``)."""
+    return value.replace("_", "-")

@@ -16,7 +16,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gate.commands.arguments import Parser, error_rate, fail_on, markdown_limit, nonempty, rate
+from gate.commands.arguments import Parser
+from gate.commands.options import add_options
 from gate.commands.plans import Outcome, ReportPlan
 from gate.util.escape import md_text
 from gate.verdict.policy import GatePolicy
@@ -31,55 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-render the reports from saved JSON results; several files are shards of one run "
         "and are merged.",
     )
-    parser.add_argument(
-        "results", nargs="+", metavar="RESULTS.json", help="results file(s) written by run --json"
-    )
-    parser.add_argument("--json", metavar="FILE", help="write the (merged) JSON results here")
-    parser.add_argument("--junit", metavar="FILE", help="write JUnit XML here")
-    parser.add_argument("--markdown", metavar="FILE", help="write the Markdown report here")
-    parser.add_argument(
-        "--html",
-        metavar="FILE",
-        help="write the HTML report here (with --baseline: the base side beside each case's transcripts)",
-    )
-    parser.add_argument(
-        "--markdown-limit",
-        type=markdown_limit,
-        default=ReportPlan.markdown_limit,
-        metavar="CHARS",
-        help="maximum length of the Markdown report (default 1 MiB; 65536 for a PR comment)",
-    )
-    parser.add_argument(
-        "--baseline",
-        type=nonempty,
-        metavar="RESULTS.json",
-        help="the base branch's results, to compare against",
-    )
-    parser.add_argument("--threshold", type=rate, metavar="RATE", help="minimum pass rate for every suite")
-    parser.add_argument(
-        "--errors",
-        choices=("count", "ignore"),
-        help="whether cases that could not be evaluated count against the gate",
-    )
-    parser.add_argument(
-        "--max-error-rate",
-        type=error_rate,
-        metavar="RATE",
-        help="the error budget: the share (0 to 1) of a suite's cases that may end as errors "
-        "(default: the one the results were run with)",
-    )
-    parser.add_argument(
-        "--fail-on",
-        type=fail_on,
-        metavar="{threshold,regression,regression-or-threshold,any-failure}",
-        help="what fails the gate (default: the policy the results were run with)",
-    )
-    parser.add_argument(
-        "--marker", default=ReportPlan.marker, help="id of the hidden marker of the Markdown report"
-    )
-    parser.add_argument(
-        "--full-report-hint", default="", help="where the full report is, said when truncated"
-    )
+    add_options(parser, ReportPlan)
     return parser
 
 

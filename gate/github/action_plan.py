@@ -11,25 +11,15 @@ entrypoint renders that decision (``verdict: refused`` / ``unverified``, ``cache
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal
 
-from gate.commands.arguments import (
-    error_rate,
-    fail_on,
-    fix_candidates,
-    positive_float,
-    positive_int,
-    rate,
-    trial_count,
-)
 from gate.commands.plans import ReportPlan, RunPlan
 from gate.errors import EXIT_INVALID_INPUT, EXIT_PASSED
-from gate.github.action_settings import ActionInputs, ActionSettings, EventContext, cache_directory
+from gate.github.action_inputs import ActionInputs
+from gate.github.action_settings import ActionSettings, EventContext, cache_directory
 
-T = TypeVar("T")
 Mode = Literal["run", "report", "refuse"]
 # What the action says it did (the ``verdict`` output) when it refused before running: invalid input,
 # or a set-up that cannot give a true verdict (the run's own refusals are the trust decision's).
@@ -118,13 +108,13 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         report = report_plan(inputs, settings.workspace, settings.output_dir, facts.results_files)
         return Plan("report", command=report, publish=publish)
     notices: tuple[str, ...] = ()
-    replay = inputs.replay
+    replay = inputs.options.replay
     if restricted and not settings.has_key:
         replay = True
         notices = (REPLAY_ONLY_NOTICE.format(who=event.facts.who),)
     run = run_plan(inputs, event, settings.workspace, settings.output_dir, replay=replay)
-    if inputs.shard:
-        notices += (SHARD_NOTICE.format(shard=inputs.shard),)
+    if run.shard:
+        notices += (SHARD_NOTICE.format(shard=run.shard),)
     return Plan(
         "run",
         command=run,
@@ -132,7 +122,7 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
         notices=notices,
         publish=publish,
         read_only_notice=read_only,
-        gates=not inputs.shard,
+        gates=not run.shard,
     )
 
 
@@ -145,11 +135,6 @@ def comment_mode(plan: Plan, evaluated_cases: int, problems: int) -> CommentMode
     return "upsert" if evaluated_cases or problems else "update-only"
 
 
-def _optional(check: Callable[[str], T], value: str) -> T | None:
-    """An input's value as the command takes it (``read_inputs`` checked it), None when empty."""
-    return check(value) if value else None
-
-
 def run_plan(
     inputs: ActionInputs,
     event: EventContext,
@@ -158,48 +143,30 @@ def run_plan(
     *,
     replay: bool = False,
 ) -> RunPlan:
-    """What ``tool-eval-gate run`` does for these inputs and this event. Pure."""
+    """What ``tool-eval-gate run`` does for these inputs and this event: the run's options as the inputs
+    set them, the paths in the workspace, the output directory's files. Pure."""
     base = event.base_sha or event.before_sha
     auto = base_side(inputs, event)
     baseline = inputs.baseline not in ("auto", "off")
-    return RunPlan(
+    options = inputs.options
+    return replace(
+        options,
         paths=tuple(str(workspace / path) for path in inputs.suites),
         root=str(workspace),
         changed_since=base if inputs.changed_only and base else None,
-        cases=inputs.cases,
-        tags=inputs.tags,
-        rerun_failed=str(workspace / inputs.rerun_failed) if inputs.rerun_failed else None,
-        threshold=_optional(rate, inputs.threshold),
-        trials=_optional(trial_count, inputs.trials),
-        trials_policy="full" if inputs.trials_policy == "full" else "curtailed",
-        concurrency=_optional(positive_int, inputs.concurrency) or RunPlan.concurrency,
-        timeout=_optional(positive_float, inputs.timeout) or RunPlan.timeout,
-        model=inputs.model or None,
-        judge_model=inputs.judge_model or None,
-        shard=inputs.shard or None,
-        max_requests=_optional(positive_int, inputs.max_requests),
-        max_cost=_optional(positive_float, inputs.max_cost),
-        prices=str(workspace / inputs.prices) if inputs.prices else None,
+        rerun_failed=str(workspace / options.rerun_failed) if options.rerun_failed else None,
+        prices=str(workspace / options.prices) if options.prices else None,
         baseline="auto" if auto else str(workspace / inputs.baseline) if baseline else None,
         baseline_json=str(output_dir / BASE_RESULTS) if auto else None,
         cache=str(cache_directory(inputs, workspace)),
-        replay=replay or inputs.replay,
+        replay=replay or options.replay,
         allow_commands=inputs.commands == "allow",
         event=event.facts,
-        errors="ignore" if inputs.errors == "ignore" else "count",
-        max_error_rate=(  # "0" is a budget (no error allowed), not "empty"
-            error_rate(inputs.max_error_rate) if inputs.max_error_rate else RunPlan.max_error_rate
-        ),
-        fail_on=_optional(fail_on, inputs.fail_on),
         junit=str(output_dir / JUNIT_FILE),
         json=str(output_dir / RESULTS_FILE),
         markdown=str(output_dir / REPORT_FILE),
         html=str(output_dir / HTML_FILE),
-        suggest_fixes=inputs.suggest_fixes,
-        fix_model=inputs.fix_model or None,
-        fix_candidates=_optional(fix_candidates, inputs.fix_candidates) or RunPlan.fix_candidates,
-        fix_budget=inputs.fix_budget or None,
-        fix_patch=str(output_dir / FIX_PATCH) if inputs.suggest_fixes else None,
+        fix_patch=str(output_dir / FIX_PATCH) if options.suggest_fixes else None,
     )
 
 
@@ -219,14 +186,16 @@ def base_side(inputs: ActionInputs, event: EventContext) -> bool:
 def report_plan(
     inputs: ActionInputs, workspace: Path, output_dir: Path, files: tuple[str, ...]
 ) -> ReportPlan:
-    """What ``tool-eval-gate report`` does to merge and re-render saved results. Pure."""
+    """What ``tool-eval-gate report`` does to merge and re-render saved results (an empty
+    ``max_error_rate`` keeps the budget the results were run with). Pure."""
+    options = inputs.options
     return ReportPlan(
         results=files,
         baseline=str(workspace / inputs.baseline) if inputs.baseline not in ("auto", "off") else None,
-        threshold=_optional(rate, inputs.threshold),
-        errors="ignore" if inputs.errors == "ignore" else "count",
-        max_error_rate=_optional(error_rate, inputs.max_error_rate),
-        fail_on=_optional(fail_on, inputs.fail_on),
+        threshold=options.threshold,
+        errors=options.errors,
+        max_error_rate=options.max_error_rate if "max_error_rate" in inputs.given else None,
+        fail_on=options.fail_on,
         marker=inputs.marker,
         junit=str(output_dir / JUNIT_FILE),
         json=str(output_dir / RESULTS_FILE),

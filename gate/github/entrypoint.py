@@ -36,6 +36,7 @@ from gate.errors import (
 from gate.files.links import first_link
 from gate.fixes.suggestions import Suggestion, suggestions
 from gate.github import actions_env
+from gate.github.action_inputs import ActionInputs
 from gate.github.action_plan import (
     FIX_PATCH,
     HTML_FILE,
@@ -50,7 +51,7 @@ from gate.github.action_plan import (
     comment_mode,
     plan,
 )
-from gate.github.action_settings import ActionInputs, ActionSettings, EventContext, read_settings
+from gate.github.action_settings import ActionSettings, EventContext, read_settings
 from gate.reports.markdown import COMMENT_LIMIT
 from gate.util.json_types import JsonObject
 

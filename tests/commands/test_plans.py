@@ -7,8 +7,9 @@ from pathlib import Path
 
 from gate.commands import report, run
 from gate.commands.plans import ReportPlan, RunPlan
+from gate.github.action_inputs import read_inputs
 from gate.github.action_plan import report_plan, run_plan
-from gate.github.action_settings import read_event, read_inputs
+from gate.github.action_settings import read_event
 
 
 def test_the_command_line_of_a_run_plan_is_that_plan_again() -> None:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from gate.commands.plans import ReportPlan, RunPlan
+from gate.github.action_inputs import read_inputs
 from gate.github.action_plan import WorkspaceFacts, comment_mode, plan, report_plan, run_plan
-from gate.github.action_settings import read_event, read_inputs, read_settings
+from gate.github.action_settings import read_event, read_settings
 
 HEAD = "h" * 40
 BASE = "b" * 40
@@ -217,7 +218,7 @@ def test_plan(
 
 def test_bad_inputs_are_named_not_shown_as_cli_usage() -> None:
     result = plan(settings(threshold="1.5x", fail_on="any-failures", trials="0"), HELD)
-    assert [e.split(":")[0] for e in result.errors] == ["input threshold", "input fail_on", "input trials"]
+    assert [e.split(":")[0] for e in result.errors] == ["input threshold", "input trials", "input fail_on"]
     assert not any("--threshold" in e or "usage" in e for e in result.errors)
     assert plan(settings(fail_on="any-failure"), HELD).mode == "run"  # the CLI's spelling is accepted too
 
@@ -241,7 +242,7 @@ def test_read_inputs_and_event() -> None:
     )
     assert problems == ()
     assert inputs.suites == ("evals/a.suite.yaml", "evals/b.suite.yaml")
-    assert inputs.changed_only is False and inputs.comment is True and inputs.threshold == "0.8"
+    assert inputs.changed_only is False and inputs.comment is True and inputs.options.threshold == 0.8
     assert read_inputs({"INPUT_OUTPUT_DIR": "../out"})[1] == (
         "input output_dir: a directory inside the repository, got '../out'",
     )

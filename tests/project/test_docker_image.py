@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gate.github.action_settings import ActionInputs, read_inputs
+from gate.commands.plans import RunPlan
+from gate.github.action_inputs import ActionInputs, read_inputs, run_options
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -29,7 +30,8 @@ def test_action_is_a_docker_action_with_branding() -> None:
 
 def test_every_action_input_is_read_by_the_entrypoint_and_vice_versa() -> None:
     declared = set(ACTION["inputs"])
-    assert declared == set(ActionInputs.__dataclass_fields__)
+    own = {name for name, f in ActionInputs.__dataclass_fields__.items() if "description" in f.metadata}
+    assert declared == own | {each.name for each in run_options()}
     for name, spec in ACTION["inputs"].items():
         assert name == name.lower() and "-" not in name, name  # underscore names, as GitHub passes them
         assert spec.get("description"), name
@@ -38,7 +40,9 @@ def test_every_action_input_is_read_by_the_entrypoint_and_vice_versa() -> None:
     # The documented defaults are the entrypoint's defaults.
     env = {f"INPUT_{name.upper()}": str(spec["default"]) for name, spec in ACTION["inputs"].items()}
     env["INPUT_GITHUB_TOKEN"] = ""
-    assert read_inputs(env) == (ActionInputs(), ())
+    inputs, problems = read_inputs(env)
+    assert problems == () and inputs.options == RunPlan()
+    assert all(getattr(inputs, name) == getattr(ActionInputs(), name) for name in own)
 
 
 def test_outputs_of_the_design_are_declared() -> None:
