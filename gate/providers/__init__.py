@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gate.limits import REQUEST_TIMEOUT_SECONDS
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
-from gate.providers.sdk_provider import DEFAULT_TIMEOUT
 
 __all__ = [
     "base",
@@ -40,7 +40,7 @@ def missing_sdks(providers: Iterable[str]) -> list[str]:
     return [package for package in needed if find_spec(package) is None]
 
 
-def make_provider(name: str, *, timeout: float = DEFAULT_TIMEOUT) -> Provider:
+def make_provider(name: str, *, timeout: float = REQUEST_TIMEOUT_SECONDS) -> Provider:
     """The adapter for ``name`` ("openai" or "anthropic"). No SDK client is built until a request."""
     if name == "openai":
         from gate.providers.openai_provider import OpenAIProvider

@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Literal, TypeVar
 
+from gate.limits import REQUEST_TIMEOUT_SECONDS
+
 T = TypeVar("T")
 
 # Never wait longer than this on the word of a response header.
@@ -247,7 +249,7 @@ class RetryPolicy:
     max_attempts: int = 6
     base_delay: float = 0.5
     max_delay: float = 30.0
-    timeout: float | None = 60.0
+    timeout: float | None = REQUEST_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)

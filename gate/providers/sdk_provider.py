@@ -13,13 +13,12 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any
 
+from gate.limits import REQUEST_TIMEOUT_SECONDS
 from gate.providers.base import ModelReply, ModelRequest, ProviderError, classify_error
 from gate.providers.wire_forward import WireForwarder
 from gate.suite.model import ToolDef
 from gate.util.escape import truncate
 from gate.util.json_types import JsonObject
-
-DEFAULT_TIMEOUT = 60.0
 
 
 def error_from_exception(exc: BaseException, provider: str = "openai") -> ProviderError:
@@ -126,7 +125,7 @@ class SdkProvider(ABC):
     title: str  # as people write it, for messages
     key_variable: str  # named in the error when the client cannot be created
 
-    def __init__(self, *, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, *, timeout: float = REQUEST_TIMEOUT_SECONDS):
         self.timeout = timeout
         self._client: Any = None
         self._forwarder: WireForwarder | None = None

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gate.episode.episode import BUDGET_MESSAGE
+from gate.limits import CONCURRENCY
 from gate.providers.base import BudgetReached, ModelReply, ModelRequest, Provider, ProviderError
 from gate.providers.concurrency import (
     AdaptiveLimiter,
@@ -119,7 +120,7 @@ def _loop_running() -> bool:
 
 @dataclass(frozen=True)
 class RunOptions:
-    concurrency: int = 8
+    concurrency: int = CONCURRENCY
     trials: int | None = None  # overrides every case's trial count
     max_requests: int | None = None  # model requests (cache hits are free)
     # How errors name the request budget (default "--max-requests N"; the base side says what is left).
