@@ -75,8 +75,9 @@ class ActionInputs:
         "and release). On a fork's or Dependabot's pull request a run with allow is not verified (exit 3) "
         "before anything starts, whatever key it has: the job runs the pull request's code. An agent "
         "program needs its own dependencies, which the action's image does not have: run the CLI in your "
-        "job and publish with `results` (docs/agent-programs.md). Each command runs as a user of its own (a uid "
-        "with no group, no access to the keys, the cache or the outputs), ended with its trial (SECURITY.md).",
+        "job and publish with `results` (docs/agent-programs.md). Each command runs as a user of its own "
+        "(a uid with no group, no access to the keys, the cache or the outputs), ended with its trial "
+        "(SECURITY.md).",
         default="refuse",
     )
     comment: bool = action_input(
