@@ -346,6 +346,7 @@ def render(conclusion: Conclusion) -> str:
     words = conclusion.view.verdict
     reasons = [f"{words.reasons_label}: {reason}" for reason in words.reasons]
     lines = [words.summary, *reasons, *request_lines(results.total_requests)]
-    comments = "".join("\n <!-- " + _x(line).replace("--", "- -").rstrip("-") + " -->" for line in lines)
+    # A comment may hold no "--" (nor end in "-"): a space goes between any two hyphens ("---" too).
+    comments = "".join("\n <!-- " + re.sub("-(?=-)", "- ", _x(line)).rstrip("-") + " -->" for line in lines)
     body = comments + "".join("\n " + suite for suite in suites)
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{head}>{body}\n</testsuites>\n'

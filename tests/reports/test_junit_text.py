@@ -3,6 +3,7 @@ tree (indented with ``ET.indent(root, space=" ")``), for any names, messages and
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import datetime
@@ -166,7 +167,7 @@ def tree_render(results: RunResults, verdict: Verdict) -> str:
     )
     reasons = [f"{label}: {reason}" for reason in verdict.reasons]
     for position, line in enumerate([summary_line(verdict), *reasons, *request_lines(results.requests)]):
-        root.insert(position, ET.Comment(" " + xml_text(line).replace("--", "- -").rstrip("-") + " "))
+        root.insert(position, ET.Comment(" " + re.sub("-(?=-)", "- ", xml_text(line)).rstrip("-") + " "))
     ET.indent(root, space=" ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
