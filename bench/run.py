@@ -50,6 +50,7 @@ SECTIONS = (
     "results_size",
     "hostile",
     "program",
+    "http_paths",
 )
 
 
@@ -865,10 +866,22 @@ def _program_interpreter(env: dict[str, str]) -> Path:
     raise RuntimeError(f"the gate runs commands as users of their own, and none can run {mine}")
 
 
+# What the gate sides of the program's measurement change (``http_paths``): each leaves one of the
+# gate's own HTTP paths out, so its cost shows beside the gate as it is.
+GATE_SIDES = {
+    "gate": "the gate as it is",
+    "gate-sdk": "every program request through the openai SDK (OPENAI_CUSTOM_HEADERS set: the "
+    "gate's own client, gate/providers/upstream_http.py, steps aside)",
+    "gate-threaded": "its loopback server on the standard library's http.server threads "
+    "(bench/threaded_loopback.py) instead of gate/programs/loopback_http.py",
+}
+
+
 def _program_side(
     side: str, directory: Path, env: dict[str, str], cases: int, level: int, python: Path
 ) -> Child:
-    """One run of the program's cases: ``direct`` (bench/program_direct.py) or through the ``gate``."""
+    """One run of the program's cases: ``direct`` (bench/program_direct.py) or through the gate (a
+    side of ``GATE_SIDES``)."""
     if side == "direct":
         command = [str(python), str(BENCH / "program_direct.py"), str(cases), "--concurrency", str(level)]
         child = run_child(command, env=env)
@@ -880,10 +893,82 @@ def _program_side(
         return child
     results = directory / "results.json"
     args = ["run", str(directory), "--root", str(directory), "--allow-commands", "--concurrency", str(level)]
-    child = gate([*args, "--json", str(results)], env, directory)
+    args += ["--json", str(results)]
+    if side == "gate-threaded":
+        child = run_child([sys.executable, str(BENCH / "threaded_loopback.py"), *args], env, directory)
+    else:
+        extra = {"OPENAI_CUSTOM_HEADERS": "x-bench: sdk"} if side == "gate-sdk" else {}
+        child = gate(args, {**env, **extra}, directory)
     if child.returncode != 0 or case_counts(results) != {"passed": cases}:
-        raise RuntimeError(f"program run failed: {fail_text(child)}")
+        raise RuntimeError(f"program run failed ({side}): {fail_text(child)}")
     return child
+
+
+@dataclass(frozen=True)
+class _Rounds:
+    """Each side's wall and CPU per round, and the requests the model server received from it."""
+
+    sides: tuple[str, ...]
+    walls: dict[str, list[float]]
+    cpu: dict[str, list[float]]
+    requests: dict[str, int]
+    row: dict[str, Any]
+
+    def ratio(self, side: str) -> float:
+        """The median over the rounds of ``side``'s wall over the direct side's in the same round."""
+        ratios = sorted(g / d for g, d in zip(self.walls[side], self.walls["direct"], strict=True))
+        return ratios[len(ratios) // 2]
+
+    def cpu_over_direct(self, side: str) -> float:
+        """The median over the rounds of ``side``'s CPU (the programs' with it) less the direct side's."""
+        extra = sorted(g - d for g, d in zip(self.cpu[side], self.cpu["direct"], strict=True))
+        return extra[len(extra) // 2]
+
+
+def _program_rounds(work: Path, quick: bool, sides: tuple[str, ...]) -> _Rounds:
+    """The program's cases run by each of ``sides`` (``direct`` first among them), round after round,
+    each round starting one side further on, after a warm-up case."""
+    sys.path.insert(0, str(ROOT))
+    from gate.containment.users import command_user
+
+    cases, level, rounds = (32, 8, 1) if quick else (96, 16, 3)
+    directory = work / "program"
+    (directory / "bin").mkdir(parents=True, exist_ok=True)
+    for path in (work, directory, directory / "bin"):
+        path.chmod(0o755)  # where a command's own user runs the program
+    (directory / "program.suite.yaml").write_text(program_suite(cases, "bench-python"), encoding="utf-8")
+    with ModelServer() as server:
+        env = gate_env(server)
+        interpreter = _program_interpreter(env)
+        link = directory / "bin" / "bench-python"
+        if not link.is_symlink():
+            os.symlink(interpreter, link)
+        env["PATH"] = str(directory / "bin") + os.pathsep + env.get("PATH", "")
+        user = command_user(env)
+        print(
+            f"\n## Agent program: {cases} cases x 2 model turns, a process per case, concurrency {level}, "
+            f"server latency {LATENCY * 1000:.0f} ms, {rounds} round(s), program run by {interpreter}, "
+            f"as {'users of their own' if user == 'own' else 'the gate user, under its supervisor'}"
+        )
+        walls: dict[str, list[float]] = {side: [] for side in sides}
+        cpu: dict[str, list[float]] = {side: [] for side in sides}
+        requests: dict[str, int] = {}
+        _program_side("direct", directory, env, 1, 1, link)  # warm-up
+        for number in range(rounds):
+            order = sides[number % len(sides) :] + sides[: number % len(sides)]
+            load = os.getloadavg()[0]
+            for side in order:
+                server.reset()
+                child = _program_side(side, directory, env, cases, level, link)
+                walls[side].append(child.wall)
+                cpu[side].append(child.cpu)
+                requests[side] = server.stats()["request_count"]
+            shown = ", ".join(
+                f"{side} {walls[side][-1]:6.2f} s (CPU {cpu[side][-1]:.2f} s)" for side in sides
+            )
+            print(f"- round {number + 1} ({order[0]} first, load average {load:.1f} before it): {shown}")
+    row = {"cases": cases, "concurrency": level, "interpreter": str(interpreter), "command_user": user}
+    return _Rounds(sides, walls, cpu, requests, row)
 
 
 def program(work: Path, quick: bool) -> dict[str, Any]:
@@ -899,52 +984,11 @@ def program(work: Path, quick: bool) -> dict[str, Any]:
     ``TOOL_EVAL_GATE_COMMAND_USER`` says). A warm-up case goes first (the model server's first
     connection, the page cache), then rounds that alternate which side runs first; the ratio is the
     median of the rounds' ratios."""
-    sys.path.insert(0, str(ROOT))
-    from gate.containment.users import command_user
-
-    cases, level, rounds = (32, 8, 1) if quick else (96, 16, 3)
-    directory = work / "program"
-    (directory / "bin").mkdir(parents=True, exist_ok=True)
-    for path in (work, directory, directory / "bin"):
-        path.chmod(0o755)  # where a command's own user runs the program
-    (directory / "program.suite.yaml").write_text(program_suite(cases, "bench-python"), encoding="utf-8")
-    with ModelServer() as server:
-        env = gate_env(server)
-        interpreter = _program_interpreter(env)
-        os.symlink(interpreter, directory / "bin" / "bench-python")
-        env["PATH"] = str(directory / "bin") + os.pathsep + env.get("PATH", "")
-        python = directory / "bin" / "bench-python"
-        user = command_user(env)
-        print(
-            f"\n## Agent program: {cases} cases x 2 model turns, a process per case, concurrency {level}, "
-            f"server latency {LATENCY * 1000:.0f} ms, {rounds} round(s), program run by {interpreter}, "
-            f"as {'users of their own' if user == 'own' else 'the gate user, under its supervisor'}"
-        )
-        walls: dict[str, list[float]] = {"gate": [], "direct": []}
-        cpu: dict[str, list[float]] = {"gate": [], "direct": []}
-        requests: dict[str, int] = {}
-        _program_side("direct", directory, env, 1, 1, python)  # warm-up
-        for number in range(rounds):
-            order = ("direct", "gate") if number % 2 == 0 else ("gate", "direct")
-            for side in order:
-                server.reset()
-                child = _program_side(side, directory, env, cases, level, python)
-                walls[side].append(child.wall)
-                cpu[side].append(child.cpu)
-                requests[side] = server.stats()["request_count"]
-            gate_wall, direct_wall = walls["gate"][-1], walls["direct"][-1]
-            print(
-                f"- round {number + 1} ({order[0]} first): through the gate {gate_wall:6.2f} s, "
-                f"direct {direct_wall:6.2f} s, gate/direct {gate_wall / direct_wall:.3f} | CPU (with the "
-                f"programs') gate {cpu['gate'][-1]:.2f} s, direct {cpu['direct'][-1]:.2f} s"
-            )
-    ratios = sorted(g / d for g, d in zip(walls["gate"], walls["direct"], strict=True))
-    median = ratios[len(ratios) // 2]
+    measured = _program_rounds(work, quick, ("direct", "gate"))
+    median = measured.ratio("gate")
+    walls, cpu, requests = measured.walls, measured.cpu, measured.requests
     row = {
-        "cases": cases,
-        "concurrency": level,
-        "interpreter": str(interpreter),
-        "command_user": user,
+        **measured.row,
         "gate_walls": walls["gate"],
         "direct_walls": walls["direct"],
         "gate_cpu": cpu["gate"],
@@ -954,9 +998,29 @@ def program(work: Path, quick: bool) -> dict[str, Any]:
         "direct_requests": requests["direct"],
     }
     print(
-        f"- gate/direct (median of {rounds}) {median:.3f} {ratio(median, 1.10)} | requests per run: gate "
-        f"{requests['gate']}, direct {requests['direct']} | every case passed"
+        f"- gate/direct (median of {len(walls['gate'])}) {median:.3f} {ratio(median, 1.10)} | requests per "
+        f"run: gate {requests['gate']}, direct {requests['direct']} | every case passed"
     )
+    return row
+
+
+def http_paths(work: Path, quick: bool) -> dict[str, Any]:
+    """Why the gate has HTTP code of its own beside the SDK's (issue 37, "built twice"): the program
+    measurement of ``program`` with two more gate sides (``GATE_SIDES``), each without one of them:
+    every program request through the openai SDK instead of ``gate/providers/upstream_http.py``, and
+    the loopback server on ``http.server`` threads instead of ``gate/programs/loopback_http.py``. Each
+    is reported against the direct side of the same round (wall ratio, median) and by the CPU it
+    spends beyond the direct side's."""
+    sides = ("direct", *GATE_SIDES)
+    measured = _program_rounds(work, quick, sides)
+    row: dict[str, Any] = {**measured.row, "walls": measured.walls, "cpu": measured.cpu}
+    for side, what in GATE_SIDES.items():
+        row[f"{side}_vs_direct"] = wall = measured.ratio(side)
+        row[f"{side}_cpu_over_direct"] = extra = measured.cpu_over_direct(side)
+        print(
+            f"- {side}/direct {wall:.3f}, CPU over direct {extra:.2f} s "
+            f"({measured.requests[side]} requests): {what}"
+        )
     return row
 
 

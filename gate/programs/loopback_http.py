@@ -5,6 +5,16 @@ Standard library only, on the run's own event loop (its handlers call the runner
 directly, and it never touches signal handling). Keep-alive connections, ``Content-Length`` and
 chunked request bodies (bounded: ``MAX_BODY_BYTES``), replies with a body or streamed chunk by chunk
 (server-sent events). Only loopback: nothing else can reach it.
+
+Why not the standard library's ``http.server`` (issue 37, "built twice"): its ``ThreadingHTTPServer``,
+a thread per connection handing each request to the run's event loop (``bench/threaded_loopback.py``),
+costs more CPU than this server on the loop and shows in the program's wall time. ``python
+bench/run.py --only http_paths`` (the bench's agent program, 96 cases x 2 turns, concurrency 16, 300
+ms latency): gate/direct 1.198 and 1.189 with this server, 1.313 and 1.250 with the threaded one
+(slower in 5 of 6 rounds); CPU beyond the direct side's 1.19 s and 1.96 s with this one, 1.34 s and
+2.19 s with the threaded one (more in every round: about 1 ms per request). That is 6-11% of the
+program's wall, the size of DESIGN section 8's whole 10% budget (2026-11-29, 2 CPUs shared, load
+average 1-17). Its chunked-body reader is the client's (``gate.providers.upstream_http``).
 """
 
 from __future__ import annotations

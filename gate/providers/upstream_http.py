@@ -8,6 +8,15 @@ on a new one), replies by ``Content-Length``, chunked, or up to the close, ``gzi
 bodies. ``timeout`` bounds connecting and each wait for the server. No proxies and no redirects:
 the forwarder is used only where no proxy applies (``wire_forward.proxied``), and an API that
 answers a POST with a redirect gets its status reported.
+
+Why it stays beside the SDK (issue 37, "built twice"): the SDK's client costs the gate CPU that turns
+into wall time when the agent programs keep the machine busy. ``python bench/run.py --only
+http_paths`` runs the bench's agent program (96 cases x 2 turns, concurrency 16, 300 ms latency)
+directly and through the gate, once as it is and once with every program request sent through the
+openai SDK instead (``OPENAI_CUSTOM_HEADERS`` set): gate/direct 1.198 and 1.189 as it is, 1.617 and
+1.593 through the SDK; CPU beyond the direct side's 1.19 s and 1.96 s as it is, 2.43 s and 3.13 s
+through the SDK, about 6 ms per request more (2026-11-29, 2 CPUs shared, load average 1-17; DESIGN
+section 8's budget is 1.10). The SDK still sends everything else (``gate.providers.wire_forward``).
 """
 
 from __future__ import annotations
