@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from gate.errors import Problem
-from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
+from gate.results.outcomes import REASON_TITLES, CaseResult
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import pct
 
@@ -156,36 +156,40 @@ def _case_message(case: CaseResult) -> str:
     return "\n".join(lines)
 
 
-def _case_entries(results: RunResults) -> list[tuple[Level, float, str, str, int, str]]:
-    """(level, sort key, title, file, line, message) for every failed, errored or flaky case. A
-    known-flaky (non-gating) case that did not pass is a notice, never an error: it does not gate."""
-    entries: list[tuple[Level, float, str, str, int, str]] = []
-    for suite in results.suites:
-        for case in suite.cases:
-            name = f"{suite.name} / {case.case_id}"
-            if case.non_gating is not None and case.status in ("failed", "error"):
-                title = f"{name} did not pass (non-gating: not counted)"
-                message = f"known flaky: {case.non_gating}\n{_case_message(case)}"
-                entries.append(("notice", case.score, title, case.file, case.line, message))
-            elif case.status == "failed":
-                title = f"{name} failed" + (" (flaky)" if case.flaky else "")
-                entries.append(("error", case.score, title, case.file, case.line, _case_message(case)))
-            elif case.status == "error":
-                entries.append(
-                    ("warning", 0.0, f"{name}: evaluation error", case.file, case.line, _case_message(case))
-                )
-            elif case.flaky:
-                passed = sum(1 for t in case.trials if t.status == "passed")
-                message = f"passed overall but only {passed} of {len(case.trials)} trials passed"
-                entries.append(
-                    ("warning", 1.0 + case.score, f"{name} is flaky", case.file, case.line, message)
-                )
+def _case_entries(conclusion: Conclusion) -> list[tuple[Level, str, str, int, str]]:
+    """(level, title, file, line, message) for every failed, errored or flaky case, in the order the
+    reports list them (``gate.verdict.view``: on a pull request the regressions first, then the worst
+    first). A known-flaky (non-gating) case that did not pass is a notice, never an error: it does
+    not gate."""
+    cases = {(c.suite, c.case_id): c for s in conclusion.results.suites for c in s.cases}
+    entries: list[tuple[Level, str, str, int, str]] = []
+    for key in conclusion.view.cases.every:
+        case = cases.get(key)
+        if case is None:  # removed by the change: nothing to annotate
+            continue
+        name = f"{case.suite} / {case.case_id}"
+        if case.non_gating is not None and case.status in ("failed", "error"):
+            title = f"{name} did not pass (non-gating: not counted)"
+            message = f"known flaky: {case.non_gating}\n{_case_message(case)}"
+            entries.append(("notice", title, case.file, case.line, message))
+        elif case.status == "failed":
+            title = f"{name} failed" + (" (flaky)" if case.flaky else "")
+            entries.append(("error", title, case.file, case.line, _case_message(case)))
+        elif case.status == "error":
+            entries.append(
+                ("warning", f"{name}: evaluation error", case.file, case.line, _case_message(case))
+            )
+        elif case.flaky:
+            passed = sum(1 for t in case.trials if t.status == "passed")
+            message = f"passed overall but only {passed} of {len(case.trials)} trials passed"
+            entries.append(("warning", f"{name} is flaky", case.file, case.line, message))
     return entries
 
 
 def annotations_for(conclusion: Conclusion | None, problems: Sequence[Problem] = ()) -> list[str]:
-    """Workflow commands for invalid suite files (errors) and failed cases (errors, lowest score
-    first), evaluation errors and flaky cases (warnings), at most ``MAX_ANNOTATIONS_PER_LEVEL`` of
+    """Workflow commands for invalid suite files (errors) and failed cases (errors, in the reports'
+    order: on a pull request the regressions first, then the worst first), evaluation errors and
+    flaky cases (warnings), at most ``MAX_ANNOTATIONS_PER_LEVEL`` of
     each level, known-flaky (non-gating) cases that did not pass (notices, at most
     ``MAX_CASE_NOTICES``), then one notice with the verdict that says how many were left out."""
     errors: list[str] = []
@@ -202,10 +206,9 @@ def annotations_for(conclusion: Conclusion | None, problems: Sequence[Problem] =
                 title="invalid suite file" if problem.path else "invalid input",
             )
         )
-    entries = _case_entries(conclusion.results) if conclusion is not None else []
-    entries.sort(key=lambda e: (e[0] != "error", e[1], e[3], e[4], e[2]))
+    entries = _case_entries(conclusion) if conclusion is not None else []
     by_level = {"error": errors, "warning": warnings, "notice": notices}
-    for level, _score, title, file, line, message in entries:
+    for level, title, file, line, message in entries:
         command = annotation(level, message, file=file or None, line=line or None, title=title)
         by_level[level].append(command)
 

@@ -5,12 +5,11 @@ With a base side (a pull request's run), what the change did comes first, as the
 says it: each regression and fix with its trial counts and the changed line behind it.
 
 The failed cases: one line per failed or errored case, each with ``file:line``, the case id and its
-first reason; with a base side the regressions first, then the cases failing now that did not on the
-base, then those that failed there too (``failing_groups``); within each, and without a base side,
-the worst first (failed cases by ascending score, then the cases that could not be evaluated); at most
-``MAX_CASE_LINES`` of them, then how many more and where the full reports are. An error that stopped
-the run is named first (the provider errors name the host for a connection error, never a
-credential).
+first reason, in the order every report lists them (``gate.verdict.view``: with a base side the
+regressions first, then the cases failing now only, then those that failed on the base too; within
+each, and without a base side, the worst first); at most ``MAX_CASE_LINES`` of them, then how many
+more and where the full reports are. An error that stopped the run is named first (the provider
+errors name the host for a connection error, never a credential).
 """
 
 from __future__ import annotations
@@ -24,10 +23,10 @@ from gate.reports.run_facts import model_lines, trigger_lines
 from gate.reports.trial_counts import curtailed_line, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults
 from gate.util.escape import json_text, truncate
-from gate.verdict.baseline import Comparison, FailingGroup, failing_groups, headline
+from gate.verdict.baseline import Comparison, headline
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import pct
-from gate.verdict.view import NO_SUITE_VERDICT
+from gate.verdict.view import GROUP_WORDS, NO_SUITE_VERDICT, CaseOrder
 
 MAX_CASE_LINES = 20  # a console screen; the reports hold every case
 MAX_REASON_CHARS = 200  # one reason on one console line
@@ -58,34 +57,6 @@ def _trials(case: CaseResult) -> str:
     return f" [{text}]" if text else ""
 
 
-_GROUP_WORDS = {"regressed": "regressed", "new": "new", "old": "failed on the base too"}
-
-
-def _worst_first(
-    results: RunResults, non_gating: bool, groups: dict[tuple[str, str], FailingGroup]
-) -> list[CaseResult]:
-    """Failed then errored cases (the known-flaky, non-gating ones, or the others): with a base side
-    by ``groups`` (regressed, new, old), then the worst first: failed by ascending score, then
-    errored; ties in suite order."""
-    cases = [
-        c
-        for s in results.suites
-        for c in s.cases
-        if c.status in ("failed", "error") and (c.non_gating is not None) == non_gating
-    ]
-    order = {id(c): i for i, c in enumerate(cases)}
-    rank = {group: i for i, group in enumerate(_GROUP_WORDS)}
-    return sorted(
-        cases,
-        key=lambda c: (
-            rank.get(groups.get((c.suite, c.case_id), "regressed"), 0),
-            c.status == "error",
-            c.score,
-            order[id(c)],
-        ),
-    )
-
-
 def _more_of_error(case: CaseResult, said: set[str]) -> list[str]:
     """The lines of an errored case's error after its first (an agent program that ended before its
     first request: the end of its standard error), indented; once for the same text."""
@@ -99,14 +70,12 @@ def _more_of_error(case: CaseResult, said: set[str]) -> list[str]:
     return [f"      {truncate(line, MAX_REASON_CHARS)}" for line in more.splitlines()[-MAX_ERROR_LINES:]]
 
 
-def _case_lines(
-    cases: Sequence[CaseResult], limit: int, groups: dict[tuple[str, str], FailingGroup]
-) -> list[str]:
+def _case_lines(cases: Sequence[CaseResult], limit: int, order: CaseOrder) -> list[str]:
     lines = []
     said: set[str] = set()
     for case in cases[:limit]:
         mark = "FAIL " if case.status == "failed" else "ERROR"
-        regressed = " (regressed)" if groups.get((case.suite, case.case_id)) == "regressed" else ""
+        regressed = f" ({GROUP_WORDS['regressed']})" if order.group(case) == "regressed" else ""
         lines.append(
             f"  {mark} {case.file}:{case.line} {case.case_id}{_trials(case)}{regressed}: {_case_reason(case)}"
         )
@@ -116,34 +85,34 @@ def _case_lines(
     return lines
 
 
-def _failed_heading(cases: Sequence[CaseResult], groups: dict[tuple[str, str], FailingGroup]) -> str:
+def _failed_heading(order: CaseOrder) -> str:
     """``failed cases (3, worst first):``; with a base side, how many stand where against it."""
-    if not groups:
+    cases = order.failing
+    if not order.groups:
         return f"failed cases ({len(cases)}, worst first):"
-    counted = [groups.get((c.suite, c.case_id), "new") for c in cases]
-    parts = [f"{counted.count(g)} {word}" for g, word in _GROUP_WORDS.items() if g in counted]
+    counted = [order.group(c) for c in cases]
+    parts = [f"{counted.count(g)} {word}" for g, word in GROUP_WORDS.items() if g in counted]
     return f"failed cases ({len(cases)}: {', '.join(parts)}; regressions first):"
 
 
-def failure_lines(
-    results: RunResults, report_paths: Sequence[str], comparison: Comparison | None = None
-) -> list[str]:
-    """The console lines about what went wrong (empty for a clean run). Known-flaky (non-gating) cases
-    are not among the failed cases: they follow, said to be what they are."""
+def failure_lines(conclusion: Conclusion, report_paths: Sequence[str]) -> list[str]:
+    """The console lines about what went wrong (empty for a clean run): the failed cases in the
+    view's order. Known-flaky (non-gating) cases are not among them: they follow, said to be what they
+    are."""
+    results, order = conclusion.results, conclusion.view.cases
     lines: list[str] = []
     if results.incomplete_reason:
         lines.append(f"run incomplete: {_one_line(results.incomplete_reason)}")
     if results.unverified:
         lines.append(_one_line(results.unverified))
-    groups = failing_groups(comparison)
-    cases = _worst_first(results, False, groups)
+    cases = order.failing
     if cases:
-        lines.append(_failed_heading(cases, groups))
-        lines += _case_lines(cases, MAX_CASE_LINES, groups)
-    flaky = _worst_first(results, True, groups)
+        lines.append(_failed_heading(order))
+        lines += _case_lines(cases, MAX_CASE_LINES, order)
+    flaky = order.known_flaky
     if flaky:
         lines.append(f"known-flaky cases that did not pass ({len(flaky)}, non-gating: not counted):")
-        lines += _case_lines(flaky, MAX_CASE_LINES - min(len(cases), MAX_CASE_LINES), groups)
+        lines += _case_lines(flaky, MAX_CASE_LINES - min(len(cases), MAX_CASE_LINES), order)
     if lines:
         where = (
             ", ".join(report_paths) if report_paths else "none written (give --json, --junit or --markdown)"
@@ -242,7 +211,7 @@ def closing_lines(
         *cache_lines,
         *_curtailed(conclusion.results),
         *verdict_lines(conclusion)[:-1],
-        *failure_lines(conclusion.results, report_paths, conclusion.comparison),
+        *failure_lines(conclusion, report_paths),
         *console_lines(conclusion.results.fixes),
         conclusion.view.verdict.summary,
     ]

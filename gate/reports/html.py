@@ -55,7 +55,6 @@ KINDS = (
     "passed",
     "skipped",
 )
-_RANK = {kind: rank for rank, kind in enumerate(KINDS)}
 
 
 def _e(text: object) -> str:
@@ -257,13 +256,10 @@ def _case(
     }
 
 
-def _rank(case: dict[str, Any], order: int) -> tuple[int, float, int]:
-    return (min(_RANK.get(k, len(KINDS)) for k in case["k"]), case["score"], order)
-
-
 def _page_data(conclusion: Conclusion) -> dict[str, Any]:
     """The suites, the system prompts, the tool descriptions and the lists of offered tools (once
-    each) and every case, worst first."""
+    each) and every case, in the view's order (the failing worst first, on a pull request the
+    regressions first; then the known-flaky failing; then the others)."""
     results, comparison = conclusion.results, conclusion.comparison
     changes = {(c.suite, c.case_id): c for c in comparison.changes} if comparison is not None else {}
     base_cases = {
@@ -278,8 +274,8 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
     )
     suites = [{"name": s.name, "path": s.path} for s in results.suites]
     index = {s.name: i for i, s in enumerate(results.suites)}
-    cases = [
-        _case(
+    cases = {
+        (case.suite, case.case_id): _case(
             case,
             base_cases.get((case.suite, case.case_id)),
             i,
@@ -289,15 +285,17 @@ def _page_data(conclusion: Conclusion) -> dict[str, Any]:
         )
         for i, suite in enumerate(results.suites)
         for case in suite.cases
-    ]
+    }
     for change in comparison.of("removed") if comparison is not None else ():
         if change.suite not in index:
             index[change.suite] = len(suites)
             suites.append({"name": change.suite, "path": ""})
         base = base_cases.get((change.suite, change.case_id))
         if base is not None:
-            cases.append(_case(None, base, index[change.suite], change, prompts, shown))
-    ordered = [c for _, c in sorted(enumerate(cases), key=lambda item: _rank(item[1], item[0]))]
+            cases[(change.suite, change.case_id)] = _case(
+                None, base, index[change.suite], change, prompts, shown
+            )
+    ordered = [cases[key] for key in conclusion.view.cases.every if key in cases]
     return {
         "kinds": list(KINDS),
         "suites": suites,

@@ -4,8 +4,9 @@ Layout: the hidden marker line; with a baseline, what the PR did (regressions an
 trial counts, p-values and the changed line that explains them; pass rate, mean score, tokens, cost
 and latency per suite, base vs head; the requests each side needed); the verdict, baseline changes
 (regressed first), a table of suites, the failure-pattern analysis (reasons, confusion table, failing
-arguments, recommendations with ``file:line``), then one collapsible ``<details>`` block per failed or errored
-case (reasons, expected vs actual calls, final output, transcript), then the passed cases.
+arguments, recommendations with ``file:line``), then one collapsible ``<details>`` block per failed
+or errored case, in the order every report lists them (``gate.verdict.view``), with its reasons,
+expected vs actual calls, final output and transcript, then the passed cases.
 
 The report fits in ``limit`` characters (65,536 for a PR comment; about 1 MiB for a job summary):
 the least important detail is dropped first (passed-case detail, then transcripts, then per-case
@@ -29,21 +30,12 @@ from gate.reports.transcript import final_answer_text, transcript
 from gate.reports.trial_counts import curtailed_line, passed_of_run, trials_text
 from gate.results.outcomes import REASON_TITLES, CaseResult, RunResults, TrialResult
 from gate.results.settings import PriceRecord
-from gate.scoring.pass_hat_k import suite_pass_hat_k
 from gate.util.escape import html_text, json_text, md_cell, md_code_block, md_inline_code, md_text, truncate
 from gate.util.json_types import JsonObject
-from gate.verdict.baseline import (
-    FAILING_GROUPS,
-    CaseChange,
-    Comparison,
-    FailingGroup,
-    SuiteDelta,
-    failing_groups,
-    headline,
-)
+from gate.verdict.baseline import CaseChange, Comparison, FailingGroup, SuiteDelta, headline
 from gate.verdict.conclusion import Conclusion
 from gate.verdict.policy import pct
-from gate.verdict.view import NO_CASES, OWN_THRESHOLDS, SuiteLine, VerdictWords
+from gate.verdict.view import GROUP_WORDS, NO_CASES, OWN_THRESHOLDS, CaseOrder, SuiteLine, VerdictWords
 
 COMMENT_LIMIT = 65536  # GitHub's limit of a PR comment, in characters
 SUMMARY_LIMIT = 1024 * 1024  # the job summary's (1 MiB): the Markdown file is written within it
@@ -269,7 +261,7 @@ def _suites_section(conclusion: Conclusion) -> list[str]:
     if curtailed:
         out += [curtailed[0].upper() + curtailed[1:] + ".", ""]
     out += _scores_section(lines)
-    out += _pass_hat_k_section(results)
+    out += _pass_hat_k_section(lines)
     out += _run_facts(results, conclusion.baseline)
     prices = _prices_line(results.settings.prices)
     if prices:
@@ -327,14 +319,13 @@ def _scores_section(lines: Sequence[SuiteLine]) -> list[str]:
     return ["Scores (means over the evaluated cases):", "", *rows, ""]
 
 
-def _pass_hat_k_section(results: RunResults) -> list[str]:
+def _pass_hat_k_section(lines: Sequence[SuiteLine]) -> list[str]:
     """pass^k per suite that ran several trials per case (tau-bench's estimator, mean over cases)."""
     rows = []
-    for suite in results.suites:
-        view = suite_pass_hat_k(suite.cases)
-        if view:
-            cells = " · ".join(f"k={k}: {value:.3f} ({n} cases)" for k, (value, n) in view.items())
-            rows.append(f"- {md_text(suite.name)}: {cells}")
+    for line in lines:
+        if line.pass_hat_k:
+            cells = " · ".join(f"k={k}: {value:.3f} ({n} cases)" for k, (value, n) in line.pass_hat_k.items())
+            rows.append(f"- {md_text(line.result.name)}: {cells}")
     if not rows:
         return []
     return ["pass^k (all of k trials pass; C(c,k)/C(n,k) per case, mean over cases):", "", *rows, ""]
@@ -505,10 +496,10 @@ def _calls_table(case: CaseResult, trial: TrialResult) -> list[str]:
     return out
 
 
-_GROUP_TAGS = {
-    "regressed": " · 🔴 regressed",
+_GROUP_TAGS = {  # a case failing now only says nothing more
+    "regressed": f" · 🔴 {GROUP_WORDS['regressed']}",
     "new": "",
-    "old": " · failed on the base too",
+    "old": f" · {GROUP_WORDS['old']}",
 }
 
 
@@ -581,16 +572,6 @@ def _case_parts(case: CaseResult, group: FailingGroup | None = None) -> tuple[st
     return "\n".join(out), transcript_part
 
 
-def _badness(case: CaseResult) -> tuple[int, float, int, str, str]:
-    return (
-        0 if case.status == "failed" else 1,
-        case.score,
-        -len(case.failures),
-        case.suite,
-        case.case_id,
-    )
-
-
 def _passed_section(results: RunResults) -> list[str]:
     passed = [c for s in results.suites for c in s.cases if c.status in ("passed", "skipped")]
     if not passed:
@@ -621,22 +602,14 @@ KNOWN_FLAKY_HEADING = "### Known-flaky cases that did not pass (non-gating: not 
 
 
 class _CaseBlocks:
-    """The failed and errored cases' blocks, worst first, each built once; the known-flaky
-    (non-gating) ones after the others, under their own heading: they never fail the gate."""
+    """The failed and errored cases' blocks in the view's order (worst first; on a pull request the
+    regressions first), each built once; the known-flaky (non-gating) ones after the others, under
+    their own heading: they never fail the gate."""
 
-    def __init__(self, results: RunResults, comparison: Comparison | None = None):
-        groups = failing_groups(comparison)  # with a base side: regressions, new failures, old ones
-        rank = {group: i for i, group in enumerate(FAILING_GROUPS)}
-        self.groups = groups
-        self.cases = sorted(
-            (c for s in results.suites for c in s.cases if c.status in ("failed", "error")),
-            key=lambda c: (
-                c.non_gating is not None,
-                rank[groups.get((c.suite, c.case_id), "regressed")],
-                _badness(c),
-            ),
-        )
-        self.gating = sum(1 for c in self.cases if c.non_gating is None)
+    def __init__(self, order: CaseOrder):
+        self.order = order
+        self.cases = order.failing + order.known_flaky
+        self.gating = len(order.failing)
         self._parts: dict[int, tuple[str, str]] = {}  # index in ``cases`` -> ``_case_parts``
 
     def take(self, with_transcript: bool, budget: int) -> tuple[list[str], bool]:
@@ -645,7 +618,7 @@ class _CaseBlocks:
         used = 0
         for i, c in enumerate(self.cases):
             main, transcript_part = self._parts.get(i) or self._parts.setdefault(
-                i, _case_parts(c, self.groups.get((c.suite, c.case_id)))
+                i, _case_parts(c, self.order.group(c))
             )
             if with_transcript and transcript_part:
                 block = f"{main}\n{transcript_part}\n</details>\n\n"
@@ -715,7 +688,7 @@ def render(
     )
     head += _join(_baseline_section(comparison)) + _join(_suites_section(conclusion))
     hint = f" The full report: {full_report_hint}." if full_report_hint else ""
-    layout = _Layout(head, conclusion.analysis, _CaseBlocks(results, comparison), limit, hint)
+    layout = _Layout(head, conclusion.analysis, _CaseBlocks(conclusion.view.cases), limit, hint)
     body = layout.body(None)
     blocks, all_fit = layout.blocks.take(True, limit - len(body))
     if all_fit:  # the list of passed cases is built only when it may fit

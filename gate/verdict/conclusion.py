@@ -41,7 +41,7 @@ class Conclusion:
     @cached_property
     def view(self) -> ReportView:
         """What every output shows of this conclusion (``gate.verdict.view``), drawn once."""
-        return report_view(self.results, self.verdict)
+        return report_view(self.results, self.verdict, self.comparison)
 
 
 def conclude(

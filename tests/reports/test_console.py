@@ -87,6 +87,7 @@ def test_an_unreachable_endpoint_names_the_host_never_the_key(repo, monkeypatch,
 
 def test_a_failed_case_line_says_the_details_its_message_leaves_out() -> None:
     from gate.reports.console import failure_lines
+    from gate.verdict.conclusion import conclude
     from tests.results_factory import case, failure, run, suite
 
     wrong = failure(
@@ -97,7 +98,7 @@ def test_a_failed_case_line_says_the_details_its_message_leaves_out() -> None:
         expected="Paris",
         actual="Rome",
     )
-    lines = failure_lines(run(suite("s", [case("c", "failed", failures=[wrong])])), [])
+    lines = failure_lines(conclude(run(suite("s", [case("c", "failed", failures=[wrong])]))), [])
     line = next(line for line in lines if " c: " in line)
     assert line.endswith(
         'value error: not the value asked (tool get_weather, argument city, expected "Paris", actual "Rome")'
@@ -122,11 +123,11 @@ def test_with_a_base_side_the_regressions_come_first_then_new_failures_then_old_
     )
     base = run(suite("s", [case("old", "failed", failures=wrong), case("broken", "passed")]))
     conclusion = conclude(head, base)
-    lines = failure_lines(head, [], conclusion.comparison)
+    lines = failure_lines(conclusion, [])
     assert lines[0] == "failed cases (3: 1 regressed, 1 new, 1 failed on the base too; regressions first):"
     assert [line.split()[2].rstrip(":") for line in lines[1:4]] == ["broken", "added", "old"]
     assert "broken (regressed): " in lines[1] and "(regressed)" not in lines[2] + lines[3]
     # Without a base side: the worst first, as before.
-    alone = failure_lines(head, [])
+    alone = failure_lines(conclude(head), [])
     assert alone[0] == "failed cases (3, worst first):"
     assert [line.split()[2].rstrip(":") for line in alone[1:4]] == ["old", "added", "broken"]

@@ -85,8 +85,8 @@ def test_report_content():
         "❌ <code>weather/oslo-rain</code>: wrong tool · 🔴 regressed",
         "❌ <code>travel/needs-date</code>: judge failed",
         "⚠️ <code>weather/berlin-down</code>: error: provider failed: 503",
-        "❌ <code>travel/ghost-tool</code>: hallucinated tool · failed on the base too",
-        "❌ <code>weather/rome-week</code>: type error · failed on the base too",
+        "❌ <code>weather/rome-week</code>: type error · failed on the base too",  # ties: as the run
+        "❌ <code>travel/ghost-tool</code>: hallucinated tool · failed on the base too",  # lists them
     ]
 
 
