@@ -66,7 +66,16 @@ def md_text(s: object) -> str:
     text = text.translate(_HTML)
     text = _MD_INLINE.sub(r"\\\1", text)
     text = _MENTION.sub("@&#8203;", text)
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return _LINE_START.sub(_escaped_line_start, text)
+
+
+def _escaped_line_start(found: re.Match[str]) -> str:
+    """A block marker at the start of a line, escaped as CommonMark reads it: ``\\#``, ``\\-``; an
+    ordered list's ``1.`` as ``1\\.`` (a backslash before a digit is no escape: it would show)."""
+    indent, marker = found.group(1), found.group(2)
+    if marker[0].isdigit():
+        return indent + marker[:-1] + "\\" + marker[-1]
+    return indent + "\\" + marker
 
 
 # A workflow command the Actions runner reads from a log line: ``::name ...::`` at the start of a line

@@ -23,7 +23,12 @@ def full_md_text(s: object) -> str:
     text = text.translate(_HTML)
     text = _MD_INLINE.sub(r"\\\1", text)
     text = _MENTION.sub("@&#8203;", text)
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return _LINE_START.sub(_escaped_line_start, text)
+
+
+def _escaped_line_start(found: re.Match[str]) -> str:
+    indent, marker = found.group(1), found.group(2)  # "1." as "1\.", "#" as "\#" (CommonMark's escapes)
+    return indent + (marker[:-1] + "\\" + marker[-1] if marker[0].isdigit() else "\\" + marker)
 
 
 def full_md_inline_code(s: object, *, table: bool = False) -> str:
