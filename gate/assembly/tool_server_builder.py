@@ -41,8 +41,12 @@ def is_loopback_url(url: str) -> bool:
         return False
 
 
-def _port_problem(url: str) -> str | None:
-    """Why the port of a loopback ``url`` can never be reached (None: it can)."""
+def url_problem(url: str) -> str | None:
+    """Why a loopback ``url`` can never be reached (None: it can): a control character (no HTTP client
+    sends one: NUL, a line break, DEL...) or a port that is not 1-65535."""
+    control = next((char for char in url if ord(char) < 0x20 or ord(char) == 0x7F), None)
+    if control is not None:
+        return f"it holds the control character {control!r}, which no HTTP client sends"
     try:
         port = urlsplit(url).port
     except ValueError:
@@ -61,9 +65,9 @@ def read_server(context: BuildContext, raw: dict[str, Any], at: PathKey) -> Tool
                 "gate sends requests",
                 LOOPBACK_HINT,
             )
-        elif (port := _port_problem(url)) is not None:
+        elif (trouble := url_problem(url)) is not None:
             context.err(
-                (*at, "url"), f"the MCP server URL {show(url, 80)}: {port}", "http://127.0.0.1:8000/mcp"
+                (*at, "url"), f"the MCP server URL {show(url, 80)}: {trouble}", "http://127.0.0.1:8000/mcp"
             )
     command = tuple(raw.get("command", ()))  # checked by the rule of every command (suite_builder)
     watch = tuple(raw.get("watch", ()))

@@ -178,6 +178,13 @@ class SuiteFiles:
             return self._command_problem(
                 at, f"the program {program!r} is a link to outside the repository", COMMAND_HINT
             )
+        if not written.stat().st_mode & 0o111:  # git keeps the execute bit: what it checks out runs
+            return self._command_problem(
+                at,
+                f"the program {program!r} is not executable (its file has no execute permission)",
+                f"mark it executable in git (git update-index --chmod=+x {program}), or start it with "
+                f"its interpreter ([python3, {program}])",
+            )
         return None
 
     def _command_problem(self, at: PathKey, message: str, hint: str) -> Problem:

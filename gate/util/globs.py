@@ -4,8 +4,9 @@ A pattern is relative to the repository root and matched against the whole path:
 within one path segment, ``?`` one character of a segment, ``[...]`` a character class (``[!...]``
 its complement; a ``]`` first in it is one of its characters; a ``[`` without its ``]`` is itself), a
 ``**`` segment any number of segments (none included), and a pattern ending in ``/`` everything below
-that directory. ``src/*.py`` matches ``src/agent.py`` but not ``src/tools/a.py``; ``src/**/*.py``
-matches both; ``**/*.py`` matches every Python file.
+that directory; no ``{a,b}`` alternatives (refused: one pattern each). ``src/*.py`` matches
+``src/agent.py`` but not ``src/tools/a.py``; ``src/**/*.py`` matches both; ``**/*.py`` matches every
+Python file.
 
 Matching takes time bounded by the pattern's size times the path's, whatever either holds (a pattern
 of twelve ``**`` segments against a path 24 levels deep took a regular expression hours of
@@ -23,6 +24,7 @@ from functools import lru_cache
 __all__ = ["glob_problem", "matches", "matches_any", "may_match_below"]
 
 _STAR = "*"
+_ALTERNATIVES = re.compile(r"\{[^{}]*,[^{}]*\}")  # {a,b}: a shell's alternatives, no glob's here
 _ANY = "?"
 
 
@@ -109,6 +111,13 @@ def glob_problem(pattern: str) -> str | None:
         return "write paths with '/' (a backslash is not a path separator here)"
     if ".." in pattern.rstrip("/").split("/"):
         return "a pattern cannot leave the repository ('..')"
+    if "\0" in pattern:
+        return "a path never holds NUL, so this pattern matches nothing"
+    if _ALTERNATIVES.search(pattern):
+        return (
+            "{a,b} is no alternative here (it matches those characters as written, so the files meant "
+            "would change unseen): write one pattern per alternative"
+        )
     try:
         _parsed(pattern)
     except _BadGlob as exc:

@@ -44,7 +44,8 @@ def virtualenv(path: Path) -> Path:
 
 def problems(root: Path, place: str, program: str) -> list[str]:
     (root / ".git").mkdir(exist_ok=True)
-    (root / "main.py").write_text("print('hi')\n")
+    (root / "main.py").write_text("#!/usr/bin/env python3\nprint('hi')\n")
+    (root / "main.py").chmod(0o755)
     suite, _ = PLACES[place]
     (root / "s.suite.yaml").write_text(suite.replace("PROGRAM", program))
     return [p.render() for p in load_suites([root], root=root).problems]
@@ -86,6 +87,8 @@ def test_every_other_program_path_is_refused_at_its_location(place: str, tmp_pat
     (fake / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (fake / "bin" / "sh").symlink_to("/bin/sh")  # beside a pyvenv.cfg, but no interpreter
     (fake / "bin" / "python").symlink_to(data)  # an interpreter's name, not an executable
+    (repo / "agent.py").write_text("print('hi')\n")
+    (repo / "agent.py").chmod(0o644)  # as git checks out a file committed without its execute bit
     cases = {
         "/usr/bin/python3": "the program '/usr/bin/python3' is an absolute path (fix: name a program "
         "found on PATH (python, node) or write its path relative to the repository root)",
@@ -97,6 +100,9 @@ def test_every_other_program_path_is_refused_at_its_location(place: str, tmp_pat
         "fake/bin/python": f"the program 'fake/bin/python' is a link to outside the repository {LINK_HINT}",
         ".venv/bin/python": "program not found: '.venv/bin/python' (no such file) (fix: create the "
         "virtualenv (python3 -m venv) where the gate runs, before validate and run)",
+        "./agent.py": "the program './agent.py' is not executable (its file has no execute permission) "
+        "(fix: mark it executable in git (git update-index --chmod=+x ./agent.py), or start it with its "
+        "interpreter ([python3, ./agent.py]))",
     }
     for program, message in cases.items():
         assert problems(repo, place, program) == [f"s.suite.yaml:{at}: {key}: {message}"], program
@@ -128,6 +134,7 @@ _PARTS = [
     ".",
     "run.sh",
     "python",
+    "pyvenv.cfg",  # a file of the repository without the execute bit
 ]
 
 
@@ -158,12 +165,12 @@ def _layout(root: Path, outside: Path) -> None:
 
 
 def _runs_inside_or_a_virtualenv(root: Path, program: str) -> bool:
-    """What the system would start for ``program`` is a file of the repository, or a virtualenv's
-    interpreter: ``bin/python`` beside the ``pyvenv.cfg`` of its virtualenv's directory, which the
-    system reaches where the path, read as written, says (no '..' after a link on the way)."""
+    """What the system would start for ``program`` is an executable file of the repository, or a
+    virtualenv's interpreter: ``bin/python`` beside the ``pyvenv.cfg`` of its virtualenv's directory,
+    which the system reaches where the path, read as written, says (no '..' after a link on the way)."""
     written = os.path.join(root, program)
     real = os.path.realpath(written)
-    if not os.path.isfile(written):
+    if not os.path.isfile(written) or not os.access(written, os.X_OK):
         return False
     if real == str(root.resolve()) or real.startswith(str(root.resolve()) + os.sep):
         return True
@@ -188,6 +195,7 @@ def layout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @example(parts=["away", "bin", "python"])  # a virtualenv kept elsewhere, linked in: accepted
 @example(parts=["out", "..", "env", "bin", "python"])  # another's interpreter through '..'
 @example(parts=["fake", "bin", "python"])  # a fake virtualenv: its 'interpreter' is a script out
+@example(parts=["fake", "pyvenv.cfg"])  # a file of the repository no system can start
 def test_a_command_path_validate_accepts_runs_a_file_of_the_repository_or_a_virtualenv(layout, parts) -> None:
     """Whatever a path goes through (links out and back, '..' after a link, a loop, a virtualenv kept
     elsewhere): validate accepts it only when what the system runs is the repository's file or a

@@ -202,13 +202,21 @@ def test_a_program_that_cannot_start_is_could_not_evaluate_not_the_agent_failing
     tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
 ) -> None:
     root = make_repo(tmp_path)
-    # The script is named as the command itself, but it is not executable: it never starts.
-    suite = SUITE.replace("command: [python3, agent/desk.py]", "command: [agent/desk.py]")
+    # The script is the command itself, executable, but its interpreter does not exist: it never
+    # starts. (validate cannot know: the interpreter is looked for when it starts. A script without
+    # its execute bit is refused by validate: tests/assembly/test_command_rule.py.)
+    start = root / "agent" / "start.sh"
+    start.write_text("#!/nonexistent/interpreter\n")
+    start.chmod(0o755)
+    suite = SUITE.replace("command: [python3, agent/desk.py]", "command: [agent/start.sh]")
     (root / "desk.suite.yaml").write_text(suite)
     server = model_server(SCRIPT)
     done = gate(root, server, "desk.suite.yaml", "--allow-commands", "--json", "out.json")
     assert done.returncode == 3, done.stdout + done.stderr  # could not evaluate, not "the agent failed"
-    why = "the agent program could not be started: 'agent/desk.py': Permission denied"
+    why = (
+        "the agent program could not be started: 'agent/start.sh': the interpreter its #! line names "
+        "was not found"
+    )
     assert f"ERROR desk.suite.yaml:18 paris: {why}" in done.stdout
     assert "no case could be evaluated" in done.stdout
     case = results(root / "out.json")["suites"][0]["cases"][0]

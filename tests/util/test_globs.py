@@ -49,6 +49,9 @@ def test_matches_any() -> None:
         ("src/../../x", "leave"),
         ("src\\a.py", "'/'"),
         ("C:/x", "relative"),
+        ("src/a\0b.py", "NUL"),
+        ("agent/**/*.{py,ts}", "one pattern per alternative"),
+        ("{src,lib}/*.py", "one pattern per alternative"),
     ],
 )
 def test_patterns_that_cannot_be_repository_globs(pattern: str, word: str) -> None:
@@ -59,6 +62,14 @@ def test_patterns_that_cannot_be_repository_globs(pattern: str, word: str) -> No
 def test_good_patterns_have_no_problem() -> None:
     assert glob_problem("examples/**/*.py") is None
     assert glob_problem("agent/") is None
+    assert glob_problem("templates/{name}.txt") is None  # braces without alternatives are characters
+
+
+def test_alternatives_would_have_matched_none_of_the_files_meant() -> None:
+    """Why ``{a,b}`` is refused: the matcher reads it as those characters (as fnmatch does), so a
+    change to ``agent/main.py`` under ``agent/*.{py,ts}`` was no change of the suite's program."""
+    assert not matches("agent/*.{py,ts}", "agent/main.py")
+    assert matches("agent/*.{py,ts}", "agent/main.{py,ts}")
 
 
 # -- bounded matching, invalid classes -------------------------------------------------------------
