@@ -63,6 +63,11 @@ def _located_first(err: str, location: str) -> str:
         (["run", "--model", "gpt-4o\nx"], "--model", "control character"),
         (["run", "--fix-model", "anthropic:"], "--fix-model", "names a provider and no model"),
         (["init", "--model", "anthropic:"], "--model", "names a provider and no model"),
+        # an infinite time limit (a request that never answers waited for forever) or cost cap
+        (["run", "--timeout", "inf"], "--timeout", "must be a finite number"),
+        (["run", "--timeout", "1e400"], "--timeout", "must be a finite number"),
+        (["run", "--max-cost", "Infinity"], "--max-cost", "must be a finite number"),
+        (["run", "--timeout", "nan"], "--timeout", "must be greater than 0"),
         # an empty value (a variable unset in CI) was the option left out: every case in every shard,
         # no baseline compared, every suite instead of the changed ones, no cache
         *(

@@ -4,6 +4,7 @@ and the option types."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from typing import TYPE_CHECKING
 
@@ -90,6 +91,8 @@ def positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, got {text!r}")
+    if value == math.inf:  # 'inf', '1e400': a time limit or a cap that never holds
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
     return value
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -235,7 +236,7 @@ def _with_repository_files(
     allow = " --allow-commands" if commands else ""
     notes.append(
         f"next: fill in the cases of {_shown(files[0].path, root)}, then: "
-        f"tool-eval-gate run {directory}{allow} --html out/report.html"
+        f"tool-eval-gate run {shlex.quote(directory)}{allow} --html out/report.html"
     )
     return files
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -238,6 +239,16 @@ def test_a_suite_directory_linked_inside_the_repository_gets_a_suite_that_valida
         "get_weather",
         "book_flight",
     ]
+
+
+def test_the_command_init_says_to_run_next_runs_the_suite_it_wrote(repo, capsys):
+    """A --dir holding a space (or a shell's characters) is one argument in the next command shown:
+    'tool-eval-gate run my evals' ran two paths that do not exist."""
+    assert cli_main(["init", "--tools", "agent/tools.json", "--dir", "my evals"]) == 0
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next: ")]
+    command = shlex.split(line.split("then: ", 1)[1])
+    assert command == ["tool-eval-gate", "run", "my evals", "--html", "out/report.html"]
+    assert (repo / command[2] / "tools.suite.yaml").is_file()
 
 
 def test_a_gitignore_linked_to_a_file_inside_the_repository_gets_its_lines(repo):
