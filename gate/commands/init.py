@@ -112,6 +112,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not root.is_dir():
         raise InputError([Problem("--root", 0, 0, f"{args.root}: not a directory")])
     root = Path(os.path.abspath(root))
+    if not os.path.lexists(root / ".git"):  # run in the home directory or /, init wrote its files there
+        where = "--root" if args.root else str(root)
+        message = f"{args.root}: not a git repository (no .git)" if args.root else "not a git repository"
+        raise InputError(
+            [
+                Problem(
+                    where,
+                    0,
+                    0,
+                    f"{message}: init writes a repository's suite, workflow and .gitignore",
+                    hint="run init in your repository's checkout (git init first for a new one), or name "
+                    "its top directory with --root",
+                )
+            ]
+        )
     files, notes, reads = _plan(args, root)
     check_writes(files, root)  # every path, before anything is written
     problems = _starter_problems(files, reads, root)
@@ -267,7 +282,8 @@ def _repository_file(given: str, root: Path, option: str) -> Path:
     if not _inside(path, root) or not _inside(Path(os.path.realpath(path)), root.resolve()):
         raise InputError([Problem(option, 0, 0, f"{given}: outside the repository {root}")])
     if not path.is_file():
-        raise InputError([Problem(option, 0, 0, f"{given}: no such file")])
+        what = "not a regular file" if os.path.lexists(path) else "no such file"  # a FIFO, a directory
+        raise InputError([Problem(option, 0, 0, f"{given}: {what}")])
     return path
 
 

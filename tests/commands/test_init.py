@@ -241,6 +241,28 @@ def test_a_suite_directory_linked_inside_the_repository_gets_a_suite_that_valida
     ]
 
 
+@pytest.mark.parametrize("option", ["--tools", "--prompt"])
+def test_a_tool_or_prompt_file_that_is_a_fifo_is_refused_never_read(repo, capsys, option):
+    os.mkfifo(repo / "agent" / "pipe")
+    assert cli_main(["init", option, "agent/pipe"]) == 2
+    assert f"{option}: agent/pipe: not a regular file" in capsys.readouterr().err
+    assert not (repo / "evals").exists()
+
+
+@pytest.mark.parametrize("given_root", [True, False])
+def test_outside_a_repository_init_writes_nothing(tmp_path, monkeypatch, capsys, given_root):
+    """``init --root /`` (or init run in the home directory) wrote evals/, .github/, .gitignore and the
+    pre-commit configuration there: a directory that is no git repository's top is refused."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.chdir(home)
+    argv = ["init", "--root", str(home)] if given_root else ["init"]
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err
+    assert ("--root: " if given_root else f"{home}: ") in err and "not a git repository" in err
+    assert list(home.iterdir()) == []
+
+
 def test_the_command_init_says_to_run_next_runs_the_suite_it_wrote(repo, capsys):
     """A --dir holding a space (or a shell's characters) is one argument in the next command shown:
     'tool-eval-gate run my evals' ran two paths that do not exist."""
