@@ -138,13 +138,16 @@ def tool_sources(quick: bool) -> dict[str, Any]:
 
 
 def proxy_memory(
-    work: Path, env: dict[str, str], gate_args: Callable[[list[str]], list[str]]
+    work: Path, env: dict[str, str], gate_args: Callable[[list[str]], list[str]], interpreter: Path
 ) -> dict[str, Any]:
     """The gate's own peak memory while its proxy receives one body of each shape (the answer stored
-    in a response cache of its own, as a CI run stores it)."""
+    in a response cache of its own, as a CI run stores it). The suite's ``python3`` is ``interpreter``
+    (one the program's own user can run where the gate runs as root)."""
     import subprocess
 
     work.mkdir(parents=True, exist_ok=True)
+    for directory in (work.parent, work):  # where the gate, as root, runs the program as its own user
+        directory.chmod(0o755)
     (work / ".git").mkdir(exist_ok=True)
     (work / "program.py").write_text(PROGRAM, encoding="utf-8")
     (work / "p.suite.yaml").write_text(
@@ -152,7 +155,11 @@ def proxy_memory(
         "  tools: [{name: t, description: d}]\ncases: [{id: a, input: hi}]\n",
         encoding="utf-8",
     )
-    path = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    (work / "bin").mkdir(exist_ok=True)
+    (work / "bin").chmod(0o755)
+    if not (work / "bin" / "python3").is_symlink():
+        (work / "bin" / "python3").symlink_to(interpreter)
+    path = str(work / "bin") + os.pathsep + env.get("PATH", "")
     shapes = {
         "tiny": "text:0.001",
         "5 MB of {}": "braces:5",
@@ -166,7 +173,7 @@ def proxy_memory(
         peak_file = work / "peak"
         results = work / "r.json"
         stored = ["--json", str(results), "--cache", str(work / f"cache-{len(peaks)}")]  # the answer stored
-        subprocess.run(
+        ran = subprocess.run(
             [
                 sys.executable,
                 "-c",
@@ -178,6 +185,8 @@ def proxy_memory(
             capture_output=True,
             timeout=600,
         )
+        if not results.exists():  # the run stopped before its results: say why
+            raise RuntimeError(f"the gate wrote no results for {label}: {ran.stderr.decode()[-2000:]}")
         said = json.loads(results.read_text())["suites"][0]["cases"][0]["trials"][0]["record"]["output"]
         peaks[label] = (int(peak_file.read_text()) / 1024, said)
     tiny = peaks["tiny"][0]

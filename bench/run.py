@@ -716,7 +716,10 @@ def hostile(work: Path, quick: bool) -> dict[str, Any]:
     print("\n## Hostile input: unbounded work (issue 35)")
     work_figures = {**hostile_work.globs(), **hostile_work.tool_sources(quick)}
     with ModelServer(latency=0.0) as server:
-        work_figures["proxy"] = hostile_work.proxy_memory(work / "hostile-proxy", gate_env(server), list)
+        env = gate_env(server)
+        work_figures["proxy"] = hostile_work.proxy_memory(
+            work / "hostile-proxy", env, list, _program_interpreter(env)
+        )
     return {
         "corpus": len(rows),
         "refused_cleanly": clean,
