@@ -195,6 +195,7 @@ def _exit_as(status: int) -> None:
         signum = os.WTERMSIG(status)
         if signum in ENDING:
             signal.signal(signum, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
         os.kill(os.getpid(), signum)
         os._exit(128 + signum)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
@@ -219,11 +220,17 @@ def _supervise(options: dict[str, int], command: list[str]) -> None:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
+    # An ending signal interrupts the wait (and only the first one raises): even one that comes after
+    # the command was reaped, before the signals are held again, lands in ``except``, never past it
+    # (where it would end the supervisor before it ends what the command left).
+    status: int | None = None
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDING)
         status = _wait_for(pid)
+        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
     except _End:
-        status = _terminate(pid)
+        signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+        status = _terminate(pid) if status is None else status
     for signum in ENDING:
         signal.signal(signum, signal.SIG_IGN)  # from here on nothing interrupts the ending
     _end_everything(pid)

@@ -173,7 +173,7 @@ SUITE = """\
 version: 1
 name: contained
 agent:
-  command: [contained-python, agent/hostile.py]
+  command: [contained-python, agent/hostile.py, PLACE]
   timeout_s: 60
   tools:
     - type: function
@@ -209,7 +209,7 @@ agent:
   provider: openai
   model: gpt-4o-mini
   tools:
-    - mcp: {command: [contained-python, server/hostile_server.py], calls: live}
+    - mcp: {command: [contained-python, server/hostile_server.py, PLACE], calls: live}
 cases:
   - id: paris
     input: What is the weather in Paris?
@@ -248,8 +248,10 @@ def _place() -> Path:
     (repo / "agent" / "hostile.py").write_text(HOSTILE)
     (repo / "server" / "hostile_server.py").write_text(HOSTILE_SERVER)
     shutil.copy(ROOT / "tests" / "support" / "mcp_stdio_server.py", repo / "server" / "mcp_server.py")
-    (repo / "contained.suite.yaml").write_text(SUITE)
-    (repo / "server.suite.yaml").write_text(SERVER_SUITE)
+    # Each command names the place (an argument it ignores), so that this test's processes are told
+    # from those of another run of it going on beside it (another checkout's test suite, say).
+    (repo / "contained.suite.yaml").write_text(SUITE.replace("PLACE", top.name))
+    (repo / "server.suite.yaml").write_text(SERVER_SUITE.replace("PLACE", top.name))
     for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "base"]):
         subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=repo, check=True)
     for name in ("bin", "loot", "forged", "out"):
@@ -260,14 +262,16 @@ def _place() -> Path:
 
 
 def _leftovers(top: Path) -> list[int]:
-    """Processes still running the test's program (found by their command line)."""
+    """Processes still running this test's program or server (found by their command line, which names
+    the place: never those of another run of the test beside it)."""
     found = []
     for name in os.listdir("/proc"):
         try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"agent/hostile.py" in cmdline or b"server/hostile_server.py" in cmdline:
+        hostile = b"agent/hostile.py" in cmdline or b"server/hostile_server.py" in cmdline
+        if hostile and top.name.encode() in cmdline:
             found.append(int(name))
     return found
 
