@@ -442,6 +442,20 @@ class ReportPlan:
     full_report_hint: str = option(
         "--full-report-hint", "where the full report is, said when truncated", default=""
     )
+    # Render only results made for this commit in this CI run (``gate.trust.made_for``; None: any).
+    made_for_commit: str | None = option(
+        "--made-for-commit",
+        "render only results made for this commit (a pull request's head): a job that merges or publishes "
+        "results never renders a file a pull request committed",
+        metavar="SHA",
+        default=None,
+    )
+    made_for_run: str | None = option(
+        "--made-for-run",
+        "render only results made in this CI run (GITHUB_RUN_ID)",
+        metavar="ID",
+        default=None,
+    )
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ReportPlan:

@@ -24,6 +24,7 @@ from gate.verdict.policy import GatePolicy
 
 if TYPE_CHECKING:
     from gate.files.outputs import OutputPlan
+    from gate.results.outcomes import RunResults
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,15 +47,39 @@ def execute(plan: ReportPlan) -> Outcome:
     import os
 
     from gate.files.discovery import default_root
-    from gate.files.outputs import check_outputs
+    from gate.files.outputs import check_outputs, clear_outputs
+    from gate.git.tracked import is_tracked
     from gate.trust.facts import ci_variable
 
     # In CI no output is written through a symlink of the repository (a pull request can commit one).
-    outputs = check_outputs(plan, no_links_below=default_root() if ci_variable(os.environ) else None)
+    # First of all, a file the checkout brought to an output path (git tracks it) is removed.
+    no_links_below = default_root() if ci_variable(os.environ) else None
+    written = (plan.json, plan.junit, plan.markdown, plan.html)
+    clear_outputs(written, keep=(*plan.results, plan.baseline), brought=is_tracked)
+    outputs = check_outputs(plan, no_links_below=no_links_below)
     try:
         return _render(plan, outputs)
     finally:
         outputs.close()
+
+
+def _check_made_for(plan: ReportPlan, parts: Sequence[RunResults]) -> None:
+    """With ``--made-for-commit`` / ``--made-for-run``: every results file was made for that commit in
+    that run, else an input error naming each that was not (``gate.trust.made_for``)."""
+    if plan.made_for_commit is None and plan.made_for_run is None:
+        return
+    from gate.errors import InputError, Problem
+    from gate.results.settings import MadeFor
+    from gate.trust.made_for import refusal
+
+    wanted = MadeFor(plan.made_for_commit or "", plan.made_for_run or "")
+    problems = [
+        Problem(path, 0, 0, why, hint="render the results the gate wrote in this run for this commit")
+        for path, part in zip(plan.results, parts, strict=True)
+        if (why := refusal(part.settings.made_for, wanted))
+    ]
+    if problems:
+        raise InputError(problems)
 
 
 def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
@@ -66,6 +91,7 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
     from gate.verdict.conclusion import conclude
 
     parts = [load_results(path) for path in plan.results]
+    _check_made_for(plan, parts)
     results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts, plan.results)
     # The base side a --baseline auto run recorded is compared with again, unless --baseline says.
     baseline = load_results(plan.baseline) if plan.baseline else results.base

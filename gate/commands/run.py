@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from gate.providers.base import Provider
     from gate.results.fixes import FixSearch
     from gate.results.outcomes import RunResults
+    from gate.results.settings import MadeFor
     from gate.run.base_side import BaseSide
     from gate.run.cache import ResponseCache
     from gate.run.runner import RunControl, RunOptions
@@ -216,12 +217,17 @@ def execute(plan: RunPlan) -> Outcome:
     """Run as ``plan`` says: check the outputs, load and select the suites, run every case and trial
     (and the base side), conclude once, write the outputs and print the summary. Raises
     ``InputError`` (and the ``GateError``s of the run) for the CLI to report."""
-    from gate.files.outputs import check_output, check_outputs
+    from gate.files.outputs import check_output, check_outputs, clear_outputs
+    from gate.git.tracked import is_tracked
     from gate.trust.facts import ci_variable
 
     # Every output path is checked before any work: none can fail after the paid requests. In CI
-    # none is written through a symlink of the repository (a pull request can commit one).
+    # none is written through a symlink of the repository (a pull request can commit one). First of
+    # all, a file the checkout brought to an output path (git tracks it) is removed.
     no_links_below = _root(plan) if ci_variable(os.environ) else None
+    written = (plan.json, plan.junit, plan.markdown, plan.html, plan.baseline_json, plan.fix_patch)
+    inputs = (plan.rerun_failed, plan.baseline if plan.baseline != "auto" else None)
+    clear_outputs(written, keep=inputs, brought=is_tracked)
     outputs = check_outputs(plan, no_links_below=no_links_below)
     base_output = patch_output = None
     try:
@@ -349,7 +355,8 @@ def _prepare(plan: RunPlan) -> _Prepared | Outcome:
         max_error_rate=plan.max_error_rate,
     )
     options = _run_options(plan, suites, prices, cache, triggered, fail_on_rule)
-    options = dataclasses.replace(options, root=str(root))  # where agent programs run
+    settings = dataclasses.replace(options.settings, made_for=_made_for(plan, root))
+    options = dataclasses.replace(options, root=str(root), settings=settings)  # where programs run
     if base_side is not None:  # each case the budget starts must be able to run at the merge base too
         options = dataclasses.replace(options, reserve_base_for=frozenset(s.path for s in base_side.suites))
     if plan.trials_policy == "curtailed":
@@ -560,6 +567,15 @@ def _unpriced(suites: Sequence[Suite], prices: PriceTable) -> bool:
             "tool-eval-gate run: --max-cost needs a price for every model; nothing was run", file=sys.stderr
         )
     return bool(refused)
+
+
+def _made_for(plan: RunPlan, root: Path) -> MadeFor:
+    """The commit and CI run the results are for (``gate.trust.made_for``), which a job that merges
+    or publishes them checks."""
+    from gate.git.checkout import checkout_facts
+    from gate.trust.made_for import made_for
+
+    return made_for(plan.event, checkout_facts(root, plan.event.head), os.environ.get("GITHUB_RUN_ID", ""))
 
 
 def _cache(plan: RunPlan, root: Path, trust: Trust) -> ResponseCache | None:

@@ -33,7 +33,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -208,6 +208,39 @@ def check_output(path: str, no_links_below: Path | None = None) -> OutputTarget:
     if os.access(file, os.W_OK):
         return OutputTarget(path, file, "in_place")
     raise _refused(path, "the file and its directory are not writable")
+
+
+def clear_outputs(
+    paths: Iterable[str | None],
+    *,
+    keep: Iterable[str | None] = (),
+    links_below: Path | None = None,
+    brought: Callable[[str], bool] = lambda path: True,
+) -> None:
+    """Before anything else, also before an exit on invalid input: remove from the output paths what
+    the checkout brought there, so that what a later step uploads from them is never a file a pull
+    request committed (a passing ``results.json`` made elsewhere, beside a suite that cannot load, is
+    what the workflow's ``if: always()`` upload would take as the gate's). A regular file is removed
+    when ``brought`` says the checkout brought it (``run`` and ``report``: git tracks it; the action:
+    every file of its own output directory); with ``links_below`` (the action's workspace) a symlink on
+    the way to the path below it is removed too (the link itself, never its target: such a path is
+    refused anyway, and the upload would follow the link). Streams (``-``, devices, FIFOs, ``/dev/``,
+    ``/proc/``) and the command's inputs (``keep``: ``--rerun-failed out/results.json --json
+    out/results.json`` reads what it then replaces) are left alone."""
+    kept = {os.path.realpath(path) for path in keep if path}
+    for path in paths:
+        if not path or path == "-" or "\x00" in path or os.path.abspath(path).startswith(_STREAM_PREFIXES):
+            continue
+        link = first_link(Path(path), links_below) if links_below is not None else None
+        try:
+            if link is not None:
+                os.unlink(link)
+            elif (
+                stat.S_ISREG(os.lstat(path).st_mode) and os.path.realpath(path) not in kept and brought(path)
+            ):
+                os.unlink(path)
+        except (OSError, ValueError):
+            pass  # nothing there, or nothing we may remove: the checks before the run say what is wrong
 
 
 def check_directory(path: Path, option: str, *, writable: bool = True) -> None:

@@ -50,6 +50,15 @@ def tracked_under(directory: Path, limit: int = 3) -> tuple[str, ...]:
     return tuple(names[:limit])
 
 
+def is_tracked(path: str) -> bool:
+    """Whether git tracks the file at ``path`` (False when git cannot tell): a file the checkout
+    brought, which a pull request can have written."""
+    try:
+        return bool(tracked_under(Path(path), limit=1))
+    except GitUnavailable:
+        return False
+
+
 def _fatal(stderr: bytes) -> str:
     """git's reason: its ``fatal:`` line (hints follow it), else its last line."""
     lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]

@@ -109,7 +109,10 @@ class ActionInputs:
     )
     results: tuple[str, ...] = action_input(
         "Publish saved results instead of running: results JSON files or globs (e.g. the shards of a "
-        "matrix downloaded as artifacts). They are merged into one verdict, one comment and one JUnit file.",
+        "matrix downloaded as artifacts). They are merged into one verdict, one comment and one JUnit file. "
+        "Only results the gate made for the commit this job is about in this run are rendered (on "
+        "workflow_run: the head and the run that triggered it); any other, a file a pull request "
+        "committed among them, is refused (exit 2).",
         default=(),
     )
     pr_number: str = action_input(

@@ -105,7 +105,11 @@ def plan(settings: ActionSettings, facts: WorkspaceFacts) -> Plan:
     read_only = can_post and restricted and event.event_name == "pull_request"
     publish = can_post and not read_only
     if inputs.results:
+        wanted = settings.made_for
+        if not wanted.commit or not wanted.run:
+            return Plan("refuse", errors=(UNKNOWN_MADE_FOR,), exit_code=EXIT_INVALID_INPUT)
         report = report_plan(inputs, settings.workspace, settings.output_dir, facts.results_files)
+        report = replace(report, made_for_commit=wanted.commit, made_for_run=wanted.run)
         return Plan("report", command=report, publish=publish)
     notices: tuple[str, ...] = ()
     replay = inputs.options.replay
@@ -169,6 +173,13 @@ def run_plan(
         fix_patch=str(output_dir / FIX_PATCH) if options.suggest_fixes else None,
     )
 
+
+# Saved results are rendered only when they were made for this job's commit and run, which it must know.
+UNKNOWN_MADE_FOR = (
+    "input results: this job cannot tell which commit and run the results must have been made for (the "
+    "runner sets GITHUB_SHA and GITHUB_RUN_ID; on workflow_run, the event names the run and its head): "
+    "nothing is rendered"
+)
 
 # The files of the output directory: the reports, and the base side's results of ``baseline: auto``.
 JUNIT_FILE, RESULTS_FILE, REPORT_FILE, HTML_FILE = "junit.xml", "results.json", "report.md", "report.html"

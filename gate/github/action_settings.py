@@ -13,8 +13,10 @@ from typing import Any
 
 from gate import CACHE_DIRECTORY
 from gate.github.action_inputs import ActionInputs, read_inputs
+from gate.results.settings import MadeFor
 from gate.suite.model import KEY_VARIABLES
 from gate.trust.facts import EventFacts, event_facts
+from gate.trust.made_for import expected
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,10 @@ class ActionSettings:
     api_url: str = "https://api.github.com"
     summary_path: str = ""
     output_path: str = ""
+    # What saved results (``results``) must have been made for: this commit in this run, or on
+    # workflow_run the commit and run that triggered it (gate.trust.made_for).
+    made_for: MadeFor = MadeFor()
+    run_id: str = ""  # GITHUB_RUN_ID: the run this job belongs to (its results say it)
 
     @property
     def output_dir(self) -> Path:
@@ -177,4 +183,6 @@ def read_settings(env: Mapping[str, str], payload: Mapping[str, Any] | None, cwd
         api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
         summary_path=env.get("GITHUB_STEP_SUMMARY", ""),
         output_path=env.get("GITHUB_OUTPUT", ""),
+        made_for=expected(event.facts, env.get("GITHUB_SHA", ""), run_id or ""),
+        run_id=run_id or "",
     )

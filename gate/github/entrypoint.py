@@ -36,7 +36,6 @@ from gate.errors import (
 from gate.files.links import first_link
 from gate.fixes.suggestions import Suggestion, suggestions
 from gate.github import actions_env
-from gate.github.action_inputs import ActionInputs
 from gate.github.action_plan import (
     FIX_PATCH,
     HTML_FILE,
@@ -90,14 +89,16 @@ def _say(*commands: str) -> None:
 
 
 @contextlib.contextmanager
-def _run_environment(inputs: ActionInputs, workspace: Path) -> Iterator[None]:
+def _run_environment(settings: ActionSettings) -> Iterator[None]:
     """For the duration of the in-process run only (the SDKs and git read the process environment):
-    the provider keys and base URLs of the inputs, and git's trust in the workspace (the container
-    runs as root; the checkout belongs to the runner user, which git refuses as "dubious
-    ownership"). Everything is restored afterwards."""
+    the provider keys and base URLs of the inputs, the run the results are made in, and git's trust
+    in the workspace (the container runs as root; the checkout belongs to the runner user, which git
+    refuses as "dubious ownership"). Everything is restored afterwards."""
+    inputs, workspace = settings.inputs, settings.workspace
     index = int(os.environ.get("GIT_CONFIG_COUNT", "0") or 0)
     values = {
         "CI": "true",  # an action run is a CI run: answers a pull request can write are not trusted
+        "GITHUB_RUN_ID": settings.run_id,
         "OPENAI_API_KEY": inputs.openai_api_key,
         "ANTHROPIC_API_KEY": inputs.anthropic_api_key,
         "OPENAI_BASE_URL": inputs.openai_base_url,
@@ -140,6 +141,27 @@ def _links(settings: ActionSettings) -> tuple[tuple[str, str], ...]:
         if link is not None:
             found.append((name, link.relative_to(settings.workspace).as_posix()))
     return tuple(found)
+
+
+def _clear_outputs(settings: ActionSettings, facts: WorkspaceFacts) -> None:
+    """Before anything else, also before a refusal or an exit on invalid input: the files of the output
+    directory are removed, and a link on the way to them (the link, never its target), so that what
+    the workflow uploads from it (a shard's results.json, which the merge job renders) is this run's
+    or nothing, never a file the pull request committed there. The files the action reads (``results``,
+    ``baseline``, ``rerun_failed``) stay."""
+    from gate.files.outputs import clear_outputs
+
+    inputs, workspace = settings.inputs, settings.workspace
+    read = [
+        *facts.results_files,
+        *(
+            str(workspace / p)
+            for p in (inputs.baseline, inputs.options.rerun_failed or "")
+            if p not in ("", "auto", "off")
+        ),
+    ]
+    written = [str(settings.output_dir / name) for name in OUTPUT_FILES]
+    clear_outputs(written, keep=read, links_below=workspace)
 
 
 def _trust_workspace_for_later_steps(workspace: Path, env: Mapping[str, str]) -> None:
@@ -428,7 +450,8 @@ def _mask_secrets(settings: ActionSettings, env: Mapping[str, str]) -> None:
 
 
 def _execute(settings: ActionSettings, env: Mapping[str, str], outputs: dict[str, object]) -> int:
-    facts = _facts(settings)
+    facts = _facts(settings)  # the links a pull request put on the way to the outputs: refused below
+    _clear_outputs(settings, facts)
     if not facts.links:  # never created through a link
         settings.output_dir.mkdir(parents=True, exist_ok=True)
     _trust_workspace_for_later_steps(settings.workspace, env)
@@ -474,7 +497,7 @@ def _evaluate(settings: ActionSettings, the_plan: Plan) -> Outcome:
 
     _say(f"::group::{actions_env.escape_data(_command_line(the_plan, workspace))}")
     try:
-        with _run_environment(inputs, workspace):
+        with _run_environment(settings):
             done = _call(the_plan.command)
     except (NotVerified, Refused) as exc:  # evaluating here cannot give a true verdict: say why
         _say("::endgroup::", actions_env.annotation("error", str(exc), title="tool-eval-gate"))

@@ -141,6 +141,26 @@ class BaseSideRecord:
         }
 
 
+@dataclass(frozen=True)
+class MadeFor:
+    """The commit and the CI run the results were made for (``gate.trust.made_for``): what a job that
+    merges or publishes results checks before it renders them. ``commit``: the commit the run's event
+    is about when the checkout holds it (a pull request's head, also under its merge ref), else the
+    checkout's HEAD ("" outside git); ``run``: the GitHub Actions run (``GITHUB_RUN_ID``, "" outside)."""
+
+    commit: str = ""
+    run: str = ""
+
+    @classmethod
+    def from_dict(cls, data: object) -> MadeFor | None:
+        if not isinstance(data, Mapping):
+            return None
+        return cls(str(data.get("commit") or ""), str(data.get("run") or ""))
+
+    def to_dict(self) -> JsonObject:
+        return {"commit": self.commit, "run": self.run}
+
+
 def _errors(data: Mapping[str, Any]) -> ErrorsPolicy | None:
     """``errors`` ("count" | "ignore"), or the boolean ``errors_count`` older files wrote."""
     value = data.get("errors", data.get("errors_count"))
@@ -176,6 +196,7 @@ _KEYS = (
     "cost_incomplete",
     "cache",
     "baseline",
+    "made_for",
 )
 
 
@@ -200,6 +221,7 @@ class RunSettings:
     cost_incomplete: bool = False  # some model had no known price
     cache: CacheCounts | None = None
     baseline: BaseSideRecord | None = None  # --baseline auto: the base side
+    made_for: MadeFor | None = None  # the commit and CI run the results were made for
     extra: Mapping[str, JsonValue] = field(default_factory=dict)
 
     def counted(self, *, requests: int, estimated_cost_usd: float, cost_incomplete: bool) -> RunSettings:
@@ -238,6 +260,7 @@ class RunSettings:
             cost_incomplete=data.get("cost_incomplete") is True,
             cache=CacheCounts.from_dict(data.get("cache")),
             baseline=BaseSideRecord.from_dict(data.get("baseline")),
+            made_for=MadeFor.from_dict(data.get("made_for")),
             extra={key: value for key, value in data.items() if key not in _KEYS},
         )
 
@@ -266,5 +289,6 @@ class RunSettings:
             "cost_incomplete": True if self.cost_incomplete else None,
             "cache": self.cache.to_dict() if self.cache is not None else None,
             "baseline": self.baseline.to_dict() if self.baseline is not None else None,
+            "made_for": self.made_for.to_dict() if self.made_for is not None else None,
         }
         return {**{k: v for k, v in recorded.items() if v is not None}, **self.extra}

@@ -198,6 +198,7 @@ def _asked(settings: RunSettings) -> tuple[tuple[str, object], ...]:
         ("--case", settings.cases),
         ("--tag", settings.tags),
         ("the base side (--baseline auto)", base.merge_base if base is not None else None),
+        ("the commit and run they were made for", settings.made_for),
     )
 
 

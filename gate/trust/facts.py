@@ -40,6 +40,7 @@ class EventFacts:
     # The head commit a maintainer approved on this event ("" none): on pull_request_target, the head of
     # the moment the approval label (the action's ``fork_approval_label``) was added.
     approved: str = ""
+    run: str = ""  # on workflow_run: the id of the run that triggered this one (whose artifacts it reads)
 
     @property
     def who(self) -> str:
@@ -105,7 +106,9 @@ def event_facts(
         origin = "unknown" if not repository else "own" if head_repo == repository else "fork"
         if origin == "own" and (dependabot or _get(run, "actor", "login") == DEPENDABOT):
             origin = "dependabot"
-        return EventFacts(name=name, origin=origin, head=_text(run.get("head_sha")))
+        ran = run.get("id")
+        ran_id = str(ran) if isinstance(ran, int) and not isinstance(ran, bool) else _text(ran)
+        return EventFacts(name=name, origin=origin, head=_text(run.get("head_sha")), run=ran_id)
     if isinstance(_get(payload, "issue", "pull_request"), Mapping):  # a comment on a pull request
         return EventFacts(name=name, origin="unknown")
     queued = payload.get("merge_group")

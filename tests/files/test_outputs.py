@@ -330,3 +330,71 @@ def test_an_overlong_directory_name_after_a_missing_one_is_refused_not_a_crash(t
     path = f"{tmp_path}/missing/../{'a' * 300}/x"
     with pytest.raises(InputError, match="too long"):
         check_output(path)
+
+
+def test_an_invalid_run_leaves_no_committed_file_at_its_output_paths(repo, model_server, monkeypatch, capsys):
+    """A pull request commits a passing results.json (and reports) where the gate writes, and a suite
+    that cannot load: the run stops on invalid input, and what a later step uploads from those paths is
+    nothing, never the committed files. A file the checkout did not bring (an earlier run's) stays, with
+    its permissions, until the run replaces it."""
+    server = model_server(SCRIPT)
+    point(monkeypatch, server)
+    out = repo / "out"
+    out.mkdir()
+    for name in ("r.json", "r.xml", "r.md", "r.html", "base.json"):
+        (out / name).write_text('{"forged": true}')
+    (repo / "suites" / "broken.suite.yaml").write_text("version: 1\nname: broken\ncases: [\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "forged"]):
+        subprocess.run([*git, *args], check=True)
+    (out / "earlier.json").write_text("{}")  # not the checkout's
+    code = run(
+        repo,
+        *("--json", str(out / "r.json"), "--junit", str(out / "r.xml"), "--markdown", str(out / "r.md")),
+        *("--html", str(out / "r.html"), "--baseline", "auto", "--baseline-json", str(out / "base.json")),
+        *("--changed-since", "HEAD"),
+    )
+    assert code == 2, capsys.readouterr()
+    assert sorted(p.name for p in out.iterdir()) == ["earlier.json"]
+    code = run(repo, "--json", str(out / "earlier.json"))
+    assert code == 2 and (out / "earlier.json").read_text() == "{}"
+    assert server.request_count == 0
+
+
+def test_an_output_that_is_also_an_input_is_kept(repo, model_server, monkeypatch, capsys):
+    """`--rerun-failed out/r.json --json out/r.json` reads what it then replaces; `report r.json --json
+    r.json` re-renders in place."""
+    point(monkeypatch, model_server(SCRIPT))
+    results = repo / "r.json"
+    assert run(repo, "--json", str(results)) == 0
+    assert run(repo, "--rerun-failed", str(results), "--json", str(results)) == 0
+    assert "no case failed" in capsys.readouterr().out
+    assert cli_main(["report", str(results), "--json", str(results)]) == 0
+    assert json.loads(results.read_text())["suites"]
+
+
+def test_results_say_which_commit_and_run_they_were_made_for(repo, model_server, monkeypatch, capsys):
+    """And `report --made-for-commit/--made-for-run` renders only such results: a job that merges or
+    publishes them never renders a file a pull request committed."""
+    point(monkeypatch, model_server(SCRIPT))
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+    ):
+        subprocess.run(["git", "-C", str(repo), *args], check=True)
+    head = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout
+    monkeypatch.setenv("GITHUB_RUN_ID", "4242")
+    results = repo / "r.json"
+    assert run(repo, "--json", str(results)) == 0
+    assert json.loads(results.read_text())["settings"]["made_for"] == {"commit": head.strip(), "run": "4242"}
+    same = ["--made-for-commit", head.strip(), "--made-for-run", "4242"]
+    assert cli_main(["report", str(results), *same]) == 0
+    capsys.readouterr()
+    for other in (["--made-for-commit", "f" * 40], ["--made-for-run", "4241"]):
+        assert cli_main(["report", str(results), *other, "--json", str(repo / "again.json")]) == 2
+        err = capsys.readouterr().err
+        assert f"were made for commit {head[:12]} in run 4242" in err and "not rendered" in err
+        assert not (repo / "again.json").exists()

@@ -157,7 +157,10 @@ TABLE = [
     (
         "publish saved results (workflow_run)",
         settings(
-            "workflow_run", {"workflow_run": {"head_sha": HEAD}}, results="shards/*.json", pr_number="7"
+            "workflow_run",
+            {"workflow_run": {"id": 5, "head_sha": HEAD}},
+            results="shards/*.json",
+            pr_number="7",
         ),
         WorkspaceFacts(results_files=("/ws/shards/1.json",)),
         "report",
@@ -166,6 +169,17 @@ TABLE = [
         False,
         None,
         None,
+    ),
+    (
+        "saved results of a run the event does not name are not rendered",
+        settings("workflow_run", {"workflow_run": {"head_sha": HEAD}}, results="r.json", pr_number="7"),
+        WorkspaceFacts(results_files=("/ws/r.json",)),
+        "refuse",
+        False,
+        False,
+        False,
+        "refused",
+        "cannot tell which commit and run",
     ),
     (
         "push",
@@ -463,3 +477,20 @@ def test_the_event_and_the_approval_reach_the_run_for_its_trust_decision() -> No
     ):
         assert plan(other, HELD).command.event.approved == ""  # type: ignore[union-attr]
     assert plan(settings(), HELD).command.event.origin == "own"  # type: ignore[union-attr]
+
+
+def test_saved_results_are_rendered_only_when_made_for_this_head_and_run() -> None:
+    """The merge job (a pull request's run: its head, this run) and the publishing workflow (the head
+    and the run that triggered it) render only results the gate made there."""
+    env = {"GITHUB_SHA": "m" * 40, "GITHUB_RUN_ID": "99"}
+    merge = replace(
+        settings(results="shards/*.json"), made_for=read_settings(env, pull_payload(), Path("/")).made_for
+    )
+    command = plan(merge, WorkspaceFacts(results_files=("/ws/shards/1.json",))).command
+    assert isinstance(command, ReportPlan)
+    assert (command.made_for_commit, command.made_for_run) == (HEAD, "99")
+    argv = " ".join(command.argv())
+    assert f"--made-for-commit {HEAD} --made-for-run 99" in argv
+    payload = {"workflow_run": {"id": 5, "head_sha": HEAD}}
+    publish = read_settings({**env, "GITHUB_EVENT_NAME": "workflow_run"}, payload, Path("/"))
+    assert (publish.made_for.commit, publish.made_for.run) == (HEAD, "5")

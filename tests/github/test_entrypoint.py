@@ -198,6 +198,14 @@ def actions_env(
     return env
 
 
+def made_here(results: str, workspace: dict[str, Any]) -> str:
+    """Results text said to be made for the pull request's head in the run ``actions_env`` names: what
+    the action's ``results`` input renders."""
+    document = json.loads(results)
+    document.setdefault("settings", {})["made_for"] = {"commit": workspace["head"], "run": "99"}
+    return json.dumps(document)
+
+
 def read_outputs(path: Path) -> dict[str, str]:
     values: dict[str, str] = {}
     lines = path.read_text().split("\n")
@@ -600,6 +608,7 @@ def test_shards_then_publish_merged_results_from_a_workflow_run(
     tmp = workspace["tmp"]
     event = {
         "workflow_run": {
+            "id": 99,  # the run of the shards, whose artifacts this one downloads
             "head_sha": workspace["head"],
             "head_repository": {"full_name": "acme/agents"},
             "pull_requests": [],
@@ -627,13 +636,25 @@ def test_shards_then_publish_merged_results_from_a_workflow_run(
     assert "What this PR did" in body and "2 still failing" in body
     assert (workspace["root"] / "merged/junit.xml").is_file()
 
-    # An artifact naming a PR whose head is another commit publishes nothing.
-    event["workflow_run"]["head_sha"] = "f" * 40
+    # Results of another commit, or of another run, are not rendered, let alone published.
+    github.issue_comments.clear()
+    for other in ({"head_sha": "f" * 40}, {"id": 98}):
+        event["workflow_run"].update(other)
+        (tmp / "run_event.json").write_text(json.dumps(event))
+        assert entrypoint([], env) == 2
+        assert read_outputs(tmp / "output.txt")["verdict"] == "invalid"
+        assert not (workspace["root"] / "merged/results.json").exists()
+        assert all("not rendered" in c["body"] for c in github.comments_on(7))  # said, never a verdict
+        assert "not rendered" in capsys.readouterr().out
+        event["workflow_run"].update(head_sha=workspace["head"], id=99)
     (tmp / "run_event.json").write_text(json.dumps(event))
     github.issue_comments.clear()
+    # Nor a PR whose head is another commit than the one the results were made for.
+    github.pulls[7].head_sha = "f" * 40
     assert entrypoint([], env) == 1
     assert github.issue_comments == []
     assert "not at the commit the results are for" in capsys.readouterr().out
+    github.pulls[7].head_sha = workspace["head"]
 
     # Nor does one made by a run in another repository: anyone can push PR 7's public head commit to
     # a fork of their own and open a PR from it, whose artifact names PR 7.
@@ -1191,7 +1212,8 @@ def test_no_name_of_a_forged_results_file_is_live_in_the_summary_comment_or_revi
     """Every text the action writes to Markdown from a results file (suite, case, tool, argument and
     file names, reasons, the analysis's advice) is inert, in the job summary, the sticky comment (its
     list of advice outside the diff included) and every review comment."""
-    (workspace["root"] / "forged.json").write_text(hostile_names(), encoding="utf-8")  # a forged artifact
+    # A forged artifact (of this pull request's head and run, as the publishing workflow checks).
+    (workspace["root"] / "forged.json").write_text(made_here(hostile_names(), workspace), encoding="utf-8")
     added = "@@ -0,0 +1,40 @@\n" + "".join(f"+line {i}\n" for i in range(1, 41))
     tool_file = f"tools/weather.json {HOSTILE_NAME}"
     github.add_pull(7, {tool_file: added}, head_sha=workspace["head"], base_sha=workspace["base"])
@@ -1221,7 +1243,9 @@ def test_a_shortened_comment_links_to_the_run_s_artifacts(workspace, github, cap
     from gate.results_json.codec import to_json
     from tests.reports.test_markdown import big_results
 
-    (workspace["root"] / "big.json").write_text(to_json(big_results(400)), encoding="utf-8")
+    (workspace["root"] / "big.json").write_text(
+        made_here(to_json(big_results(400)), workspace), encoding="utf-8"
+    )
     github.add_pull(7, {}, head_sha=workspace["head"], base_sha=workspace["base"])
     env = actions_env(workspace, github, None, results="big.json", baseline="off")
 
