@@ -297,7 +297,21 @@ def _suite_hits(suite: Suite, index: _Index, facts: ReadFacts) -> dict[str, str]
             hits.setdefault(path, reason)
         if reached.unknown:
             hits.setdefault(read, f"{kind}: {reached.unknown}")
+    if not hits and index.at:
+        hits.update(_unwatched_hits(suite, index))
     return hits
+
+
+def _unwatched_hits(suite: Suite, index: _Index) -> dict[str, str]:
+    """A command the suite starts (an agent program, an MCP server) without ``watch``: its code may read
+    any file (a module beside its script, a package elsewhere in the repository), so whether a change
+    touches it cannot be told, and any change runs the suite (the first changed path names it)."""
+    unwatched = [command.purpose for command in suite.commands if not command.watch]
+    if not unwatched:
+        return {}
+    first = min(change.path for change in index.at.values())
+    why = "it declares no watch, so which files its code reads cannot be told (declare watch to say)"
+    return {first: f"{unwatched[0]}: {why}"}
 
 
 def affected_suites(
