@@ -549,7 +549,7 @@ def _with_listed_tools(
     suites = with_listed_tools(suites, root)
     if base_side is not None:
         before = len(base_side.problems)
-        base_side = base_with_listed_tools(base_side)
+        base_side = base_with_listed_tools(base_side, root)
         for problem in base_side.problems[before:]:
             print(f"warning: {problem} (this suite has no base side)", file=sys.stderr)
     return suites, base_side

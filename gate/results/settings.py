@@ -104,6 +104,9 @@ class BaseSideRecord:
     merge_base: str = ""
     changed_lines: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     suites_without_base: tuple[str, ...] = ()
+    # Of those, the suites the merge base holds whose base side could not be set up (the suite did not
+    # load there, its MCP server did not start): their regressions cannot be told.
+    suites_base_failed: tuple[str, ...] = ()
     requests: int = 0
     estimated_cost_usd: float = 0.0
     cache: CacheCounts | None = None
@@ -114,6 +117,7 @@ class BaseSideRecord:
             return None
         lines = data.get("changed_lines")
         without = data.get("suites_without_base")
+        failed = data.get("suites_base_failed")
         return cls(
             ref=str(data.get("ref", "")),
             merge_base=str(data.get("merge_base", "")),
@@ -123,6 +127,7 @@ class BaseSideRecord:
                 if isinstance(numbers, (list, tuple))
             },
             suites_without_base=tuple(str(s) for s in without) if isinstance(without, list) else (),
+            suites_base_failed=tuple(str(s) for s in failed) if isinstance(failed, list) else (),
             requests=_count(data.get("requests")),
             estimated_cost_usd=_number(data.get("estimated_cost_usd")) or 0.0,
             cache=CacheCounts.from_dict(data.get("cache")),
@@ -135,6 +140,7 @@ class BaseSideRecord:
             "merge_base": self.merge_base,
             "changed_lines": {path: list(lines) for path, lines in self.changed_lines.items()},
             "suites_without_base": list(self.suites_without_base),
+            **({"suites_base_failed": list(self.suites_base_failed)} if self.suites_base_failed else {}),
             "requests": self.requests,
             "estimated_cost_usd": self.estimated_cost_usd,
             **({"cache": self.cache.to_dict()} if self.cache is not None else {}),

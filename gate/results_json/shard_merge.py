@@ -224,6 +224,7 @@ def _base_record(records: list[BaseSideRecord]) -> BaseSideRecord:
         records[0],
         changed_lines={path: tuple(sorted(numbers)) for path, numbers in sorted(lines.items())},
         suites_without_base=tuple(sorted({s for r in records for s in r.suites_without_base})),
+        suites_base_failed=tuple(sorted({s for r in records for s in r.suites_base_failed})),
         requests=sum(r.requests for r in records),
         estimated_cost_usd=round(sum(r.estimated_cost_usd for r in records), 6),
         cache=_total((r.cache for r in records), _cache_sum),

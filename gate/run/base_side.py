@@ -42,10 +42,13 @@ class BaseSide:
     ref: str
     commit: str
     suites: tuple[Suite, ...]
-    without_base: tuple[str, ...]  # head suites (names) with no base side: new in the PR
+    without_base: tuple[str, ...]  # head suites (names) with no base side: new in the PR, or failed
     problems: tuple[str, ...]  # base suites that do not load, rendered
     changed_lines: Mapping[str, tuple[int, ...]]
     directory: tempfile.TemporaryDirectory[str]
+    # Of ``without_base``, the suites the merge base holds whose base side could not be set up (the
+    # suite does not load there, its MCP server does not start): not new, their regressions unknown.
+    failed: tuple[str, ...] = ()
 
 
 def load_base_side(
@@ -65,6 +68,7 @@ def load_base_side(
         link_installed(root, base_root)
     suites: list[Suite] = []
     without: list[str] = []
+    failed: list[str] = []
     problems: list[str] = []
     for suite in head:
         base_file = base_root / suite.path
@@ -74,6 +78,7 @@ def load_base_side(
         loaded = load_suites([base_file], root=base_root)
         if loaded.problems:
             without.append(suite.name)
+            failed.append(suite.name)
             problems += [f"base {commit[:12]}: {p.render()}" for p in loaded.problems]
             continue
         suites += [s for s in loaded.suites if s.path == suite.path]
@@ -86,6 +91,7 @@ def load_base_side(
         problems=tuple(problems),
         changed_lines=changed_lines(commit, root, files),
         directory=directory,
+        failed=tuple(failed),
     )
 
 
@@ -173,6 +179,7 @@ def record(side: BaseSide, head: RunResults, base: RunResults) -> RunResults:
             merge_base=side.commit,
             changed_lines=side.changed_lines,
             suites_without_base=side.without_base,
+            suites_base_failed=side.failed,
             requests=base.settings.requests or 0,
             estimated_cost_usd=base.settings.estimated_cost_usd or 0.0,
             cache=base.settings.cache,

@@ -339,6 +339,20 @@ def _beyond_budget(
     return reasons, undecided
 
 
+def _failed_bases(names: Sequence[str], suites: Sequence[SuiteVerdict]) -> list[str]:
+    """Why the suites the merge base holds but whose base side could not be set up (it did not load
+    there, its MCP server did not start) leave the run undecided when regressions are judged: a pull
+    request can make the base side fail (remove a dependency the base's code needs, which the job then
+    does not install), and a suite without a base side has no regressions."""
+    evaluated = {s.name for s in suites}
+    return [
+        f"the base side of suite {name} could not be set up at the merge base (see the warnings: it did "
+        "not load, or its MCP server did not start); regressions there cannot be told"
+        for name in names
+        if name in evaluated
+    ]
+
+
 def _incomplete(results: RunResults, totals: _Totals) -> list[str]:
     """Why the evaluation is incomplete (empty: it is complete)."""
     reasons = []
@@ -369,6 +383,9 @@ def decide(
     # Nothing evaluated at all is said once (incomplete), not suite by suite.
     evaluated = totals.passed + totals.failed > 0
     budget, undecided = _beyond_budget(rule, comparison, suites, policy) if evaluated else ([], False)
+    if rule in _REGRESSION_RULES and results.settings.baseline is not None:
+        failed_bases = _failed_bases(results.settings.baseline.suites_base_failed, suites)
+        budget, undecided = budget + failed_bases, undecided or bool(failed_bases)
     # A failure stands only on suites whose verdict does not depend on what could not be evaluated.
     unverified = [results.unverified] if results.unverified else []
     decided = [s for s in suites if not s.undecided and (not unverified or _stands_unanswered(s, rule))]
