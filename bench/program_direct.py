@@ -9,6 +9,7 @@ of one session share one; on a loaded machine a program run in the benchmark's s
 the same program run by the gate for that reason alone.
 
     python bench/program_direct.py CASES --concurrency N     # OPENAI_BASE_URL / OPENAI_API_KEY set
+    python bench/program_direct.py CASES --one-process --startup 3   # every case in one process
 
 Prints one JSON line: the cases run, the answers that came, the wall seconds.
 """
@@ -43,6 +44,27 @@ async def case(number: int, slots: asyncio.Semaphore) -> bool:
         return json.loads(line)["content"].startswith("The value is")
 
 
+async def one_process(cases: int, startup: float) -> list[bool]:
+    """Every case in one process of the program, one after another (its start-up paid once)."""
+    argv = [str(AGENT), "--startup", str(startup)] if startup else [str(AGENT)]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    answered = []
+    for number in range(cases):
+        process.stdin.write((json.dumps({"role": "user", "content": f"case {number}"}) + "\n").encode())
+        await process.stdin.drain()
+        answered.append(json.loads(await process.stdout.readline())["content"].startswith("The value is"))
+    process.stdin.close()
+    await process.wait()
+    return answered
+
+
 async def main(cases: int, concurrency: int) -> dict[str, object]:
     slots = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
@@ -54,5 +76,13 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("cases", type=int)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--one-process", action="store_true", help="every case in one process, in turn")
+    parser.add_argument("--startup", type=float, default=0.0, help="CPU seconds the program spends starting")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main(args.cases, args.concurrency))))
+    if args.one_process:
+        started = time.perf_counter()
+        answered = asyncio.run(one_process(args.cases, args.startup))
+        result = {"cases": args.cases, "answered": sum(answered), "wall": time.perf_counter() - started}
+        print(json.dumps(result))
+    else:
+        print(json.dumps(asyncio.run(main(args.cases, args.concurrency))))

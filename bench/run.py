@@ -51,6 +51,7 @@ SECTIONS = (
     "hostile",
     "program",
     "http_paths",
+    "reuse",
 )
 
 
@@ -1025,6 +1026,103 @@ def http_paths(work: Path, quick: bool) -> dict[str, Any]:
             f"({measured.requests[side]} requests): {what}"
         )
     return row
+
+
+REUSE_STARTUP_S = 3.0  # CPU seconds the program spends starting, as LangGraph's import does
+
+
+def _reuse_side(side: str, directory: Path, env: dict[str, str], cases: int, python: Path) -> Child:
+    """One replayed run of the reused program's cases through the gate (``reuse: true``, or ``fresh``:
+    a process per trial), or the same cases in one process of the program with no gate (``direct``)."""
+    if side == "direct":
+        command = [str(python), str(BENCH / "program_direct.py"), str(cases), "--one-process"]
+        child = run_child([*command, "--startup", str(REUSE_STARTUP_S)], env=env)
+        if child.returncode != 0 or json.loads(child.stdout.strip().splitlines()[-1])["answered"] != cases:
+            raise RuntimeError(f"direct run failed: {fail_text(child)}")
+        return child
+    suite = "reuse.suite.yaml" if side == "gate" else "fresh.suite.yaml"
+    results = directory / f"{side}.json"
+    args = ["run", str(directory / suite), "--root", str(directory), "--allow-commands", "--replay"]
+    child = gate([*args, "--cache", str(directory / "cache"), "--json", str(results)], env, directory)
+    if child.returncode != 0 or case_counts(results) != {"passed": cases}:
+        raise RuntimeError(f"{side} run failed: {fail_text(child)}")
+    return child
+
+
+def reuse(work: Path, quick: bool) -> dict[str, Any]:
+    """DESIGN section 8: in persistent mode (``reuse: true``) a program suite replayed from the cache
+    takes at most 1.3x the time of the same cases run in one process without the gate. The program
+    (``bench/program_agent.py --startup 3``) spends 3 s of CPU starting, as LangGraph's import does;
+    the cache is recorded once first (the model server answers at once), then rounds alternate the
+    replayed gate run and the direct one (one process, every case in turn, talking to the model
+    itself); the ratio is the median of the rounds'; each round says how many processes the gate
+    ran. The same replay with a process per trial (``reuse: false``) is shown beside, once (not with
+    ``--quick``: its 15 start-ups cost 45 s of CPU)."""
+    sys.path.insert(0, str(ROOT))
+    from gate.containment.users import command_user
+
+    cases, rounds = (15, 1) if quick else (15, 5)
+    directory = work / "reuse"
+    (directory / "bin").mkdir(parents=True, exist_ok=True)
+    for path in (work, directory, directory / "bin"):
+        path.chmod(0o755)  # where a command's own user runs the program
+    with ModelServer(latency=0.0) as server:
+        env = gate_env(server)
+        del env["CI"]  # in CI a replay-only run of a checkout's program is not verified (DESIGN 6)
+        interpreter = _program_interpreter(env)
+        os.symlink(interpreter, directory / "bin" / "bench-python")
+        env["PATH"] = str(directory / "bin") + os.pathsep + env.get("PATH", "")
+        python = directory / "bin" / "bench-python"
+        for name, reused in (("reuse", True), ("fresh", False)):
+            text = program_suite(cases, "bench-python").replace("name: bench-program", f"name: {name}")
+            text = text.replace('program_agent.py"]', f'program_agent.py", "--startup", "{REUSE_STARTUP_S}"]')
+            text = text.replace("agent:\n", f"agent:\n  reuse: {json.dumps(reused)}\n")
+            (directory / f"{name}.suite.yaml").write_text(text, encoding="utf-8")
+        record = ["run", str(directory / "reuse.suite.yaml"), "--root", str(directory), "--allow-commands"]
+        child = gate([*record, "--record", "--cache", str(directory / "cache")], env, directory)
+        if child.returncode != 0:
+            raise RuntimeError(f"recording failed: {fail_text(child)}")
+        print(
+            f"\n## Reused agent program: {cases} cases replayed from the cache, a {REUSE_STARTUP_S:g} s "
+            f"start-up (CPU), {rounds} round(s), as "
+            f"{'users of their own' if command_user(env) == 'own' else 'the gate user, under its supervisor'}"
+        )
+        walls: dict[str, list[float]] = {"gate": [], "direct": []}
+        cpus: dict[str, list[float]] = {"gate": [], "direct": []}  # with the program's
+        for number in range(rounds):
+            order = ("direct", "gate") if number % 2 == 0 else ("gate", "direct")
+            said = ""
+            for side in order:
+                child = _reuse_side(side, directory, env, cases, python)
+                walls[side].append(child.wall)
+                cpus[side].append(child.cpu)
+                said = said or " ".join(line for line in child.stderr.splitlines() if ", reused: " in line)
+            print(
+                f"- round {number + 1} ({order[0]} first): gate (reuse: true, replayed) "
+                f"{walls['gate'][-1]:6.2f} s, one process without the gate {walls['direct'][-1]:6.2f} s, "
+                f"gate/direct {walls['gate'][-1] / walls['direct'][-1]:.3f} "
+                f"({said.split(', reused: ')[-1]}); CPU with the program's "
+                f"{cpus['gate'][-1]:.2f} s / {cpus['direct'][-1]:.2f} s"
+            )
+        fresh = 0.0 if quick else _reuse_side("fresh", directory, env, cases, python).wall
+    ratios = sorted(g / d for g, d in zip(walls["gate"], walls["direct"], strict=True))
+    median = ratios[len(ratios) // 2]
+    beside = (
+        f" | the same replay with a process per trial (reuse: false): {fresh:.2f} s, "
+        f"{fresh / walls['direct'][-1]:.2f}x"
+        if fresh
+        else ""
+    )
+    print(f"- gate/direct (median of {rounds}) {median:.3f} {ratio(median, 1.30)}{beside}")
+    return {
+        "cases": cases,
+        "gate_walls": walls["gate"],
+        "direct_walls": walls["direct"],
+        "gate_cpus": cpus["gate"],
+        "direct_cpus": cpus["direct"],
+        "gate_vs_direct": median,
+        "fresh_wall": fresh,
+    }
 
 
 def machine() -> dict[str, str]:

@@ -1,18 +1,21 @@
 // The adapter between tool-eval-gate and the order agent: the gate's messages in, the agent's answers
-// out. The protocol is read in one place (turns, answer); a trial's first message brings the case's
-// earlier turns, converted to Chat Completions messages (an earlier tool call becomes an assistant
-// message's tool_calls, its result a tool message); later messages (a simulated user's) continue the
+// out. The protocol is read in one place (turns, answer); a trial's first message builds the trial's
+// clients (one process may run many trials: reuse: true) and brings the case's earlier turns,
+// converted to Chat Completions messages (an earlier tool call becomes an assistant message's
+// tool_calls, its result a tool message); later messages (a simulated user's) continue the
 // conversation.
 
 import { createInterface } from "node:readline";
 import { McpClient, OrderAgent } from "./agent.mjs";
 
 // One user message to answer per line the gate writes; the first of a trial carries the suite, the
-// case, the trial, its variables and `history`, the case's earlier turns.
+// case, the trial, its variables and `history`, the case's earlier turns, and with reuse: true `env`,
+// the trial's addresses and token, put in process.env before the trial's clients are built.
 async function* turns(input = process.stdin) {
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     if (!line.trim()) continue;
     const message = JSON.parse(line);
+    Object.assign(process.env, message.env ?? {});
     yield { content: message.content, startsTrial: "case" in message, history: message.history ?? [] };
   }
 }
@@ -40,14 +43,18 @@ function chatMessages(history) {
   });
 }
 
-async function main() {
+// The trial's clients: its MCP session and the agent's model client (from the addresses in process.env).
+async function trialAgent(history) {
   const url = process.env.TOOL_EVAL_GATE_MCP_URL ?? process.env.ORDERS_MCP_URL;
   if (!url) throw new Error("set ORDERS_MCP_URL (the shop's MCP server)");
   const mcp = new McpClient(url);
-  const tools = await mcp.connect();
-  let agent = new OrderAgent(mcp, tools);
+  return new OrderAgent(mcp, await mcp.connect(), chatMessages(history));
+}
+
+async function main() {
+  let agent;
   for await (const turn of turns()) {
-    if (turn.startsTrial) agent = new OrderAgent(mcp, tools, chatMessages(turn.history));
+    if (turn.startsTrial) agent = await trialAgent(turn.history);
     answer(await agent.reply(turn.content));
   }
 }

@@ -1,11 +1,14 @@
 """The adapter between tool-eval-gate and the concierge on the OpenAI Agents SDK: the gate's messages
-in (``gate_protocol.turns``), the agent's answers out. A trial's first message brings the case's
-earlier turns, converted to the SDK's input items (the Responses API's: messages, function calls and
-their outputs); later messages (a simulated user's) continue the conversation."""
+in (``gate_protocol.turns``), the agent's answers out. A trial's first message opens the trial's MCP
+session for the agent (one process may run many trials: ``reuse: true``; the SDK builds its model
+client per run) and brings the case's earlier turns, converted to the SDK's input items (the
+Responses API's: messages, function calls and their outputs); later messages (a simulated user's)
+continue the conversation."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import gate_protocol
@@ -30,12 +33,12 @@ def agents_input(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 async def main() -> None:
     set_tracing_disabled(True)  # traces would go to the provider's tracing endpoint, not the model
-    async with hotel_server() as hotels:
-        agent = concierge(hotels)
-        conversation: list[dict[str, Any]] = []
+    async with contextlib.AsyncExitStack() as trial:  # what the current trial opened
         for turn in gate_protocol.turns():
-            if turn.starts_trial:
-                conversation = agents_input(turn.history)
+            if turn.starts_trial:  # the trial's own MCP session, then its earlier turns
+                await trial.aclose()
+                agent = concierge(await trial.enter_async_context(hotel_server()))
+                conversation: list[dict[str, Any]] = agents_input(turn.history)
             text, conversation = await answer(agent, conversation, turn.content)
             gate_protocol.answer(text)
 

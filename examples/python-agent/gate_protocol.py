@@ -7,12 +7,19 @@ case, the trial, the case's variables and ``history``: the case's earlier turns,
 ``arguments`` the JSON text; their results as ``{"role": "tool", "call_id", "name", "content",
 "is_error"}``). Each adapter converts that history to its framework's own messages.
 
+With ``reuse: true`` one process runs many trials, and the first line of each also carries ``env``:
+that trial's addresses and token (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``ANTHROPIC_BASE_URL``,
+``ANTHROPIC_API_KEY``, ``TOOL_EVAL_GATE_MCP_URL``). :func:`turns` puts them in ``os.environ``
+before it gives the trial's first message, so an adapter builds its model and MCP clients when a
+trial starts (imports stay paid once), and they reach that trial.
+
 Copy this file next to your adapter; an adapter reads :func:`turns` and writes :func:`answer`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,9 +28,9 @@ from typing import Any, TextIO
 
 @dataclass(frozen=True)
 class Turn:
-    """One user message to answer. ``starts_trial``: the first message of a trial, with the case's
-    ``history`` (a conversation to start from, or none); the later ones (a simulated user's next
-    messages) continue the same conversation."""
+    """One user message to answer. ``starts_trial``: the first message of a trial (build the trial's
+    clients now), with the case's ``history`` (a conversation to start from, or none); the later ones
+    (a simulated user's next messages) continue the same conversation."""
 
     content: str
     starts_trial: bool
@@ -32,12 +39,14 @@ class Turn:
 
 
 def turns(lines: TextIO = sys.stdin) -> Iterator[Turn]:
-    """The gate's messages, one at a time, until it closes the input."""
+    """The gate's messages, one at a time, until it closes the input; a trial's own addresses put in
+    ``os.environ`` as it starts (``reuse: true``)."""
     for line in lines:
         if not line.strip():
             continue
         message = json.loads(line)
         starts_trial = "case" in message
+        os.environ.update(message.get("env", {}))
         case = {key: message[key] for key in ("suite", "case", "trial", "vars") if key in message}
         yield Turn(message["content"], starts_trial, message.get("history", []), case)
 

@@ -1,11 +1,13 @@
 """The adapter between tool-eval-gate and the PydanticAI concierge: the gate's messages in
-(``gate_protocol.turns``), the agent's answers out. A trial's first message brings the case's earlier
+(``gate_protocol.turns``), the agent's answers out. A trial's first message builds the trial's agent
+with its MCP session (one process may run many trials: ``reuse: true``) and brings the case's earlier
 turns, converted to PydanticAI's message history (requests with user prompts and tool returns,
 responses with text and tool calls); later messages (a simulated user's) continue the conversation."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import gate_protocol
@@ -38,12 +40,12 @@ def pydantic_ai_history(history: list[dict[str, Any]]) -> list[ModelMessage]:
 
 
 async def main() -> None:
-    agent = concierge()
-    async with agent:  # one MCP session for the whole process
-        history: list[ModelMessage] = []
+    async with contextlib.AsyncExitStack() as trial:  # what the current trial opened
         for turn in gate_protocol.turns():
-            if turn.starts_trial:
-                history = pydantic_ai_history(turn.history)
+            if turn.starts_trial:  # the trial's own agent and MCP session, then its earlier turns
+                await trial.aclose()
+                agent = await trial.enter_async_context(concierge())
+                history: list[ModelMessage] = pydantic_ai_history(turn.history)
             result = await agent.run(turn.content, message_history=history)
             history = result.all_messages()
             gate_protocol.answer(str(result.output))

@@ -1,5 +1,5 @@
-"""``agent: {command: [...], watch: [...], timeout_s: ...}``: the team's own agent program as a suite's
-agent (DESIGN section 10), read and checked offline (nothing runs here).
+"""``agent: {command: [...], watch: [...], timeout_s: ..., reuse: ...}``: the team's own agent program as a
+suite's agent (DESIGN section 10), read and checked offline (nothing runs here).
 
 A program picks its own model, parameters and prompt, so a program agent names none of them; its
 ``tools`` are the tools its mocks answer (served as an MCP server) and its expectations name. The
@@ -16,7 +16,7 @@ from gate.assembly.context import BuildContext
 from gate.suite.model import DEFAULT_PROGRAM_TIMEOUT_S, Command
 from gate.util.globs import glob_problem
 
-PROGRAM_KEYS = ("command", "watch", "timeout_s")
+PROGRAM_KEYS = ("command", "watch", "timeout_s", "reuse")
 # What the program decides for itself: a program agent writes none of these.
 MODEL_KEYS = ("provider", "model", "api", "params", "system_prompt")
 AGENT_PROGRAM = "agent program"
@@ -61,4 +61,5 @@ def read_program(context: BuildContext, raw: dict[str, Any], files: CommandFiles
         watch=watch,
         timeout_s=float(timeout) if isinstance(timeout, int | float) else DEFAULT_PROGRAM_TIMEOUT_S,
         source=context.source(("agent", "command")),
+        reuse=raw.get("reuse") is True,
     )

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gate.containment import processes
 from gate.containment.reach import exec_problem, resolve_executable
 from gate.containment.users import POOL, SCRIPTS, CommandUser, command_user
 
@@ -90,6 +91,15 @@ class CommandScope:
                 return
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(process.wait(), END_WAIT_S)
+
+    def others(self, process: asyncio.subprocess.Process) -> int | None:
+        """How many processes of the scope run besides the command ``process`` itself (what one of
+        its trials left running); None where the system does not show them (no ``/proc``)."""
+        if not processes.readable():
+            return None
+        if self.uid is not None:  # every process of the scope's user, the command among them
+            return len([pid for pid in processes.of_user(self.uid) if pid != process.pid])
+        return max(0, len(processes.descendants(process.pid)) - 1)  # below the supervisor: the command
 
     def server_command(
         self, argv: Sequence[str], cwd: str | os.PathLike[str], env: Mapping[str, str]

@@ -4,11 +4,18 @@
 ``gate.programs.mock_mcp_server``). A request for a trial that is not live (ended, or never was) is
 refused (403). Started with the first program trial, closed with the run. ``redactor`` masks every
 credential the gate holds in what the proxy relays to a program (``TrialProxy``).
+
+A long-lived process (``reuse: true``, ``gate.programs.pool``) is started with the addresses of a
+route of its own that serves nothing (``open_process``): its requests belong to no trial. A request
+there, or for one of its trials after that trial ended (``open_trial(..., late=...)``), is refused
+and told to the pool (the process is replaced); an MCP client closing its session of an ended trial
+(``DELETE``) is not such a request.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gate.programs.loopback_http import HttpRequest, HttpResponse, LoopbackServer, json_response
@@ -34,6 +41,10 @@ class TrialRoute:
 class _Trial:
     proxy: TrialProxy
     mcp: MockMcpSession
+    late: Callable[[str], None] | None = None  # told of a request after the trial ended
+
+
+Stray = Callable[[str], None]  # told of a request outside a running trial (its kind: openai, anthropic, mcp)
 
 
 class ProgramHost:
@@ -41,39 +52,61 @@ class ProgramHost:
         self.redactor = redactor
         self.server = LoopbackServer(self._handle)
         self._trials: dict[str, _Trial] = {}
+        self._outside: dict[str, Stray] = {}  # the routes of ended trials and of processes: who to tell
         self._started = False
 
-    async def open_trial(self, proxy: TrialProxy, mcp: MockMcpSession) -> TrialRoute:
+    async def _route(self, ident: str, token: str) -> TrialRoute:
         if not self._started:
             await self.server.start()
             self._started = True
-        ident = secrets.token_hex(16)
-        self._trials[ident] = _Trial(proxy, mcp)
         base = f"{self.server.url}/t/{ident}"
-        return TrialRoute(ident, proxy.token, f"{base}/openai/v1", f"{base}/anthropic", f"{base}/mcp")
+        return TrialRoute(ident, token, f"{base}/openai/v1", f"{base}/anthropic", f"{base}/mcp")
+
+    async def open_trial(
+        self, proxy: TrialProxy, mcp: MockMcpSession, late: Stray | None = None
+    ) -> TrialRoute:
+        """A route for a trial; ``late`` is told of a request for it once it has ended."""
+        ident = secrets.token_hex(16)
+        self._trials[ident] = _Trial(proxy, mcp, late)
+        return await self._route(ident, proxy.token)
 
     def close_trial(self, route: TrialRoute) -> None:
         trial = self._trials.pop(route.id, None)
         if trial is not None:
             trial.mcp.close()
+            if trial.late is not None:
+                self._outside[route.id] = trial.late
+
+    async def open_process(self, stray: Stray) -> TrialRoute:
+        """The addresses a long-lived process starts with: they serve nothing, and ``stray`` is told
+        of every request to them."""
+        ident = secrets.token_hex(16)
+        self._outside[ident] = stray
+        return await self._route(ident, secrets.token_urlsafe(24))
+
+    def forget(self, ids: Iterable[str]) -> None:
+        """The routes of a process that has ended, and of its trials: from now on simply refused."""
+        for ident in ids:
+            self._outside.pop(ident, None)
 
     async def close(self) -> None:
         for trial in self._trials.values():
             trial.mcp.close()
         self._trials.clear()
+        self._outside.clear()
         await self.server.close()
 
     async def _handle(self, request: HttpRequest) -> HttpResponse:
         parts = request.path.split("/")  # "", "t", id, kind, ...
-        trial = self._trials.get(parts[2]) if len(parts) > 3 and parts[1] == "t" else None
+        ident = parts[2] if len(parts) > 3 and parts[1] == "t" else ""
+        trial = self._trials.get(ident)
         kind = parts[3] if len(parts) > 3 else ""
         rest = "/" + "/".join(parts[4:])
         if trial is None:
-            message = "tool-eval-gate: no live trial at this address (it has ended, or never was)"
-            return json_response(403, {"error": {"message": message, "type": "permission_error"}}, NO_RETRY)
+            return self._outside_any_trial(ident, kind, request)
         if kind == "mcp":
             return await trial.mcp.handle(request)
-        trial.proxy.received += 1  # it tried to reach the model: it started (whatever the answer)
+        trial.proxy.reached()  # it tried to reach the model: it started (whatever the answer)
         api = _api(kind, rest)
         if api is None:
             message = f"tool-eval-gate: no model endpoint {request.method} {kind}{rest} (the proxy serves "
@@ -82,6 +115,19 @@ class ProgramHost:
                 404, error_body("messages" if kind == "anthropic" else "chat", 404, message), NO_RETRY
             )
         return await trial.proxy.handle(api, request)
+
+    def _outside_any_trial(self, ident: str, kind: str, request: HttpRequest) -> HttpResponse:
+        """A request for no live trial: refused; a long-lived process's pool is told of it (unless it
+        only closes the MCP session of a trial that has ended)."""
+        stray = self._outside.get(ident)
+        message = "tool-eval-gate: no live trial at this address (it has ended, or never was)"
+        if stray is not None and not (kind == "mcp" and request.method == "DELETE"):
+            stray(kind)
+            message += (
+                "; a long-lived program (reuse: true) sends a trial's requests to the addresses of the env "
+                "of that trial's first line, while the trial runs"
+            )
+        return json_response(403, {"error": {"message": message, "type": "permission_error"}}, NO_RETRY)
 
 
 def _api(kind: str, rest: str) -> WireApi | None:

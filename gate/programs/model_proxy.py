@@ -73,8 +73,15 @@ class TrialProxy:
         self.episode = episode
         self.redactor = redactor
         self.exchanges: list[Exchange] = []
-        self.received = 0  # the requests sent to its model routes, answered or refused (the host counts)
+        self.received = 0  # the requests sent to its model routes, answered or refused (``reached``)
+        self.first_at: float | None = None  # when the first of them came (time.monotonic)
         self.fatal: ProviderError | None = None  # stops the run's requests to that provider or model
+
+    def reached(self) -> None:
+        """A request came to one of its model routes (the host says so before it reads it)."""
+        self.received += 1
+        if self.first_at is None:
+            self.first_at = time.monotonic()
 
     def provider_failed(self, exc: ProviderError) -> None:
         """A request of the trial failed after the gate's retries (the trial is an error)."""

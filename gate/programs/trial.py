@@ -1,17 +1,14 @@
-"""One trial of an agent program (DESIGN section 10): start it, talk to it in JSON lines, end it.
+"""One trial of an agent program (DESIGN section 10): give it its process, talk to it in JSON lines,
+end it.
 
-The program runs without a shell from the repository root (the base tree's copy for the base side
-of ``--baseline auto``), in a session of its own, in the trial's command scope (``gate.containment``:
-a user of its own where the gate runs as root, else under a supervisor; either way everything it
-starts ends with the trial, and its ``HOME`` / ``TMPDIR`` are the scope's), with an environment that
-holds no secret of the
-gate's (``environment_without_secrets``, the rule of every process the gate starts: every variable
-whose name says key, token, secret, password, DSN or webhook, every ``OPENAI_*`` / ``ANTHROPIC_*`` /
-``AZURE_OPENAI_*`` setting and the action's inputs are left out), and the trial's own are put in:
-``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` (the recording proxy's routes of this trial),
-``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY`` (the trial's token), ``TOOL_EVAL_GATE_MCP_URL`` (the mock
-MCP server) and ``PYTHONUNBUFFERED=1`` (a Python program's answers are not held in a pipe buffer).
-The program is what ``PATH`` finds, as for the team's own shell (and for MCP servers).
+The program runs as ``gate.programs.process`` says (no shell, the repository root, a command scope
+of its own, an environment without the gate's secrets and with the trial's addresses and token:
+``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``, the recording proxy's routes of the trial,
+``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``, the trial's token, ``TOOL_EVAL_GATE_MCP_URL``, the mock
+MCP server). By default a process is started for the trial and ended with it, with everything it
+started. With ``reuse: true`` the trial leases a long-lived process of its suite's pool
+(``gate.programs.pool``), tells it the trial by its first line (which then carries ``env``: the
+trial's addresses and token, the five variables above), and gives it back.
 
 The program is the episode's assistant (``gate.episode.episode``: the user's turns, the simulated
 user, the budgets, why it ended and the run record are the same as for the model agent). The
@@ -24,7 +21,8 @@ ends with the user's message (validate refuses one that ends with a tool result,
 ``gate.assembly.conversation_builder``). After each line the gate reads one answer line from the
 standard output: ``{"content": "..."}`` or plain text (a line that is not a JSON object). A
 simulated user keeps the same process for the whole episode. After the last answer the gate closes
-the standard input, gives the program a moment to exit, and ends it with everything it started.
+a process of the trial's own its standard input, gives it a moment to exit, and ends it with
+everything it started; a leased process goes back to its pool.
 The model replies the program got meanwhile (through the recording proxy), their calls and results
 are the episode's (``gate.programs.record``).
 
@@ -37,32 +35,26 @@ could not be started at all (not on ``PATH``, no such file, not executable, its 
 missing) did nothing wrong as an agent: the trial is an error (could not evaluate) naming the command
 and why. So is a program that ended before its first model request without answering (a missing
 dependency in CI, a setting it needs): it never ran as an agent, and the error says how it ended
-with the last lines of its standard error (``did_not_start``), secrets masked.
+with the last lines of its standard error (``did_not_start``), secrets masked. A long-lived process
+that already ran a trial had started: its crash is the agent's failure.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import errno
-import json
 import os
 import secrets
-import shutil
-import signal
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from gate.containment.scope import CommandScope, open_scope
 from gate.episode.episode import Episode
-from gate.errors import GateError
 from gate.programs.host import ProgramHost, TrialRoute
 from gate.programs.mock_mcp_server import MockMcpSession
 from gate.programs.model_proxy import TrialProxy
+from gate.programs.pool import Lease, ProgramPool
+from gate.programs.process import Crash, NotStarted, ProgramProcess, program_environment, trial_environment
 from gate.programs.record import McpCall, offered_tools, reply_calls, result_message
 from gate.providers.base import ModelReply, ModelRequest
 from gate.results.messages import AssistantMessage, Message, ToolResult, UserMessage
@@ -70,181 +62,12 @@ from gate.results.run_record import RunRecord
 from gate.suite.model import Case, Command, Suite
 from gate.suite.pricing import PriceTable
 from gate.tool_servers.live import LiveTools
-from gate.util.redact import Redactor, environment_without_secrets
+from gate.util.redact import Redactor
 
 CallModel = Callable[[ModelRequest], Awaitable[ModelReply]]
 
-MAX_ANSWER_BYTES = 1024 * 1024  # one answer line
-STDERR_TAIL_CHARS = 4000  # of the program's standard error, kept as the record's log
 STDERR_ERROR_LINES = 12  # of its standard error, in the error of a program that ended before any request
-_STDERR_KEPT = 64 * 1024  # bytes of standard error held while the program runs
 EXIT_GRACE_S = 2.0  # after its last answer, the time the program has to exit by itself
-
-
-class _Crash(Exception):
-    """The program failed; the message says how (the agent's failure). ``ended``: its process ended
-    (it did not just write a line off the protocol)."""
-
-    def __init__(self, message: str, *, ended: bool = False):
-        super().__init__(message)
-        self.ended = ended
-
-
-class _NotStarted(Exception):
-    """The program could not be started; the message says why (the trial could not be evaluated)."""
-
-
-def program_environment(route: TrialRoute, base: Mapping[str, str]) -> dict[str, str]:
-    """The environment of the program of the trial at ``route`` (see the module doc)."""
-    env = environment_without_secrets(base)
-    env.update(
-        {
-            "OPENAI_BASE_URL": route.openai_base_url,
-            "OPENAI_API_KEY": route.token,
-            "ANTHROPIC_BASE_URL": route.anthropic_base_url,
-            "ANTHROPIC_API_KEY": route.token,
-            "TOOL_EVAL_GATE_MCP_URL": route.mcp_url,
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-    return env
-
-
-def resolve_program(command: Command, root: Path, env: Mapping[str, str]) -> str:
-    """The executable of ``command``: a path relative to ``root``, or a program on the PATH of ``env``."""
-    program = command.argv[0]
-    if "/" in program:
-        return str(root / program)
-    found = shutil.which(program, path=env.get("PATH"))
-    if found is None:
-        raise _NotStarted(f"{program!r} is not on PATH")
-    return found
-
-
-def _start_failure(command: Command, executable: str, exc: OSError) -> str:
-    """Why ``command`` (resolved to ``executable``) could not be started, and what to do about it."""
-    program = command.argv[0]
-    why = exc.strerror or str(exc)
-    if isinstance(exc, FileNotFoundError):
-        if Path(executable).is_file():
-            return f"{program!r}: the interpreter its #! line names was not found"
-        return f"{program!r}: no such file in the repository"
-    if isinstance(exc, PermissionError) or exc.errno == errno.ENOEXEC:
-        fix = f"make it executable (with a #! line) or put its interpreter first: [python3, {program}]"
-        return f"{program!r}: {why}; {fix}"
-    return f"{program!r}: {why}"
-
-
-@dataclass
-class _Process:
-    """The running program: its answers, its standard error, its end."""
-
-    proc: asyncio.subprocess.Process
-    stderr: deque[bytes] = field(default_factory=lambda: deque(maxlen=256))
-    stderr_size: int = 0
-    drains: list[asyncio.Task[None]] = field(default_factory=list)
-
-    scope: CommandScope | None = None
-
-    @classmethod
-    async def start(cls, command: Command, argv: list[str], root: Path, env: dict[str, str]) -> _Process:
-        """The program started in a command scope of its own (``gate.containment``: the user it runs
-        as, its ``HOME`` / ``TMPDIR``), in a session of its own; ``end`` ends it, all of it."""
-        try:
-            scope = open_scope(os.environ)
-        except (GateError, OSError) as exc:  # no user left for it, say
-            raise _NotStarted(f"{command.argv[0]!r}: {exc}") from None
-        try:
-            proc = await scope.start(argv, cwd=root, env=scope.environment(env), limit=MAX_ANSWER_BYTES)
-        except BaseException as exc:
-            await scope.aclose()
-            if isinstance(exc, OSError):
-                raise _NotStarted(_start_failure(command, argv[0], exc)) from None
-            raise
-        process = cls(proc, scope=scope)
-        process.drains.append(asyncio.ensure_future(process._drain_stderr()))
-        return process
-
-    async def _drain_stderr(self) -> None:
-        stream = self.proc.stderr
-        assert stream is not None
-        while chunk := await stream.read(8192):
-            self.stderr.append(chunk)
-            self.stderr_size += len(chunk)
-            while self.stderr_size - len(self.stderr[0]) > _STDERR_KEPT:
-                self.stderr_size -= len(self.stderr.popleft())
-
-    def stderr_tail(self) -> str:
-        text = b"".join(self.stderr).decode("utf-8", "replace")
-        return text[-STDERR_TAIL_CHARS:].strip("\n")
-
-    async def send(self, line: dict[str, Any]) -> None:
-        stdin = self.proc.stdin
-        assert stdin is not None
-        try:
-            stdin.write((json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass"))
-            await stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
-            raise _Crash(await self._ended("before reading its message"), ended=True) from None
-
-    async def answer(self, number: int) -> str:
-        stdout = self.proc.stdout
-        assert stdout is not None
-        try:
-            raw = await stdout.readline()
-        except (ValueError, asyncio.LimitOverrunError):
-            raise _Crash(f"wrote an answer line longer than {MAX_ANSWER_BYTES} bytes") from None
-        if not raw:
-            raise _Crash(await self._ended(f"without answering message {number}"), ended=True)
-        return read_answer(raw)
-
-    async def _ended(self, what: str) -> str:
-        try:
-            code = await asyncio.wait_for(self.proc.wait(), 1.0)
-        except asyncio.TimeoutError:
-            return f"closed its standard output {what}"
-        return f"{exit_text(code)} {what}"
-
-    async def finish(self, grace: float) -> str | None:
-        """Close its input and let it exit: why its exit is a failure (None: it exited with 0, or is
-        still running and gets ended)."""
-        stdin = self.proc.stdin
-        if stdin is not None:
-            with contextlib.suppress(Exception):
-                stdin.close()
-        stdout = self.proc.stdout
-        if stdout is not None:
-            self.drains.append(asyncio.ensure_future(_discard(stdout)))
-        try:
-            code = await asyncio.wait_for(self.proc.wait(), max(0.0, grace))
-        except asyncio.TimeoutError:
-            return None
-        return None if code == 0 else f"{exit_text(code)} after its last answer"
-
-    async def end(self) -> None:
-        """End it and everything it started (``gate.containment.scope``), then stop reading."""
-        assert self.scope is not None
-        try:
-            await self.scope.end(self.proc)
-        finally:
-            await self.scope.aclose()  # every process of the trial ended, the program's and what it left
-        for task in self.drains:
-            if not task.done():
-                with contextlib.suppress(asyncio.TimeoutError, Exception):
-                    await asyncio.wait_for(asyncio.shield(task), 0.5)
-            task.cancel()
-        # Its pipes are ours to close, whoever still holds their other ends (a process that escaped
-        # the ending: SECURITY.md says where one can); else they outlive the event loop.
-        transport = getattr(self.proc, "_transport", None)
-        if transport is not None:
-            with contextlib.suppress(Exception):
-                transport.close()
-
-
-async def _discard(stream: asyncio.StreamReader) -> None:
-    with contextlib.suppress(Exception):
-        while await stream.read(65536):
-            pass
 
 
 def did_not_start(how: str, stderr: str) -> str:
@@ -257,16 +80,6 @@ def did_not_start(how: str, stderr: str) -> str:
     if len(lines) > 1:
         text += "\nthe end of its standard error:\n" + "\n".join(lines[-STDERR_ERROR_LINES:])
     return text
-
-
-def exit_text(code: int) -> str:
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"was killed by {name}"
-    return f"exited with code {code}"
 
 
 def protocol_message(message: Message) -> dict[str, Any]:
@@ -287,57 +100,67 @@ def protocol_message(message: Message) -> dict[str, Any]:
     return line
 
 
-def read_answer(raw: bytes) -> str:
-    """The answer of one line: ``{"content": ...}``, or the line as plain text."""
-    text = raw.decode("utf-8", "replace").rstrip("\r\n")
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    if not isinstance(value, dict):
-        return text
-    content = value.get("content")
-    if content is None and "content" in value:
-        return ""
-    if not isinstance(content, str):
-        raise _Crash(
-            f'wrote a line that is not the protocol (a JSON object needs a string "content"): {text[:200]}'
-        )
-    return content
-
-
 class ProgramAgent:
     """An agent program as the episode's assistant: each turn writes it one line and reads its answer;
     the model replies it got meanwhile (through the recording proxy), their calls and results are
-    then the episode's. ``start`` and ``finish`` bracket the trial (a process of the trial's own)."""
+    then the episode's. ``start`` and ``end`` bracket the trial: a process of the trial's own, or one
+    leased from ``pool`` (``reuse: true``) and given back."""
 
     def __init__(
-        self, command: Command, root: Path, route: TrialRoute, proxy: TrialProxy, mcp: MockMcpSession
+        self,
+        command: Command,
+        root: Path,
+        host: ProgramHost,
+        proxy: TrialProxy,
+        mcp: MockMcpSession,
+        pool: ProgramPool | None = None,
     ):
-        self.command, self.root, self.route, self.proxy, self.mcp = command, root, route, proxy, mcp
-        self.process: _Process | None = None
+        self.command, self.root, self.host, self.proxy, self.mcp = command, root, host, proxy, mcp
+        self.pool = pool
+        self.route: TrialRoute | None = None
+        self.process: ProgramProcess | None = None
+        self.lease: Lease | None = None
+        self.mark = 0  # how much the process had written to its standard error when the trial began
+        self.began = 0.0  # time.monotonic() when the trial was given its process
         self.lines = 0  # lines written
         self.used = 0.0  # seconds of the program's time limit used (its turns)
         self.folded = 0  # exchanges already the episode's
         self.seen = 0  # MCP calls already matched or waiting
         self.unserved: list[McpCall] = []  # MCP calls no reply's call was matched with yet
         self.ended_early = ""  # how it ended before its first model request, without answering
+        self.off_protocol = "the trial did not end by the protocol"  # until it does ("")
 
     async def start(self) -> None:
-        """Start the program (``_NotStarted`` when it cannot be)."""
-        env = program_environment(self.route, os.environ)
-        argv = [resolve_program(self.command, self.root, env), *self.command.argv[1:]]
-        self.process = await _Process.start(self.command, argv, self.root, env)
+        """The trial's route and its process: started for it with the route's addresses, or leased
+        from the pool (``NotStarted`` when it cannot be started)."""
+        if self.pool is None:
+            self.route = await self.host.open_trial(self.proxy, self.mcp)
+            env = program_environment(self.route, os.environ)
+            self.process = await ProgramProcess.start(self.command, self.root, env)
+            return
+        self.lease = lease = await self.pool.lease()
+        self.process, self.mark, self.began = lease.process, lease.mark, time.monotonic()
+        self.route = await self.host.open_trial(self.proxy, self.mcp, late=self.pool.late(lease))
+        lease.routes.append(self.route.id)
+        lease.proxy = self.proxy
 
     def _line(self, episode: Episode, said: UserMessage) -> dict[str, Any]:
         """The line to write: the user's message; the first also says which trial it is and gives the
-        case's earlier turns."""
+        case's earlier turns (and, to a leased process, the trial's addresses and token)."""
         if self.lines:
             return {"role": "user", "content": said.content}
         case = episode.case
         head = {"suite": episode.suite.name, "case": case.id, "trial": episode.index, "vars": case.vars}
         history = [protocol_message(m) for m in episode.prepared.messages[:-1]]
-        return {"role": "user", "content": said.content, **head, "history": history}
+        line = {"role": "user", "content": said.content, **head, "history": history}
+        if self.lease is not None and self.route is not None:
+            line["env"] = trial_environment(self.route)
+        return line
+
+    @property
+    def fresh(self) -> bool:
+        """Whether the process is in its first trial: it may not have started as an agent yet."""
+        return self.lease is None or self.lease.fresh
 
     async def answer(self, episode: Episode, said: UserMessage | None) -> None:
         process = self.process
@@ -351,8 +174,9 @@ class ProgramAgent:
         crash: str | None = None
         try:
             answer = await asyncio.wait_for(self._say(process, line), self.command.timeout_s - self.used)
-        except _Crash as exc:
-            if exc.ended and self.lines == 1 and not self.proxy.received and not episode.ended:
+        except Crash as exc:
+            early = exc.ended and self.lines == 1 and self.fresh and not self.proxy.received
+            if early and not episode.ended:
                 self.ended_early = str(exc)  # before its first model request: it never ran as an agent
                 episode.end("provider_error")  # the error says how, with its standard error (``end``)
             crash = str(exc)
@@ -365,7 +189,7 @@ class ProgramAgent:
         elif answer is not None:
             episode.answered(answer)
 
-    async def _say(self, process: _Process, line: dict[str, Any]) -> str:
+    async def _say(self, process: ProgramProcess, line: dict[str, Any]) -> str:
         await process.send(line)
         return await process.answer(self.lines)
 
@@ -384,26 +208,46 @@ class ProgramAgent:
         self.folded = len(exchanges)
 
     async def finish(self, episode: Episode) -> None:
-        """After the last answer: the program closes its input and may exit (a failure if not with 0)."""
+        """After the last answer: a process of the trial's own closes its input and may exit (a failure
+        if not with 0); a leased one stays, silent, for its next trial. Either way the trial went by
+        the protocol, unless the program failed."""
         if self.process is None:
             return
-        grace = min(EXIT_GRACE_S, self.command.timeout_s - self.used)
-        try:
-            failed = await self.process.finish(grace)
-        except _Crash as exc:
-            failed = str(exc)
-        if failed is not None:
-            crashed(episode, failed)
+        if self.lease is None:
+            grace = min(EXIT_GRACE_S, self.command.timeout_s - self.used)
+            try:
+                failed = await self.process.finish(grace)
+            except Crash as exc:
+                failed = str(exc)
+            if failed is not None:
+                crashed(episode, failed)
+        if episode.stop_reason != "agent_crashed":
+            self.off_protocol = ""
 
     async def end(self, episode: Episode) -> None:
-        """End the program and everything it started; its standard error (secrets masked) is the
-        record's log."""
-        if self.process is not None:
-            await self.process.end()
-        stderr = self.process.stderr_tail() if self.process is not None else ""
+        """The trial's route closed; its process ended with everything it started, or given back to its
+        pool (kept only if the trial went by the protocol and the pool finds nothing against it). Its
+        standard error of the trial (secrets masked) is the record's log."""
+        if self.lease is not None:  # what comes for this trial from now on is late, told to the pool
+            self.lease.proxy = None
+        if self.route is not None:
+            self.host.close_trial(self.route)
+        stderr = ""
+        if self.process is not None and self.lease is None:
+            await self.process.end()  # its standard error is read whole once it has ended
+            stderr = self.process.stderr_since(0)
+        elif self.process is not None and self.lease is not None and self.pool is not None:
+            await asyncio.sleep(0)  # what it wrote with its last answer is read
+            stderr = self.process.stderr_since(self.mark)
+            lease = self.lease
+            lease.requests += self.proxy.received
+            lease.answers += self.lines
+            first = self.proxy.first_at
+            await self.pool.give_back(lease, began=self.began, first_request=first, why_not=self.off_protocol)
         if stderr:  # the environment's secrets and the trial's token masked (nothing to mask in nothing)
-            episode.log = Redactor.from_env(os.environ, extra=(self.route.token,)).redact(stderr)
-        if self.ended_early:  # its standard error is read whole only now
+            token = (self.route.token,) if self.route is not None else ()
+            episode.log = Redactor.from_env(os.environ, extra=token).redact(stderr)
+        if self.ended_early:
             episode.error = did_not_start(self.ended_early, episode.log)
 
 
@@ -425,10 +269,12 @@ async def run_program_trial(
     root: Path,
     prices: PriceTable,
     live: LiveTools | None = None,
+    pool: ProgramPool | None = None,
 ) -> tuple[RunRecord, TrialProxy]:
-    """Run trial ``index`` of ``case`` with the suite's agent program; its record, and the proxy (its
-    offered tools, a fatal provider error). ``live`` answers the program's MCP calls to the tools of
-    ``calls: live`` servers (the caller ends them with the trial)."""
+    """Run trial ``index`` of ``case`` with the suite's agent program (in a process of ``pool`` when
+    the suite reuses its processes); its record, and the proxy (its offered tools, a fatal provider
+    error). ``live`` answers the program's MCP calls to the tools of ``calls: live`` servers (the
+    caller ends them with the trial)."""
     command = suite.agent.program
     assert command is not None
     episode = Episode(suite, case, index, call_model, prices=prices)
@@ -440,15 +286,13 @@ async def run_program_trial(
         live=live,
         failed=lambda error: episode.end("provider_error", error),
     )
-    route = await host.open_trial(proxy, mcp)
-    agent = ProgramAgent(command, root, route, proxy, mcp)
+    agent = ProgramAgent(command, root, host, proxy, mcp, pool)
     try:
         await agent.start()
         await episode.run(agent)
         await agent.finish(episode)
-    except _NotStarted as exc:  # not run: an error, as a provider that cannot be reached
+    except NotStarted as exc:  # not run: an error, as a provider that cannot be reached
         episode.end("provider_error", f"the agent program could not be started: {exc}")
     finally:
         await agent.end(episode)
-        host.close_trial(route)
     return episode.record(), proxy

@@ -104,6 +104,16 @@ class Progress:
         """What ``starting(key)`` said has finished a trial: the live line stops saying it."""
         self._starting.pop(key, None)
 
+    def note(self, text: str) -> None:
+        """A line of its own (on a terminal above the live line, which is drawn again)."""
+        if not self.enabled:
+            return
+        if self.live:
+            self._write("\r\x1b[K" + self.prefix + text + "\n")
+            self._draw(self.clock())
+        else:
+            self._write(self.prefix + text + "\n")
+
     def tick(self) -> None:
         """Called every second while the run goes: the live line's clock moves; in CI a line is printed
         when ``interval`` seconds passed without one."""

@@ -66,7 +66,7 @@ from gate.scoring.judge_requests import collect_requests
 from gate.scoring.reducers import case_result, skipped_result
 from gate.scoring.trial import score_trial
 from gate.suite.judging import JudgeVerdict
-from gate.suite.model import Case, Suite, ToolDef
+from gate.suite.model import Case, Command, Suite, ToolDef
 from gate.suite.pricing import BUILT_IN, PRICES_HINT, PriceTable, served_prices
 from gate.tool_servers.live import LiveTools
 from gate.util.escape import truncate
@@ -74,6 +74,7 @@ from gate.util.json_types import JsonObject
 
 if TYPE_CHECKING:  # pragma: no cover
     from gate.programs.host import ProgramHost
+    from gate.programs.pool import ProgramPool
 
 # The started case a request is for (set in each trial's task; judge tasks inherit it).
 _ACCOUNT: ContextVar[Account | None] = ContextVar("budget_account", default=None)
@@ -203,6 +204,7 @@ class _Run:
         self.judge = JudgeClient(self._judge_call, on_task=self.control._register)
         self.requests_of: dict[str, RequestStats] = {}  # suite path -> its model requests so far
         self.host: ProgramHost | None = None  # the agent programs' loopback server, from the first one
+        self.pools: dict[str, ProgramPool] = {}  # suite path -> its program's long-lived processes
         self.sdk_missing: dict[str, bool] = {}  # provider -> its SDK is not installed (asked once a run)
         self.unanswered: dict[str, int] = {}  # case -> its requests a replay could not answer
 
@@ -371,11 +373,13 @@ class _Run:
 
         root = Path(self.options.root or ".")
         program = suite.agent.program
-        if self.progress is not None and program is not None:  # its imports can take seconds: say so
-            command = truncate(shlex.join(program.argv), 60, brief=True)
-            self.progress.starting(suite.path, f"the agent program `{command}` ({suite.name})")
+        assert program is not None
+        label = f"`{truncate(shlex.join(program.argv), 60, brief=True)}` ({suite.name})"
+        if self.progress is not None:  # its imports can take seconds: say so
+            self.progress.starting(suite.path, f"the agent program {label}")
+        pool = self._pool(suite.path, program, root, label) if program.reuse else None
         record, proxy = await run_program_trial(
-            self.host, suite, case, index, call, root=root, prices=self.options.prices, live=live
+            self.host, suite, case, index, call, root=root, prices=self.options.prices, live=live, pool=pool
         )
         if self.progress is not None:
             self.progress.started(suite.path)
@@ -387,6 +391,26 @@ class _Run:
                 tools.setdefault(tool.name, tool)
         agent = dataclasses.replace(suite.agent, tools=tuple(tools.values()))
         return record, dataclasses.replace(suite, agent=agent)
+
+    def _pool(self, path: str, program: Command, root: Path, label: str) -> ProgramPool:
+        """The long-lived processes of the suite at ``path`` (``reuse: true``), made at its first trial."""
+        from gate.programs.pool import ProgramPool
+
+        pool = self.pools.get(path)
+        if pool is None:
+            assert self.host is not None
+            most = self.options.concurrency
+            pool = self.pools[path] = ProgramPool(self.host, program, root, most=most, label=label)
+        return pool
+
+    async def _close_programs(self) -> None:
+        """End the long-lived program processes (saying what was replaced, and why), then the host."""
+        for pool in self.pools.values():
+            await pool.close()
+            if pool.summary() and self.progress is not None:
+                self.progress.note(pool.summary())
+        if self.host is not None:
+            await self.host.close()
 
     def _check_program_request(self, request: ModelRequest) -> None:
         """What a program's request needs that a suite could not say beforehand: the provider's SDK,
@@ -538,8 +562,7 @@ class _Run:
                 ticker.cancel()
             if self.progress is not None:
                 self.progress.finish()
-            if self.host is not None:
-                await self.host.close()
+            await self._close_programs()
             await self.close_providers()
         suite_results = []
         for suite in suites:

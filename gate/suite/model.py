@@ -110,13 +110,16 @@ class Command:
     or a path relative to the root); ``watch`` holds the globs (relative to the root) of the files
     that are its code, so that a change to them affects the suite; ``timeout_s`` bounds one trial;
     ``purpose`` says what it is in messages ("agent program", "MCP server"); ``source`` is where
-    the command is written. Running any command needs the person running the gate to allow it."""
+    the command is written; ``reuse`` (an agent program only): a few long-lived processes run the
+    trials one at a time, each told by its first line (``gate.programs.pool``). Running any command
+    needs the person running the gate to allow it."""
 
     argv: tuple[str, ...]
     purpose: str
     watch: tuple[str, ...] = ()
     timeout_s: float = DEFAULT_PROGRAM_TIMEOUT_S
     source: Source | None = None
+    reuse: bool = False
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ name: concierge-NAME
 agent:
   command: COMMAND
   timeout_s: 120
+  reuse: REUSE
   tools:
     - name: search_hotels
       description: Search the partner's hotels with a room free in a city for the given stay.
@@ -125,7 +126,7 @@ cases:
 """
 
 
-def _repository(tmp_path: Path, name: str) -> Path:
+def _repository(tmp_path: Path, name: str, reuse: bool) -> Path:
     """A repository holding the example programs (as a team's would) and a suite for one adapter."""
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -139,7 +140,8 @@ def _repository(tmp_path: Path, name: str) -> Path:
         shutil.copy(ROOT / "examples" / "js-agent" / file, js / file)
     (js / "node_modules").symlink_to(ROOT / "examples" / "js-agent" / "node_modules")  # README's npm ci
     command = json.dumps(ADAPTERS[name])
-    (repo / "concierge.suite.yaml").write_text(SUITE.replace("NAME", name).replace("COMMAND", command))
+    suite = SUITE.replace("NAME", name).replace("COMMAND", command).replace("REUSE", json.dumps(reuse))
+    (repo / "concierge.suite.yaml").write_text(suite)
     return repo
 
 
@@ -165,12 +167,15 @@ def _given_call_and_result(body: dict[str, Any]) -> tuple[str, Any, str]:
     return call["name"], json.loads(call["arguments"]), _text(result["output"])
 
 
+@pytest.mark.parametrize("reuse", [False, True], ids=["a-process-per-trial", "reuse"])
 @pytest.mark.parametrize("name", list(ADAPTERS))
 def test_the_documented_adapter_passes_every_case_shape_on_its_framework(
-    name: str, tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
+    name: str, reuse: bool, tmp_path: Path, model_server: Callable[..., ScriptedModelServer]
 ) -> None:
+    """With ``reuse: true`` the same adapter runs the four trials in fewer processes than trials, each
+    trial's requests its own (every case passes on its own mocks and conversation)."""
     server = model_server(SCRIPT)
-    repo = _repository(tmp_path, name)
+    repo = _repository(tmp_path, name, reuse)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "GITHUB_"))}
     env.update(
         OPENAI_BASE_URL=server.openai_base_url,
@@ -179,7 +184,7 @@ def test_the_documented_adapter_passes_every_case_shape_on_its_framework(
     )
     results = tmp_path / "results.json"
     done = subprocess.run(
-        [sys.executable, "-m", "gate", "run", "--root", str(repo), str(repo), "--allow-commands", "--quiet"]
+        [sys.executable, "-m", "gate", "run", "--root", str(repo), str(repo), "--allow-commands"]
         + ["--json", str(results)],
         env=env,
         capture_output=True,
@@ -191,6 +196,13 @@ def test_the_documented_adapter_passes_every_case_shape_on_its_framework(
     cases = {c["case_id"]: c for c in ran["cases"]}
     failed = {k: (c["status"], c.get("reasons")) for k, c in cases.items() if c["status"] != "passed"}
     assert failed == {} and done.returncode == 0, done.stdout + done.stderr
+    if reuse:  # the start-up paid fewer times than there are trials
+        [said] = [line for line in done.stderr.splitlines() if ", reused: " in line]
+        processes = int(said.split(" trials in ")[1].split()[0])  # "in 1 process", "in 2 processes"
+        assert said.startswith(
+            f"the agent program `{' '.join(ADAPTERS[name])}` (concierge-{name}), reused: 4 trials"
+        )
+        assert processes < 4 and "replaced" not in said, said
 
     bodies = [r["body"] for r in server.requests]
     given = [_given_call_and_result(b) for b in bodies if "call_lisbon" in json.dumps(b)]

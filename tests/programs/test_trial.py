@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from gate.programs.host import ProgramHost
-from gate.programs.trial import MAX_ANSWER_BYTES, run_program_trial
+from gate.programs.process import MAX_ANSWER_BYTES
+from gate.programs.trial import run_program_trial
 from gate.providers.base import ModelReply, ModelRequest
 from gate.results.messages import AssistantMessage, UserMessage
 from gate.results.run_record import RunRecord
