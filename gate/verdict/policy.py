@@ -11,8 +11,10 @@ Rules (DESIGN.md sections 3 and 4):
   ``threshold`` overrides all of them); the overall verdict passes only when every suite does. The
   overall ``pass_rate`` and ``interval`` pool all suites and are informative; ``Verdict.threshold``
   is the override, else the strictest (highest) suite threshold, for display.
-* ``fail_on="regression"``: the gate fails only on cases the baseline comparison calls regressed.
-  Without a comparison it falls back to the threshold rule (and says so in ``reasons``).
+* ``fail_on="regression"``: the gate fails only on cases the baseline comparison calls regressed,
+  and, with ``errors_count``, on gating cases that passed on the base and are errors on the head (a
+  pull request's program can make a case it broke an error: ``_unevaluated_passes``). Without a
+  comparison it falls back to the threshold rule (and says so in ``reasons``).
 * ``fail_on="regression_or_threshold"`` (the default with a baseline): the gate fails on significant
   regressions *and* on any suite under its threshold. Regressions alone would pass a PR that keeps a
   suite broken; the threshold alone would pass a PR that breaks a case of a suite well above it.
@@ -262,6 +264,33 @@ def _regressions(comparison: Comparison) -> list[str]:
     return [f"{len(regressed)} case(s) regressed against the baseline: {names}{more}"]
 
 
+def _unevaluated_passes(
+    results: RunResults, comparison: Comparison, suites: Sequence[SuiteVerdict]
+) -> list[str]:
+    """Gating cases of ``suites`` that passed on the base and are errors on the head: with errors
+    counting against the gate, each counts as a regression would. The comparison cannot call them
+    regressed (nothing was evaluated), but a pass cannot stand on them either: an agent program is the
+    pull request's code, and one that ends before its first model request on the case its change
+    broke makes that case an error, not a failure."""
+    names = {s.name for s in suites}
+    erred = {
+        (case.suite, case.case_id)
+        for suite in results.suites
+        if suite.name in names
+        for case in suite.cases
+        if case.status == "error" and case.non_gating is None
+    }
+    lost = [c for c in comparison.changes if (c.suite, c.case_id) in erred and c.base_status == "passed"]
+    if not lost:
+        return []
+    listed = ", ".join(f"{c.suite}/{c.case_id}" for c in lost[:10])
+    more = f" and {len(lost) - 10} more" if len(lost) > 10 else ""
+    return [
+        f"{len(lost)} case(s) that passed on the base could not be evaluated on the head (errors count "
+        f"against the gate): {listed}{more}"
+    ]
+
+
 def _under_threshold(suites: Sequence[SuiteVerdict]) -> list[str]:
     return [
         f"suite {s.name}: pass rate {pct(s.pass_rate)} ({s.passed_count}/{s.counted}) "
@@ -286,17 +315,19 @@ def _failing(
     rule: FailOn,
     comparison: Comparison | None,
     suites: Sequence[SuiteVerdict],
-    totals: _Totals,
     policy: GatePolicy,
+    results: RunResults,
 ) -> list[str]:
     """Why the gate fails under ``rule`` (empty: it does not)."""
     reasons: list[str] = []
     if rule in _REGRESSION_RULES and comparison is not None:
         reasons += _regressions(comparison)
+        if policy.errors_count and not results.unverified:  # a replay's misses: not verified instead
+            reasons += _unevaluated_passes(results, comparison, suites)
     if rule in _THRESHOLD_RULES:
         reasons += _under_threshold(suites)
     if rule == "any_failure":
-        reasons += _any_failure(totals, policy)
+        reasons += _any_failure(_totals(suites), policy)
     return reasons
 
 
@@ -389,7 +420,7 @@ def decide(
     # A failure stands only on suites whose verdict does not depend on what could not be evaluated.
     unverified = [results.unverified] if results.unverified else []
     decided = [s for s in suites if not s.undecided and (not unverified or _stands_unanswered(s, rule))]
-    failing = _failing(rule, comparison, decided, _totals(decided), policy)
+    failing = _failing(rule, comparison, decided, policy, results)
     if unverified and (incomplete or not failing):
         exit_code, reasons = EXIT_INCOMPLETE, notes + failing + budget + unverified + incomplete
     elif incomplete:

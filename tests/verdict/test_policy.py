@@ -192,6 +192,37 @@ def test_regressions_stand_beside_errors_and_a_base_side_beyond_the_budget_decid
     assert failing.exit_code == 1 and "s/a" in failing.reasons[0]
 
 
+def test_a_case_that_passed_on_the_base_and_is_an_error_on_the_head_fails_a_regression_rule():
+    """A pull request's agent program that ends before its first model request on the case its change
+    broke makes that case an error, not a failure: with errors counting against the gate (the
+    default) it fails as the regression would have, whatever the threshold says."""
+    cases = [trials_case(f"ok{n}", "p") for n in range(11)]
+    base = run(suite("s", [*cases, trials_case("a", "p")], threshold=0.9))
+    regressed = run(suite("s", [*cases, trials_case("a", "f")], threshold=0.9))
+    dodged = run(suite("s", [*cases, trials_case("a", "e", status="error")], threshold=0.9))
+    for rule in ("regression", "regression_or_threshold"):
+        policy = GatePolicy(fail_on=rule)
+        assert decide(regressed, policy, compare(regressed, base)).exit_code == 1
+        verdict = decide(dodged, policy, compare(dodged, base))
+        assert verdict.exit_code == 1, verdict.reasons
+        assert verdict.reasons == (
+            "1 case(s) that passed on the base could not be evaluated on the head (errors count against "
+            "the gate): s/a",
+        )
+    # where errors do not count, an error is not evaluated either way: 11/11, no regression
+    assert decide(dodged, GatePolicy(errors_count=False), compare(dodged, base)).passed
+    # an error on both sides, or one that failed on the base already, is no such case
+    both = run(suite("s", [*cases, trials_case("a", "e", status="error")], threshold=0.9))
+    assert decide(dodged, GatePolicy(), compare(dodged, both)).passed
+    was_failing = run(suite("s", [*cases, trials_case("a", "f")], threshold=0.9))
+    assert decide(dodged, GatePolicy(), compare(dodged, was_failing)).passed
+    # a replay that could not answer the case: not verified (exit 3), not a failure
+    missed = run(
+        suite("s", [*cases, trials_case("a", "e", status="error")], threshold=0.9), unverified=MISSED
+    )
+    assert decide(missed, GatePolicy(), compare(missed, base)).exit_code == 3
+
+
 # --- a replay that could not answer every request: never a pass ----------------------------------
 
 MISSED = "not verified: a replay could not answer 5 request(s) of 1 case(s) (suite/error-0)"
