@@ -23,18 +23,36 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gate import CACHE_DIRECTORY, __version__
+from gate.assembly.tool_formats import parse_tools
 from gate.commands.arguments import Parser, model_choice, nonempty
-from gate.commands.init_commands import command_words
+from gate.commands.init_commands import (
+    command_problems,
+    command_words,
+    dependencies,
+    named_paths,
+    server_tools,
+    watch_globs,
+)
+from gate.commands.starter import (
+    Starter,
+    gitignore_lines,
+    precommit_config,
+    program_workflow,
+    starter_suite,
+    workflow,
+)
 from gate.errors import EXIT_PASSED, InputError, Problem
-from gate.files.yaml_source import parse
-
-if TYPE_CHECKING:
-    from gate.files.repository_writes import RepositoryWrite
-    from gate.suite.model import Provider, ToolDef
-    from gate.util.json_types import PathKey
+from gate.files.file_references import Repository, read_tool_file
+from gate.files.repository_writes import RepositoryWrite, check_writes, read_checked, write_all
+from gate.files.suite_loader import default_root, load_suites
+from gate.files.text_files import read_text
+from gate.files.yaml_source import YamlError, parse
+from gate.git.repository import default_branch
+from gate.suite.model import Provider, ToolDef
+from gate.suite.model_choice import ModelChoice
+from gate.util.json_types import PathKey
 
 WORKFLOW_PATH = ".github/workflows/tool-eval-gate.yml"
 PRECOMMIT_PATH = ".pre-commit-config.yaml"
@@ -105,8 +123,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    from gate.files.repository_writes import check_writes, write_all
-    from gate.files.suite_loader import default_root
 
     root = Path(args.root) if args.root else default_root()
     if not root.is_dir():
@@ -145,8 +161,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], list[str], list[Path]]:
     """Every file to write (the suite first), what to tell the user, and the files of the repository
     the suite reads (its tool file and prompt, when they exist already)."""
-    from gate.commands.starter import Starter, program_workflow, starter_suite, workflow
-    from gate.files.repository_writes import RepositoryWrite
 
     suite_dir = Path(os.path.normpath(root / args.dir))
     if not _inside(suite_dir, root) or not _inside(Path(os.path.realpath(suite_dir)), root.resolve()):
@@ -169,8 +183,6 @@ def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], 
         files.append(RepositoryWrite(tools_path, json.dumps(EXAMPLE_TOOLS, indent=2) + "\n"))
         tools, tools_file = _example_tools(), _relative(tools_path, suite_dir)
     if server:
-        from gate.commands.init_commands import server_tools
-
         tools += server_tools(root, server)
     prompt = None
     if args.prompt:
@@ -190,15 +202,10 @@ def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], 
     )
     files.insert(0, RepositoryWrite(suite_dir / f"{starter.name}.suite.yaml", starter_suite(starter)))
     if program or server:
-        from gate.commands.init_commands import dependencies
-        from gate.git.repository import default_branch
-
         needs = dependencies(root, [c for c in (program, server) if c])
         text = program_workflow(default_branch(root), needs.requirements, needs.npm_prefixes)
         key = "the OPENAI_API_KEY secret (or ANTHROPIC_API_KEY: the provider your program calls)"
     else:
-        from gate.git.repository import default_branch
-
         text, key = workflow(default_branch(root), [provider]), f"the {provider.upper()}_API_KEY secret"
     files.append(RepositoryWrite(root / WORKFLOW_PATH, text))
     notes = [f"the workflow needs {key} (Settings > Secrets and variables > Actions)"]
@@ -224,7 +231,6 @@ def _default_name(args: argparse.Namespace, program: Sequence[str], server: Sequ
 
 
 def _watch(root: Path, command: tuple[str, ...]) -> tuple[str, ...]:
-    from gate.commands.init_commands import watch_globs
 
     return watch_globs(root, command) if command else ()
 
@@ -234,8 +240,6 @@ def _with_repository_files(
 ) -> list[RepositoryWrite]:
     """``files`` with the pre-commit entry and the ``.gitignore`` lines (when missing), and ``notes``
     with what to do next."""
-    from gate.commands.starter import gitignore_lines, precommit_config
-    from gate.files.repository_writes import RepositoryWrite, read_checked
 
     entry = precommit_config(__version__)
     existing = read_checked(root / PRECOMMIT_PATH, root)
@@ -258,7 +262,6 @@ def _with_repository_files(
 
 def _example_tools() -> tuple[ToolDef, ...]:
     """The tools of the example tool file init writes."""
-    from gate.assembly.tool_formats import parse_tools
 
     doc = parse(json.dumps(EXAMPLE_TOOLS), "tools.json", json_fallback=True)
     tools, _ = parse_tools(list(doc.data), doc, ())
@@ -267,7 +270,6 @@ def _example_tools() -> tuple[ToolDef, ...]:
 
 def _read_tools(path: Path, root: Path) -> tuple[ToolDef, ...]:
     """The tools of a tool file (its problems: exit 2, nothing written)."""
-    from gate.files.file_references import Repository, read_tool_file
 
     found = read_tool_file(Repository(root, root.resolve()), path, _shown(path, root))
     if found.problems or not found.tools:
@@ -288,7 +290,6 @@ def _repository_file(given: str, root: Path, option: str) -> Path:
 
 
 def _provider_model(text: str) -> tuple[Provider, str]:
-    from gate.suite.model_choice import ModelChoice
 
     choice = ModelChoice.parse(text)
     if choice.provider is not None:
@@ -307,7 +308,6 @@ def _suite_name(name: str) -> str:
 def _gitignore(path: Path, text: str | None, lines: Sequence[str]) -> RepositoryWrite | None:
     """The lines ``.gitignore`` (its ``text``; None: there is none) lacks, to append (None: it has them
     all)."""
-    from gate.files.repository_writes import RepositoryWrite
 
     have = {line.strip() for line in (text or "").splitlines()}
     missing = [line for line in lines if line not in have and line.rstrip("/") not in have]
@@ -325,10 +325,6 @@ def _starter_problems(files: Sequence[RepositoryWrite], reads: Sequence[Path], r
     files it reads (the example tool file, or ``reads``: the tool file and prompt) before anything is
     written in the repository. The commands it starts are checked in the repository itself (a program
     is a virtualenv's interpreter, a link...), then stand in the copy as empty files."""
-    from gate.commands.init_commands import command_problems, named_paths
-    from gate.files.suite_loader import load_suites
-    from gate.files.text_files import read_text
-    from gate.files.yaml_source import YamlError
 
     commands = _commands(files[0].text)
     problems = command_problems(files[0].text, files[0].path, root, commands)

@@ -6,6 +6,7 @@ in the repository itself (the starter's scratch copy holds no program)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shlex
@@ -13,11 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate.assembly.tool_formats import MCP_KEYS, parse_tools
 from gate.errors import InputError, Problem
 from gate.files.file_references import Repository, SuiteFiles
 from gate.files.server_tools import argv_files
 from gate.files.yaml_source import parse
 from gate.suite.model import Source, ToolDef, ToolServer
+from gate.tool_servers.listing import list_server_tools
 from gate.util.json_types import PathKey
 
 
@@ -80,12 +83,8 @@ def _nearest(root: Path, start: Path, name: str) -> Path | None:
 def server_tools(root: Path, command: tuple[str, ...]) -> tuple[ToolDef, ...]:
     """The tools the MCP server started with ``command`` lists (every page), checked as a tool file's;
     a server that cannot be used is a :class:`gate.errors.GateError` naming it."""
-    from gate.assembly.tool_formats import MCP_KEYS, parse_tools
-
     server = ToolServer(command=command, directory=str(root), source=Source("--mcp-command"))
-    try:
-        from gate.tool_servers.listing import list_server_tools
-    except ImportError:  # the mcp extra is an option of its own
+    if importlib.util.find_spec("mcp") is None:  # the mcp extra is an option of its own
         raise InputError(
             [
                 Problem(
@@ -96,7 +95,7 @@ def server_tools(root: Path, command: tuple[str, ...]) -> tuple[ToolDef, ...]:
                     "pip install 'tool-eval-gate[mcp]'",
                 )
             ]
-        ) from None
+        )
     items = [
         {k: v for k, v in item.items() if k in MCP_KEYS} if isinstance(item, dict) else item
         for item in list_server_tools(server)

@@ -432,3 +432,10 @@ def test_allow_extra_args_is_written_only_for_a_tool_with_optional_arguments(rep
     lookup, booking, _ = load_suites([repo / "evals"], root=repo).suites[0].cases
     assert not lookup.expect.calls.calls[0].allow_extra_args  # every argument is required
     assert booking.expect.calls.calls[0].allow_extra_args  # the optional note may be sent
+
+
+def test_init_with_an_mcp_command_without_the_mcp_sdk_says_what_to_install(repo, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mcp", None)  # the mcp extra not installed
+    assert cli_main(["init", "--mcp-command", "python3 server.py"]) == 2
+    assert "needs the MCP SDK (fix: pip install 'tool-eval-gate[mcp]')" in capsys.readouterr().err
+    assert not (repo / "evals").exists()
