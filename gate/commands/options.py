@@ -43,6 +43,9 @@ class Option:
     exclusive: str = ""  # the options naming the same group exclude each other (--record | --replay)
     nargs: str = "*"  # the positional arguments: how many
     spell: Callable[[Any], str] | None = None  # a value as the command line writes it (default: str)
+    # The switch this option only makes sense with (the name of the plan's field it sets): given
+    # without it, the command refuses (``unpaired``).
+    goes_with: str = ""
     # The description of the action's input of the same name, which sets this field as the flag
     # does; "" when the action has no such input.
     action: str = ""
@@ -147,6 +150,19 @@ def command_line(plan: object) -> tuple[str, ...]:
         else:
             words += [each.option.flag, each.spelled(value)]
     return (*positional, *words)
+
+
+def unpaired(plan: object) -> list[tuple[str, str]]:
+    """The options ``plan`` sets (to other than their default) without the switch each goes with:
+    (the option's flag, the switch's flag), in the table's order."""
+    table = {each.name: each for each in declared(type(plan))}
+    return [
+        (each.option.flag, table[each.option.goes_with].option.flag)
+        for each in table.values()
+        if each.option.goes_with
+        and getattr(plan, each.name) != each.default
+        and not getattr(plan, each.option.goes_with)
+    ]
 
 
 def _number(value: float) -> str:

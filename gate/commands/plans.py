@@ -330,6 +330,7 @@ class RunPlan:
         "--fix-model",
         "the model that proposes rewordings (default: each suite's judge's model, else its agent's)",
         parse=model_choice,
+        goes_with="suggest_fixes",
         metavar=MODEL_METAVAR,
         default=None,
         action="With suggest_fixes: the model that proposes rewordings ([PROVIDER:]NAME; default each "
@@ -339,6 +340,7 @@ class RunPlan:
         "--fix-candidates",
         "rewordings asked for per definition (default {default}; the first verified one wins)",
         parse=fix_candidates,
+        goes_with="suggest_fixes",
         metavar="N",
         default=3,
         action="With suggest_fixes: rewordings asked for per definition (empty means {default}; the first "
@@ -349,6 +351,7 @@ class RunPlan:
         "what the search may spend, counted apart from the run: requests (200) or US dollars ($0.50); "
         "without it every passing gating case is re-run for each candidate verified",
         parse=fix_budget,
+        goes_with="suggest_fixes",
         metavar="N|$USD",
         default=None,
         action="With suggest_fixes: what the search may spend, counted apart from the run's requests: a "
@@ -358,6 +361,7 @@ class RunPlan:
     fix_patch: str | None = option(  # where the verified edits are written as a patch
         "--fix-patch",
         "write the verified edits here as a patch that git apply takes",
+        goes_with="suggest_fixes",
         metavar="FILE",
         default=None,
     )
@@ -396,6 +400,13 @@ class ReportPlan:
     html: str | None = option(
         "--html",
         "write the HTML report here (with --baseline: the base side beside each case's transcripts)",
+        metavar="FILE",
+        default=None,
+    )
+    fix_patch: str | None = option(
+        "--fix-patch",
+        "write the verified edits the results carry (run --suggest-fixes) here as a patch that git apply "
+        "takes (empty when none was verified)",
         metavar="FILE",
         default=None,
     )

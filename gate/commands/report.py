@@ -12,19 +12,28 @@ files.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gate.commands.arguments import Parser
 from gate.commands.options import add_options
 from gate.commands.plans import Outcome, ReportPlan
+from gate.errors import InputError, Problem
+from gate.files.discovery import default_root
+from gate.files.outputs import OutputPlan, check_outputs, clear_outputs, write_outputs
+from gate.files.results_file import load_results
+from gate.git.tracked import is_tracked
+from gate.reports.console import suite_lines, verdict_lines
+from gate.results.outcomes import RunResults
+from gate.results.settings import MadeFor
+from gate.results_json.codec import gc_paused
+from gate.results_json.shard_merge import merge
+from gate.trust.facts import ci_variable
+from gate.trust.made_for import refusal
 from gate.util.escape import md_text
+from gate.verdict.conclusion import conclude
 from gate.verdict.policy import GatePolicy
-
-if TYPE_CHECKING:
-    from gate.files.outputs import OutputPlan
-    from gate.results.outcomes import RunResults
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,19 +51,13 @@ def main(argv: Sequence[str]) -> int:
 
 
 def execute(plan: ReportPlan) -> Outcome:
-    """Re-render (and merge) as ``plan`` says: conclude once, write the outputs, print the verdict.
-    Raises ``InputError`` (and the other ``GateError``s) for the CLI to report."""
-    import os
-
-    from gate.files.discovery import default_root
-    from gate.files.outputs import check_outputs, clear_outputs
-    from gate.git.tracked import is_tracked
-    from gate.trust.facts import ci_variable
-
+    """Re-render (and merge) as ``plan`` says: conclude once, write the outputs (and the verified
+    edits the results carry as a patch), print the verdict. Raises ``InputError`` (and the other
+    ``GateError``s) for the CLI to report."""
     # In CI no output is written through a symlink of the repository (a pull request can commit one).
     # First of all, a file the checkout brought to an output path (git tracks it) is removed.
     no_links_below = default_root() if ci_variable(os.environ) else None
-    written = (plan.json, plan.junit, plan.markdown, plan.html)
+    written = (plan.json, plan.junit, plan.markdown, plan.html, plan.fix_patch)
     clear_outputs(written, keep=(*plan.results, plan.baseline), brought=is_tracked)
     outputs = check_outputs(plan, no_links_below=no_links_below)
     try:
@@ -68,10 +71,6 @@ def _check_made_for(plan: ReportPlan, parts: Sequence[RunResults]) -> None:
     that run, else an input error naming each that was not (``gate.trust.made_for``)."""
     if plan.made_for_commit is None and plan.made_for_run is None:
         return
-    from gate.errors import InputError, Problem
-    from gate.results.settings import MadeFor
-    from gate.trust.made_for import refusal
-
     wanted = MadeFor(plan.made_for_commit or "", plan.made_for_run or "")
     problems = [
         Problem(path, 0, 0, why, hint="render the results the gate wrote in this run for this commit")
@@ -83,13 +82,6 @@ def _check_made_for(plan: ReportPlan, parts: Sequence[RunResults]) -> None:
 
 
 def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
-    from gate.files.outputs import write_outputs
-    from gate.files.results_file import load_results
-    from gate.reports.console import suite_lines, verdict_lines
-    from gate.results_json.codec import gc_paused
-    from gate.results_json.shard_merge import merge
-    from gate.verdict.conclusion import conclude
-
     parts = [load_results(path) for path in plan.results]
     _check_made_for(plan, parts)
     results = parts[0] if len(parts) == 1 and not parts[0].shard else merge(parts, plan.results)
@@ -110,6 +102,7 @@ def _render(plan: ReportPlan, outputs: OutputPlan) -> Outcome:
         junit_path=outputs.junit,
         markdown_path=outputs.markdown,
         html_path=outputs.html,
+        patch_path=outputs.fix_patch,
         marker=plan.marker,
         markdown_limit=plan.markdown_limit,
         full_report_hint=md_text(plan.full_report_hint),

@@ -161,6 +161,16 @@ def _refuse_links(path: str, no_links_below: Path | None) -> None:
         )
 
 
+def check_option_output(option: str, path: str, no_links_below: Path | None = None) -> OutputTarget:
+    """``check_output`` of the path an option (``--json``) names; its problems say the option."""
+    try:
+        return check_output(path, no_links_below)
+    except InputError as exc:
+        raise InputError(
+            [Problem(p.path, 0, 0, f"{option}: {p.message}", p.hint) for p in exc.problems]
+        ) from None
+
+
 def check_output(path: str, no_links_below: Path | None = None) -> OutputTarget:
     """Check one output path before the run (see the module doc). Raises ``InputError``."""
     if not path:
@@ -271,9 +281,10 @@ class OutputPlan:
     junit: OutputTarget | None = None
     markdown: OutputTarget | None = None
     html: OutputTarget | None = None
+    fix_patch: OutputTarget | None = None
 
     def targets(self) -> list[OutputTarget]:
-        return [t for t in (self.json, self.junit, self.markdown, self.html) if t is not None]
+        return [t for t in (self.json, self.junit, self.markdown, self.html, self.fix_patch) if t is not None]
 
     def close(self) -> None:
         for target in self.targets():
@@ -291,6 +302,8 @@ class ReportPaths(Protocol):
     def markdown(self) -> str | None: ...
     @property
     def html(self) -> str | None: ...
+    @property
+    def fix_patch(self) -> str | None: ...
 
 
 def check_outputs(paths: ReportPaths, *, no_links_below: Path | None = None) -> OutputPlan:
@@ -304,15 +317,16 @@ def check_outputs(paths: ReportPaths, *, no_links_below: Path | None = None) -> 
         ("--junit", paths.junit),
         ("--markdown", paths.markdown),
         ("--html", paths.html),
+        ("--fix-patch", paths.fix_patch),
     )
     for option, path in asked:
         targets[option] = None
         if path is None:
             continue
         try:
-            target = check_output(path, no_links_below)
+            target = check_option_output(option, path, no_links_below)
         except InputError as exc:
-            problems += [Problem(p.path, 0, 0, f"{option}: {p.message}", p.hint) for p in exc.problems]
+            problems += exc.problems
             continue
         if target.mode != "stream" and target.file in seen:
             problems.append(Problem(path, 0, 0, f"{option}: the same file as {seen[target.file]}"))
@@ -320,7 +334,13 @@ def check_outputs(paths: ReportPaths, *, no_links_below: Path | None = None) -> 
             continue
         seen[target.file] = option
         targets[option] = target
-    plan = OutputPlan(targets["--json"], targets["--junit"], targets["--markdown"], targets["--html"])
+    plan = OutputPlan(
+        targets["--json"],
+        targets["--junit"],
+        targets["--markdown"],
+        targets["--html"],
+        targets["--fix-patch"],
+    )
     if problems:
         plan.close()
         raise InputError(problems)
@@ -340,6 +360,7 @@ def write_outputs(
     junit_path: str | Path | OutputTarget | None = None,
     markdown_path: str | Path | OutputTarget | None = None,
     html_path: str | Path | OutputTarget | None = None,
+    patch_path: str | Path | OutputTarget | None = None,
     marker: str = "default",
     markdown_limit: int = SUMMARY_LIMIT,
     full_report_hint: str = "",
@@ -347,7 +368,8 @@ def write_outputs(
     """Render ``conclusion`` into the requested files.
 
     Paths not checked beforehand are checked here. The Markdown file is the job-summary form
-    (``markdown_limit``, 1 MiB by default), and names the HTML report when there is one. Raises
+    (``markdown_limit``, 1 MiB by default), and names the HTML report when there is one. The patch
+    holds the verified edits the results carry (``--fix-patch``), empty when none was verified. Raises
     :class:`OutputsNotWritten` after writing all it could when an output could not be written."""
     from gate.results_json.codec import gc_paused, to_json
     from gate.util.escape import md_inline_code
@@ -391,6 +413,9 @@ def write_outputs(
         jobs.append((markdown_target, markdown))
     if html_target is not None:
         jobs.append((html_target, html))
+    patch_target = _as_target(patch_path)
+    if patch_target is not None:
+        jobs.append((patch_target, lambda: results.fixes.patch if results.fixes is not None else ""))
     failed: list[str] = []
     with gc_paused():  # rendering allocates millions of short-lived containers and no cycles
         for target, render in jobs:

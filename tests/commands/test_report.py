@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from gate import cli
 from gate.files.results_file import load_results
+from gate.fixes.patch import git_patch
+from gate.results.fixes import FixSearch
 from gate.results_json.codec import to_json
+from tests.end_to_end.test_baseline_auto import git
 from tests.results_factory import case, failure, run, simple, suite
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -113,3 +117,52 @@ def test_the_full_report_hint_given_on_the_command_line_is_said_as_text(tmp_path
     text = out.read_text(encoding="utf-8")
     assert "shortened to fit" in text
     assert "The full report: \\[the artifact\\](https:" in text and "@&#8203;octocat" in text
+
+
+def test_fix_patch_writes_the_verified_edits_the_results_carry_as_a_patch_git_applies(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    (repo / "tools").mkdir(parents=True)
+    before = '{\n  "name": "get_forecast",\n  "description": "Forecast data."\n}\n'
+    after = before.replace("Forecast data.", "Forecast for the coming days, starting tomorrow.")
+    (repo / "tools" / "weather.json").write_text(before, encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "tools")
+    fixes = FixSearch(model="judge", patch=git_patch([("tools/weather.json", before, after)]))
+    results = write(tmp_path / "r.json", replace(run(simple(1, 1)), fixes=fixes))
+
+    assert cli.main(["report", str(results), "--fix-patch", str(tmp_path / "out" / "fix.patch")]) == 1
+    assert (tmp_path / "out" / "fix.patch").read_text(encoding="utf-8") == fixes.patch
+    git(repo, "apply", str(tmp_path / "out" / "fix.patch"))
+    assert (repo / "tools" / "weather.json").read_text(encoding="utf-8") == after
+
+    # results with no verified edit (or no search at all): the patch is empty, as run writes it
+    for carried in (FixSearch(model="judge", skipped="no failing case a wording can fix"), None):
+        bare = write(tmp_path / "bare.json", replace(run(simple(1, 1)), fixes=carried))
+        assert cli.main(["report", str(bare), "--fix-patch", str(tmp_path / "empty.patch")]) == 1
+        assert (tmp_path / "empty.patch").read_text(encoding="utf-8") == ""
+    # where it cannot be written: refused before anything is written (exit 2), as every output is
+    (tmp_path / "dir.patch").mkdir()
+    argv = [
+        "report",
+        str(results),
+        "--fix-patch",
+        str(tmp_path / "dir.patch"),
+        "--json",
+        str(tmp_path / "x.json"),
+    ]
+    assert cli.main(argv) == 2
+    assert (
+        "dir.patch: --fix-patch: cannot write output here: it is a directory" in capsys.readouterr().err
+        and not (tmp_path / "x.json").exists()
+    )
+    same = [
+        "report",
+        str(results),
+        "--json",
+        str(tmp_path / "x.json"),
+        "--fix-patch",
+        str(tmp_path / "x.json"),
+    ]
+    assert cli.main(same) == 2
+    assert "--fix-patch: the same file as --json" in capsys.readouterr().err

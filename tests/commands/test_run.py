@@ -412,3 +412,14 @@ def test_trials_below_a_cases_at_least_is_refused_before_any_request(repo, model
     assert "--trials 1" in err and "paris" in err and "at_least 3" in err and "suites/w.suite.yaml:" in err
     assert server.request_count == 0
     assert gate_run(repo, "--trials", "3") == 0
+
+
+def test_the_run_and_report_commands_leave_the_heavy_optional_dependencies_to_their_edges() -> None:
+    # commands import the gate's modules at the top; the SDKs, PyGithub, mcp and Playwright are
+    # imported only where a request, a GitHub call, an MCP session or a browser needs them
+    code = (
+        "import sys; import gate.commands.run, gate.commands.report; "
+        "print(sorted(m for m in ('openai', 'anthropic', 'github', 'mcp', 'playwright') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.stdout.strip() == "[]", done.stderr

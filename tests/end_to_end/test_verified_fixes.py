@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from gate.commands.report import main as report_main
 from gate.commands.run import main as run_main
 from tests.end_to_end.test_baseline_auto import git, tools
 
@@ -177,6 +178,8 @@ def test_the_fixing_wording_is_suggested_the_breaking_one_reported_the_overfitti
     # the patch: exactly the description, for git apply; the report and the console say it
     patch = (repo / "out/fix.patch").read_text()
     assert patch == fixes["patch"]
+    assert report_main(["out/r.json", "--fix-patch", "out/again.patch"]) == 1  # re-rendered: the same patch
+    assert (repo / "out/again.patch").read_text() == patch
     assert f'-      "description": "{DEGRADED}",\n+      "description": "{FIXING}",\n' in patch
     report = (repo / "out/r.md").read_text()
     assert "### 🛠️ Fixes the gate verified" in report and f"`tools/weather.json:{line}`" in report
