@@ -86,6 +86,7 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep the retry loop (6 attempts, real timeouts) but shorten its back-off between attempts."""
     import dataclasses
 
+    import gate.commands.run_prepare
     import gate.providers.concurrency
 
     policy = gate.providers.concurrency.RetryPolicy
@@ -94,3 +95,5 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
         return dataclasses.replace(policy(**kwargs), base_delay=0.01, max_delay=0.05)
 
     monkeypatch.setattr(gate.providers.concurrency, "RetryPolicy", quick)
+    # run's preparation names it at its import: patched where the run's options are made too
+    monkeypatch.setattr(gate.commands.run_prepare, "RetryPolicy", quick)
