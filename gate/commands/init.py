@@ -196,15 +196,19 @@ def _plan(args: argparse.Namespace, root: Path) -> tuple[list[RepositoryWrite], 
         tools_file,
         prompt,
         command=program,
-        watch=_watch(root, program),
+        watch=watch_globs(root, program),
         server=server,
-        server_watch=_watch(root, server),
+        server_watch=watch_globs(root, server),
     )
     files.insert(0, RepositoryWrite(suite_dir / f"{starter.name}.suite.yaml", starter_suite(starter)))
     if program or server:
         needs = dependencies(root, [c for c in (program, server) if c])
-        text = program_workflow(default_branch(root), needs.requirements, needs.npm_prefixes)
-        key = "the OPENAI_API_KEY secret (or ANTHROPIC_API_KEY: the provider your program calls)"
+        text = program_workflow(
+            default_branch(root), needs.requirements, needs.npm_prefixes, ["openai" if program else provider]
+        )
+        key = f"the {provider.upper()}_API_KEY secret"
+        if program:  # the program picks its own model
+            key = "the OPENAI_API_KEY secret (or ANTHROPIC_API_KEY: the provider your program calls)"
     else:
         text, key = workflow(default_branch(root), [provider]), f"the {provider.upper()}_API_KEY secret"
     files.append(RepositoryWrite(root / WORKFLOW_PATH, text))
@@ -228,11 +232,6 @@ def _default_name(args: argparse.Namespace, program: Sequence[str], server: Sequ
     if args.tools:
         return Path(args.tools).stem
     return "agent" if program or not server else "tools"
-
-
-def _watch(root: Path, command: tuple[str, ...]) -> tuple[str, ...]:
-
-    return watch_globs(root, command) if command else ()
 
 
 def _with_repository_files(

@@ -294,10 +294,16 @@ jobs:
 """
 
 
-def program_workflow(branch: str, requirements: Sequence[str], npm_prefixes: Sequence[str]) -> str:
+def program_workflow(
+    branch: str,
+    requirements: Sequence[str],
+    npm_prefixes: Sequence[str],
+    providers: Sequence[Provider] = ("openai",),
+) -> str:
     """The workflow of suites that start commands (see ``PROGRAM_WORKFLOW``) for the default branch
     ``branch``: the CLI installed with the program's ``requirements`` files, ``npm ci`` in each of
-    ``npm_prefixes`` (Node set up when there is one)."""
+    ``npm_prefixes`` (Node set up when there is one), the key secret of each of ``providers`` in the
+    CLI's environment."""
     node = "".join(
         [
             "      - uses: actions/setup-node@v4             # a JavaScript agent\n",
@@ -311,6 +317,13 @@ def program_workflow(branch: str, requirements: Sequence[str], npm_prefixes: Seq
         .replace("@NODE@", node)
         .replace("@PIP@", "".join(f"\n          -r {r}" for r in requirements))
         .replace("@NPM@", "".join(f"      - run: npm ci --prefix {p}\n" for p in npm_prefixes))
+        .replace(
+            "@ENV_KEYS@",
+            "\n".join(
+                f"          {KEY_INPUTS[p][1]}: ${{{{ secrets.{KEY_INPUTS[p][1]} }}}}"
+                for p in dict.fromkeys(providers)
+            ),
+        )
     )
 
 
@@ -381,7 +394,7 @@ jobs:
           --junit out/junit.xml --markdown out/report.md
         env:
           BASE: ${{ github.event.pull_request.base.sha || github.event.before }}
-          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}
+@ENV_KEYS@
       # The steps below run even when this one fails (exit 1 failed, 2 invalid input, 3 incomplete or
       # not verified): the job keeps its failure, and whatever the CLI wrote is published.
       - if: always() && github.event_name == 'push'   # never from a pull request's run (see above)

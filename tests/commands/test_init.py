@@ -439,3 +439,20 @@ def test_init_with_an_mcp_command_without_the_mcp_sdk_says_what_to_install(repo,
     assert cli_main(["init", "--mcp-command", "python3 server.py"]) == 2
     assert "needs the MCP SDK (fix: pip install 'tool-eval-gate[mcp]')" in capsys.readouterr().err
     assert not (repo / "evals").exists()
+
+
+def test_init_with_an_mcp_command_for_an_anthropic_model_gives_the_workflow_its_key(repo, capsys):
+    """A model agent whose tools come from a server runs with the CLI workflow; the key it needs is its
+    provider's, not the OpenAI key a program's workflow names by default."""
+    server = repo / "server"
+    server.mkdir()
+    (server / "server.py").write_text((ROOT / "examples" / "mcp_weather" / "server.py").read_text())
+    argv = ["init", "--mcp-command", "python3 server/server.py", "--model", "anthropic:claude-sonnet-4-5"]
+    assert cli_main(argv) == 0
+    assert "the workflow needs the ANTHROPIC_API_KEY secret" in capsys.readouterr().out
+    workflow = (repo / ".github" / "workflows" / "tool-eval-gate.yml").read_text()
+    assert workflow == starter.program_workflow("trunk", [], [], ["anthropic"])
+    assert (
+        "ANTHROPIC_API_KEY: ${{ secrets.ANTHROPIC_API_KEY }}" in workflow and "OPENAI_API_KEY" not in workflow
+    )
+    assert load_suites([repo / "evals"], root=repo).suites[0].agent.provider == "anthropic"
